@@ -1,0 +1,38 @@
+# packer's build. `make plan` and `make test` set up what they need on a fresh
+# Debian machine with Go (the C library libvirt-dev for the libvirt executor,
+# and the solvers and tools the tests cross-check against), then run.
+
+GO ?= go
+STATICCHECK_VERSION ?= v0.8.2
+APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients
+
+.PHONY: plan test deps check build bench fuzz
+
+plan: deps
+	$(GO) run ./cmd/packer plan
+
+test: deps check
+	$(GO) test -count=1 ./...
+
+# deps installs the Debian packages that are missing, as root or through sudo.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	$(GO) mod download
+
+check:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+build: deps
+	$(GO) build -o bin/packer ./cmd/packer
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// clusterFlags describe the physical cluster; shared by every command that plans.
+var clusterFlags = []cli.Flag{
+	&cli.IntFlag{Name: "hosts", Aliases: []string{"P"}, Value: 9, Usage: "physical hosts P"},
+	&cli.IntFlag{Name: "disks", Aliases: []string{"k"}, Value: 2, Usage: "disks per host k (one primary VM per disk)"},
+	&cli.IntFlag{Name: "ratio", Aliases: []string{"r"}, Value: 2, Usage: "primary VMs per extra (overcommitted) VM on a host, 1 ≤ r ≤ k"},
+	&cli.Float64Flag{Name: "alpha", Value: 1.3, Usage: "overcommit penalty: jobs on overcommitted hosts run alpha times slower (≥ 1)"},
+	&cli.IntFlag{Name: "cores", Value: 4, Usage: "cores per host (each VM gets cores/k vCPUs)"},
+	&cli.IntFlag{Name: "memory", Value: 8192, Usage: "memory per host in MiB"},
+}
+
+// clusterFromFlags reads the cluster flags and validates them.
+func clusterFromFlags(c *cli.Context) (model.Cluster, error) {
+	cl := model.Cluster{
+		Hosts:            c.Int("hosts"),
+		DisksPerHost:     c.Int("disks"),
+		ExtraRatio:       c.Int("ratio"),
+		Alpha:            c.Float64("alpha"),
+		CoresPerHost:     c.Int("cores"),
+		MemoryMiBPerHost: c.Int("memory"),
+	}
+	if !c.IsSet("ratio") && cl.ExtraRatio > cl.DisksPerHost {
+		// The default r = 2 assumes two disks; with one, one extra per primary VM.
+		cl.ExtraRatio = cl.DisksPerHost
+	}
+	if err := cl.Validate(); err != nil {
+		for field, flag := range map[string]string{"hosts": "--hosts", "disks_per_host": "--disks",
+			"extra_ratio": "--ratio", "overcommit_penalty": "--alpha", "cores_per_host": "--cores", "memory_mib_per_host": "--memory"} {
+			if strings.HasPrefix(err.Error(), "cluster: "+field+" ") {
+				return cl, badInput(fmt.Errorf("%s: %w", flag, err))
+			}
+		}
+		return cl, badInput(err)
+	}
+	return cl, nil
+}
+
+// workloadFlag names a built-in workload or a workload file.
+var workloadFlag = &cli.StringFlag{
+	Name:    "workload",
+	Aliases: []string{"w"},
+	Value:   workloads.Default,
+	Usage:   "built-in workload name (see: packer workloads) or workload file path (- for stdin)",
+}
+
+// loadWorkload resolves --workload: a path if such a file exists or the value
+// looks like one, else a built-in name.
+func loadWorkload(c *cli.Context) (*model.Workload, error) {
+	name := c.String("workload")
+	if name == "-" || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json") {
+		w, err := model.ReadWorkloadFile(name, c.App.Reader)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		return w, nil
+	}
+	if _, err := os.Stat(name); err == nil {
+		w, err := model.ReadWorkloadFile(name, c.App.Reader)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		return w, nil
+	}
+	w, err := workloads.Get(name)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--workload: %w; or give a workload file path", err))
+	}
+	return w, nil
+}
+
+// formatFlag chooses between a human table and machine-readable JSON.
+var formatFlag = &cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table or json"}
+
+func checkFormat(c *cli.Context, allowed ...string) (string, error) {
+	f := c.String("format")
+	for _, a := range allowed {
+		if f == a {
+			return f, nil
+		}
+	}
+	return "", badUsage("--format: unknown format %q (want %s)", f, strings.Join(allowed, " or "))
+}
+
+// writeOutput writes data atomically to path, creating nothing on failure.
+func writeOutput(path string, data []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))
+		}
+	}
+	return safefile.WriteFile(path, data, 0o644)
+}

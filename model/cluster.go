@@ -1,0 +1,106 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// Cluster is the physical cluster a plan is made for: P identical hosts with k
+// disks each. Every primary VM has a physical disk of its own, so the cluster
+// runs N = P·k primary VMs without overcommitting; one extra, diskless VM may
+// run beside every r primary VMs that host it on the same machine, at the cost
+// of a slowdown factor Alpha for the jobs involved (seed 003, sections 3–5).
+type Cluster struct {
+	// Hosts is P, the number of physical machines (seed 003's experiments: 9).
+	Hosts int `json:"hosts"`
+	// DisksPerHost is k; default 2.
+	DisksPerHost int `json:"disks_per_host"`
+	// ExtraRatio is r, primary VMs per extra VM on one machine, 1 ≤ r ≤ k; default 2.
+	ExtraRatio int `json:"extra_ratio"`
+	// Alpha is the overcommit penalty: jobs on an overcommitted machine run
+	// Alpha times slower. At least 1; default 1.3 (seed 003, section 4).
+	Alpha float64 `json:"overcommit_penalty"`
+	// CoresPerHost is the number of physical cores per host; default 4 (two
+	// dual-core Opterons, seed 003, section 6).
+	CoresPerHost int `json:"cores_per_host"`
+	// MemoryMiBPerHost is each host's memory in MiB; default 8192.
+	MemoryMiBPerHost int `json:"memory_mib_per_host"`
+}
+
+// PaperCluster is the cluster of seed 003's W1–W3 experiments: 9 hosts with two
+// disks and four cores each, one extra VM per two primary VMs, alpha = 1.3.
+func PaperCluster() Cluster {
+	return Cluster{Hosts: 9, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 4, MemoryMiBPerHost: 8192}
+}
+
+// PrimaryVMs is N = P·k, the VMs the cluster runs without overcommitting.
+func (c Cluster) PrimaryVMs() int { return c.Hosts * c.DisksPerHost }
+
+// ExtrasPerHost is how many extra VMs one machine can carry: one per r of its
+// k primary VMs, whole groups only.
+func (c Cluster) ExtrasPerHost() int { return c.DisksPerHost / c.ExtraRatio }
+
+// MaxExtraVMs is the most extra VMs a phase can run: P·⌊k/r⌋ (seed 003 writes
+// P·k/r, the same when r divides k).
+func (c Cluster) MaxExtraVMs() int { return c.Hosts * c.ExtrasPerHost() }
+
+// ExtrasFor is how many extra VMs h host-role VMs can carry when they are
+// packed r to a machine: ⌊h/r⌋, but no more than the cluster has room for.
+func (c Cluster) ExtrasFor(h int) int { return min(h/c.ExtraRatio, c.MaxExtraVMs()) }
+
+// VCPUsPerVM is the cores each VM gets: the host's cores divided evenly among
+// its k primary VMs, at least one.
+func (c Cluster) VCPUsPerVM() int { return max(1, c.CoresPerHost/c.DisksPerHost) }
+
+// MemoryMiBPerVM is the memory each VM gets: the host's memory divided among the
+// most VMs it may run (k primary plus its extras).
+func (c Cluster) MemoryMiBPerVM() int {
+	return c.MemoryMiBPerHost / (c.DisksPerHost + c.ExtrasPerHost())
+}
+
+// WithDefaults returns c with every zero field set to the paper's value, so a
+// zero Cluster is the paper's cluster.
+func (c Cluster) WithDefaults() Cluster {
+	d := PaperCluster()
+	if c.Hosts == 0 {
+		c.Hosts = d.Hosts
+	}
+	if c.DisksPerHost == 0 {
+		c.DisksPerHost = d.DisksPerHost
+	}
+	if c.ExtraRatio == 0 {
+		c.ExtraRatio = d.ExtraRatio
+	}
+	if c.Alpha == 0 {
+		c.Alpha = d.Alpha
+	}
+	if c.CoresPerHost == 0 {
+		c.CoresPerHost = d.CoresPerHost
+	}
+	if c.MemoryMiBPerHost == 0 {
+		c.MemoryMiBPerHost = d.MemoryMiBPerHost
+	}
+	return c
+}
+
+// Validate rejects a cluster no plan can be made for; the message names the
+// field as the plan document spells it.
+func (c Cluster) Validate() error {
+	switch {
+	case c.Hosts < 1:
+		return fmt.Errorf("cluster: hosts must be at least 1, got %d", c.Hosts)
+	case c.DisksPerHost < 1:
+		return fmt.Errorf("cluster: disks_per_host must be at least 1, got %d", c.DisksPerHost)
+	case c.ExtraRatio < 1:
+		return fmt.Errorf("cluster: extra_ratio must be at least 1, got %d", c.ExtraRatio)
+	case c.ExtraRatio > c.DisksPerHost:
+		return fmt.Errorf("cluster: extra_ratio %d exceeds disks_per_host %d: an extra VM needs r primary VMs on its own machine", c.ExtraRatio, c.DisksPerHost)
+	case math.IsNaN(c.Alpha) || math.IsInf(c.Alpha, 0) || c.Alpha < 1:
+		return fmt.Errorf("cluster: overcommit_penalty (alpha) must be finite and at least 1, got %v", c.Alpha)
+	case c.CoresPerHost < 1:
+		return fmt.Errorf("cluster: cores_per_host must be at least 1, got %d", c.CoresPerHost)
+	case c.MemoryMiBPerHost < 1:
+		return fmt.Errorf("cluster: memory_mib_per_host must be at least 1, got %d", c.MemoryMiBPerHost)
+	}
+	return nil
+}

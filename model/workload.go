@@ -1,0 +1,140 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Workload is a named job set: the contract between packer's tools. Its JSON
+// form is the workload file, for example
+//
+//	{"name": "W1", "jobs": [{"name": "s-srt-1", "model": {"a": 1500.0, "b": -0.55},
+//	  "cpu_intensive": false, "io_intensive": true}]}
+//
+// Fields packer does not know are allowed and ignored, so other tools (the
+// profiler among them) may write more.
+type Workload struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Jobs        []Job  `json:"jobs"`
+}
+
+// ErrInvalidWorkload is wrapped by every error about a workload's content, so
+// callers can tell bad input from failures of their own.
+var ErrInvalidWorkload = errors.New("invalid workload")
+
+// InputError is bad input: a file that cannot be read as what it should be.
+// Its message names the file and, where there is one, the place in it.
+type InputError struct {
+	File string // file name as given, or "<stdin>"
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Validate checks every job and that names are unique and the set is not empty.
+func (w *Workload) Validate() error {
+	if len(w.Jobs) == 0 {
+		return fmt.Errorf("%w: jobs: the workload has no jobs", ErrInvalidWorkload)
+	}
+	seen := make(map[string]int, len(w.Jobs))
+	for i, j := range w.Jobs {
+		if err := j.Validate(); err != nil {
+			return fmt.Errorf("%w: jobs[%d]: %w", ErrInvalidWorkload, i, err)
+		}
+		if k, dup := seen[j.Name]; dup {
+			return fmt.Errorf("%w: jobs[%d]: job name %q is already used by jobs[%d]", ErrInvalidWorkload, i, j.Name, k)
+		}
+		seen[j.Name] = i
+	}
+	return nil
+}
+
+// ParseWorkload decodes and validates a workload file's bytes. name is used in
+// error messages (a file path, or "<stdin>"). A workload without a name is
+// named after the file.
+func ParseWorkload(data []byte, name string) (*Workload, error) {
+	var w Workload
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&w); err != nil {
+		return nil, &InputError{File: name, Err: jsonError(data, err)}
+	}
+	if dec.More() {
+		return nil, &InputError{File: name, Err: fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, position(data, dec.InputOffset()))}
+	}
+	if err := w.Validate(); err != nil {
+		return nil, &InputError{File: name, Err: err}
+	}
+	if w.Name == "" {
+		base := filepath.Base(name)
+		w.Name = base[:len(base)-len(filepath.Ext(base))]
+	}
+	return &w, nil
+}
+
+// ReadWorkloadFile reads and validates a workload file; "-" reads standard input.
+func ReadWorkloadFile(path string, stdin io.Reader) (*Workload, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		path = "<stdin>"
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	return ParseWorkload(data, path)
+}
+
+// MarshalIndent returns the workload as an indented workload file, ending in a
+// newline.
+func (w *Workload) MarshalIndent() ([]byte, error) {
+	b, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// jsonError turns encoding/json's errors into ones that say where, in lines and
+// columns, and which field.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("%w: malformed JSON at %s: %v", ErrInvalidWorkload, position(data, syn.Offset), syn)
+	case errors.As(err, &typ):
+		return fmt.Errorf("%w: field %s at %s: expected %v, got JSON %s", ErrInvalidWorkload, typ.Field, position(data, typ.Offset), typ.Type, typ.Value)
+	case errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: the file is empty", ErrInvalidWorkload)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%w: malformed JSON: unexpected end of file", ErrInvalidWorkload)
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidWorkload, err)
+}
+
+// position renders a byte offset as "line L, column C" (both from 1).
+func position(data []byte, off int64) string {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, c := range data[:off] {
+		if c == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d", line, col)
+}

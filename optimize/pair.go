@@ -1,0 +1,236 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// PairOption names how a pair of jobs shares the cluster.
+type PairOption string
+
+// The three options of seed 003, section 5.1, and a lone job.
+const (
+	PairSequential PairOption = "sequential" // s_ij = F_i(N) + F_j(N)
+	PairConcurrent PairOption = "concurrent" // c_ij = min_x max(F_i(x), F_j(N−x))
+	PairOvercommit PairOption = "overcommit" // o_ij = α·max(F_io(N), F_cpu(P·⌊k/r⌋))
+	PairAlone      PairOption = "alone"      // the odd job out: F_i(N)
+)
+
+// PairCost is the best way to run jobs I and J (J = −1: I alone) together.
+type PairCost struct {
+	I, J   int
+	Option PairOption
+	Cost   float64
+	Phases []Phase
+}
+
+// MaxExactPairJobs is the largest job count the pair scheduler matches
+// exactly: its dynamic programme keeps one float64 per subset of jobs,
+// 2^22 × 9 bytes ≈ 38 MB at the limit. Past it, Pair falls back to a greedy
+// matching improved by pair swaps, and says so.
+const MaxExactPairJobs = 22
+
+// Pair computes C_ij = min(s_ij, c_ij, o_ij) for one pair of jobs (seed 003,
+// section 5.1). The concurrent split is searched over every integer x in
+// 1..N−1 rather than by root finding: VM counts are integers, and the root of
+// F_i(x) = F_j(N−x) only says where the optimum is near. Overcommitting is
+// considered only for an I/O-only job with a CPU-only job, the former on all N
+// VMs in the host role, the latter on P·⌊k/r⌋ extra VMs.
+func (p *Problem) Pair(i, j int) PairCost {
+	n := p.Cluster.PrimaryVMs()
+	best := PairCost{I: i, J: j, Option: PairSequential,
+		Cost: p.Runtime(i, n, Primary) + p.Runtime(j, n, Primary),
+		Phases: []Phase{
+			{Jobs: []Assignment{{Job: i, VMs: n, Role: Primary}}},
+			{Jobs: []Assignment{{Job: j, VMs: n, Role: Primary}}},
+		}}
+	bx := 0
+	cx := math.Inf(1)
+	for x := 1; x < n; x++ {
+		if t := max(p.Runtime(i, x, Primary), p.Runtime(j, n-x, Primary)); t < cx {
+			cx, bx = t, x
+		}
+	}
+	if cx < best.Cost {
+		best = PairCost{I: i, J: j, Option: PairConcurrent, Cost: cx,
+			Phases: []Phase{{Jobs: []Assignment{{Job: i, VMs: bx, Role: Primary}, {Job: j, VMs: n - bx, Role: Primary}}}}}
+	}
+	io, cpu := -1, -1
+	switch ji, jj := p.Jobs[i], p.Jobs[j]; {
+	case ji.CanHost() && jj.CanBeExtra():
+		io, cpu = i, j
+	case jj.CanHost() && ji.CanBeExtra():
+		io, cpu = j, i
+	}
+	if e := p.Cluster.ExtrasFor(n); io >= 0 && e > 0 {
+		o := max(p.Runtime(io, n, Host), p.Runtime(cpu, e, Extra))
+		if o < best.Cost {
+			as := []Assignment{{Job: io, VMs: n, Role: Host}, {Job: cpu, VMs: e, Role: Extra}}
+			if cpu < io {
+				as[0], as[1] = as[1], as[0]
+			}
+			best = PairCost{I: i, J: j, Option: PairOvercommit, Cost: o, Phases: []Phase{{Jobs: as}}}
+		}
+	}
+	return best
+}
+
+// Alone is the cost of job i alone on all N VMs: the odd job out when M is odd.
+func (p *Problem) Alone(i int) PairCost {
+	n := p.Cluster.PrimaryVMs()
+	return PairCost{I: i, J: -1, Option: PairAlone, Cost: p.Runtime(i, n, Primary),
+		Phases: []Phase{{Jobs: []Assignment{{Job: i, VMs: n, Role: Primary}}}}}
+}
+
+// PairResult is the pair scheduler's answer.
+type PairResult struct {
+	Schedule Schedule
+	Pairs    []PairCost // the chosen pairs, in the order of their phases
+	// Exact is true when the pairing is provably the best of all pairings
+	// (M ≤ MaxExactPairJobs); false when the greedy fallback was used.
+	Exact bool
+}
+
+// PairSchedule runs seed 003's pair scheduler: it prices every pair of jobs
+// with Pair and chooses the pairing of all M jobs with the least total cost;
+// when M is odd, exactly one job runs alone on all N VMs.
+//
+// The seed searches all (M−1)!! pairings. This solves the same minimum-weight
+// perfect matching by dynamic programming over subsets: the lowest-numbered job
+// left is either paired with some other remaining job or, if an odd number
+// remain, run alone. That is O(2^M·M) time and is exact up to MaxExactPairJobs
+// jobs (2^20 states for M = 20, a few tens of milliseconds).
+func PairSchedule(p *Problem) (PairResult, error) {
+	m := len(p.Jobs)
+	if m == 0 {
+		return PairResult{}, fmt.Errorf("optimize: pair scheduler: no jobs")
+	}
+	cost := make([][]PairCost, m)
+	for i := range m {
+		cost[i] = make([]PairCost, m)
+		for j := i + 1; j < m; j++ {
+			cost[i][j] = p.Pair(i, j)
+		}
+		cost[i][i] = p.Alone(i)
+	}
+	var chosen []PairCost
+	exact := m <= MaxExactPairJobs
+	if exact {
+		chosen = matchExact(cost)
+	} else {
+		chosen = matchGreedy(cost)
+	}
+	var s Schedule
+	for _, c := range chosen {
+		s.Phases = append(s.Phases, c.Phases...)
+	}
+	s = normalize(s)
+	if err := p.Check(s); err != nil {
+		return PairResult{}, fmt.Errorf("optimize: pair scheduler produced a bad schedule (a bug): %w", err)
+	}
+	return PairResult{Schedule: s, Pairs: chosen, Exact: exact}, nil
+}
+
+// matchExact solves the matching by dynamic programming over the subsets of
+// jobs still to schedule. best[mask] is the least cost of scheduling the jobs
+// in mask; a lone job is allowed only when mask has an odd count, so exactly
+// one job runs alone when M is odd and none when it is even.
+func matchExact(cost [][]PairCost) []PairCost {
+	m := len(cost)
+	full := uint32(1)<<m - 1
+	best := make([]float64, 1<<m)
+	next := make([]int8, 1<<m) // partner of the lowest job; itself for "alone"
+	for mask := uint32(1); mask <= full; mask++ {
+		i := bits.TrailingZeros32(mask)
+		rest := mask &^ (1 << i)
+		b, nb := math.Inf(1), int8(-1)
+		if bits.OnesCount32(mask)%2 == 1 {
+			b, nb = cost[i][i].Cost+best[rest], int8(i)
+		}
+		for r := rest; r != 0; r &= r - 1 {
+			j := bits.TrailingZeros32(r)
+			if t := cost[i][j].Cost + best[rest&^(1<<j)]; t < b {
+				b, nb = t, int8(j)
+			}
+		}
+		best[mask], next[mask] = b, nb
+	}
+	var out []PairCost
+	for mask := full; mask != 0; {
+		i := bits.TrailingZeros32(mask)
+		j := int(next[mask])
+		out = append(out, cost[i][j])
+		mask &^= 1<<i | 1<<j
+	}
+	return out
+}
+
+// matchGreedy pairs jobs for large M: repeatedly take the pair whose cost saves
+// most against running both alone, then improve by swapping partners between
+// two pairs while that lowers the total. It is not exact.
+func matchGreedy(cost [][]PairCost) []PairCost {
+	m := len(cost)
+	used := make([]bool, m)
+	var out []PairCost
+	for {
+		bi, bj, bs := -1, -1, math.Inf(-1)
+		for i := range m {
+			for j := i + 1; j < m; j++ {
+				if used[i] || used[j] {
+					continue
+				}
+				if s := cost[i][i].Cost + cost[j][j].Cost - cost[i][j].Cost; s > bs {
+					bi, bj, bs = i, j, s
+				}
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		used[bi], used[bj] = true, true
+		out = append(out, cost[bi][bj])
+	}
+	for i := range m {
+		if !used[i] {
+			out = append(out, cost[i][i])
+		}
+	}
+	get := func(a, b int) PairCost {
+		if b < 0 {
+			return cost[a][a]
+		}
+		if a > b {
+			a, b = b, a
+		}
+		return cost[a][b]
+	}
+	for improved := true; improved; {
+		improved = false
+		for x := range out {
+			for y := x + 1; y < len(out); y++ {
+				px, py := x, y
+				if out[px].J < 0 {
+					px, py = py, px // keep any lone job in py
+				}
+				a, b, c, d := out[px].I, out[px].J, out[py].I, out[py].J
+				now := out[px].Cost + out[py].Cost
+				var alts [][2]PairCost
+				if d < 0 {
+					// A lone job c may swap with either member of the pair a–b.
+					alts = [][2]PairCost{{get(a, c), get(b, -1)}, {get(b, c), get(a, -1)}}
+				} else {
+					alts = [][2]PairCost{{get(a, c), get(b, d)}, {get(a, d), get(b, c)}}
+				}
+				for _, alt := range alts {
+					if alt[0].Cost+alt[1].Cost < now-1e-9 {
+						out[px], out[py] = alt[0], alt[1]
+						improved = true
+						break
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,353 @@
+package optimize
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// PlanVersion is the plan document format's version. Readers accept documents
+// of this version; fields they do not know are ignored.
+const PlanVersion = 1
+
+// Plan is the plan document: everything apply, simulate and users' scripts need
+// to act on a plan, and enough to check it (the jobs' models and the cluster are
+// included, so a plan stands alone).
+type Plan struct {
+	Version int `json:"version"`
+	// ID names the plan in VM names and in apply's journal: the workload's name
+	// and a hash of the plan's content, lower case, safe in host names.
+	ID        string      `json:"id"`
+	Workload  string      `json:"workload"`
+	Algorithm string      `json:"algorithm"`
+	Cluster   PlanCluster `json:"cluster"`
+	Jobs      []model.Job `json:"jobs"`
+	// Makespan is Σ phase durations in seconds: the predicted completion time.
+	Makespan float64 `json:"makespan"`
+	// SequentialMakespan is Σ_j F_j(N): every job alone on all N VMs in turn.
+	SequentialMakespan float64 `json:"sequential_makespan"`
+	// SavingPercent is 100·(1 − Makespan/SequentialMakespan).
+	SavingPercent float64 `json:"saving_percent"`
+	// MeanCompletion is the mean over jobs of the time each job finishes,
+	// counted from the plan's start (phase start + the job's runtime).
+	MeanCompletion float64 `json:"mean_completion"`
+	// Notes are facts about how the plan was made that a reader should know
+	// (for example, that a pairing is exact or heuristic).
+	Notes  []string    `json:"notes,omitempty"`
+	Phases []PlanPhase `json:"phases"`
+}
+
+// PlanCluster is the cluster a plan is for, with the derived numbers spelled
+// out for readers that do not want to recompute them.
+type PlanCluster struct {
+	model.Cluster
+	PrimaryVMs     int `json:"primary_vms"`
+	MaxExtraVMs    int `json:"max_extra_vms"`
+	VCPUsPerVM     int `json:"vcpus_per_vm"`
+	MemoryMiBPerVM int `json:"memory_mib_per_vm"`
+}
+
+// PlanPhase is one phase: its jobs start together at Start and the phase lasts
+// Duration seconds, as long as its slowest job.
+type PlanPhase struct {
+	Index    int             `json:"index"`
+	Start    float64         `json:"start"`
+	Duration float64         `json:"duration"`
+	Jobs     []PlanJob       `json:"jobs"`
+	Hosts    []HostPlacement `json:"hosts"`
+}
+
+// PlanJob is one job's share of a phase.
+type PlanJob struct {
+	Name string `json:"name"`
+	VMs  int    `json:"vms"`
+	Role Role   `json:"role"`
+	// Runtime is the predicted runtime in seconds: F(VMs), times alpha in an
+	// overcommitted role.
+	Runtime float64 `json:"runtime"`
+	// Extrapolated is true when VMs lies outside the job's measured range.
+	Extrapolated bool `json:"extrapolated,omitempty"`
+}
+
+// NewPlan checks a schedule, places every phase and returns the plan document.
+// Phases run in the schedule's order.
+func NewPlan(p *Problem, s Schedule, workload, algorithm string) (*Plan, error) {
+	if err := p.Check(s); err != nil {
+		return nil, fmt.Errorf("optimize: %s: %w", algorithm, err)
+	}
+	c := p.Cluster
+	pl := &Plan{
+		Version:   PlanVersion,
+		Workload:  workload,
+		Algorithm: algorithm,
+		Cluster: PlanCluster{Cluster: c, PrimaryVMs: c.PrimaryVMs(), MaxExtraVMs: c.MaxExtraVMs(),
+			VCPUsPerVM: c.VCPUsPerVM(), MemoryMiBPerVM: c.MemoryMiBPerVM()},
+		Jobs:               p.Jobs,
+		SequentialMakespan: p.SequentialMakespan(),
+	}
+	var t, completion float64
+	for i, ph := range normalize(s).Phases {
+		hosts, err := Place(p, ph)
+		if err != nil {
+			return nil, err
+		}
+		pp := PlanPhase{Index: i, Start: t, Duration: p.PhaseDuration(ph), Hosts: hosts}
+		for _, a := range ph.Jobs {
+			job := p.Jobs[a.Job]
+			rt := p.Runtime(a.Job, a.VMs, a.Role)
+			pp.Jobs = append(pp.Jobs, PlanJob{Name: job.Name, VMs: a.VMs, Role: a.Role, Runtime: rt, Extrapolated: job.Extrapolated(a.VMs)})
+			completion += t + rt
+		}
+		pl.Phases = append(pl.Phases, pp)
+		t += pp.Duration
+	}
+	pl.Makespan = t
+	pl.MeanCompletion = completion / float64(len(p.Jobs))
+	pl.SavingPercent = saving(pl.Makespan, pl.SequentialMakespan)
+	pl.ID = planID(pl)
+	return pl, nil
+}
+
+func saving(makespan, sequential float64) float64 {
+	if sequential <= 0 {
+		return 0
+	}
+	return 100 * (1 - makespan/sequential)
+}
+
+// planID is the workload name reduced to [a-z0-9-] and the first 8 hex digits
+// of a hash of the cluster, the jobs and the phases: the same plan always gets
+// the same ID, and a different plan for the same workload a different one.
+func planID(pl *Plan) string {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	_ = enc.Encode(pl.Cluster)
+	_ = enc.Encode(pl.Jobs)
+	_ = enc.Encode(pl.Phases)
+	var b strings.Builder
+	for _, r := range strings.ToLower(pl.Workload) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 24 {
+		name = strings.Trim(name[:24], "-")
+	}
+	if name == "" {
+		name = "plan"
+	}
+	return name + "-" + hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+// Problem rebuilds the planning problem the plan was made for.
+func (pl *Plan) Problem() *Problem {
+	return &Problem{Jobs: pl.Jobs, Cluster: pl.Cluster.Cluster}
+}
+
+// Schedule rebuilds the schedule from the plan's phases.
+func (pl *Plan) Schedule() (Schedule, error) {
+	idx := make(map[string]int, len(pl.Jobs))
+	for i, j := range pl.Jobs {
+		idx[j.Name] = i
+	}
+	var s Schedule
+	for _, ph := range pl.Phases {
+		var out Phase
+		for _, j := range ph.Jobs {
+			i, ok := idx[j.Name]
+			if !ok {
+				return Schedule{}, fmt.Errorf("phases[%d]: job %q is not among the plan's jobs", ph.Index, j.Name)
+			}
+			out.Jobs = append(out.Jobs, Assignment{Job: i, VMs: j.VMs, Role: j.Role})
+		}
+		s.Phases = append(s.Phases, out)
+	}
+	return s, nil
+}
+
+// ErrBadPlan is wrapped by every error Verify reports.
+var ErrBadPlan = errors.New("invalid plan")
+
+// Verify checks that a plan document is internally consistent and feasible:
+// the cluster and jobs are valid; every job is in exactly one phase; each
+// phase respects seed 003's constraints (Problem.Check); every machine holds at
+// most k primary VMs on distinct disks 0..k−1 and at most ⌊host VMs/r⌋ extra VMs,
+// all diskless; each job's VMs in the placement match its entry, numbered
+// 0..n−1; and runtimes, durations, starts, the makespans, the saving and the
+// mean completion agree with the models to a relative 1e-9.
+func (pl *Plan) Verify() error {
+	if pl.Version != PlanVersion {
+		return fmt.Errorf("%w: version %d, this packer reads version %d", ErrBadPlan, pl.Version, PlanVersion)
+	}
+	c := pl.Cluster.Cluster
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+	}
+	w := model.Workload{Name: pl.Workload, Jobs: pl.Jobs}
+	if err := w.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+	}
+	p := pl.Problem()
+	s, err := pl.Schedule()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+	}
+	if err := p.Check(s); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+	}
+	near := func(a, b float64) bool {
+		return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
+	}
+	var t, completion float64
+	for i, ph := range pl.Phases {
+		at := fmt.Sprintf("phases[%d]", i)
+		if ph.Index != i {
+			return fmt.Errorf("%w: %s: index is %d", ErrBadPlan, at, ph.Index)
+		}
+		if !near(ph.Start, t) {
+			return fmt.Errorf("%w: %s: start %v, but the phases before it end at %v", ErrBadPlan, at, ph.Start, t)
+		}
+		var dur float64
+		want := map[string]PlanJob{}
+		for k, j := range ph.Jobs {
+			rt := p.Runtime(s.Phases[i].Jobs[k].Job, j.VMs, j.Role)
+			if !near(j.Runtime, rt) {
+				return fmt.Errorf("%w: %s: job %q: runtime %v, its model gives %v", ErrBadPlan, at, j.Name, j.Runtime, rt)
+			}
+			dur = max(dur, rt)
+			completion += t + rt
+			want[j.Name] = j
+		}
+		if !near(ph.Duration, dur) {
+			return fmt.Errorf("%w: %s: duration %v, its slowest job takes %v", ErrBadPlan, at, ph.Duration, dur)
+		}
+		t += dur
+		if err := verifyHosts(c, ph, want); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrBadPlan, at, err)
+		}
+	}
+	switch {
+	case !near(pl.Makespan, t):
+		return fmt.Errorf("%w: makespan %v, the phases add up to %v", ErrBadPlan, pl.Makespan, t)
+	case !near(pl.SequentialMakespan, p.SequentialMakespan()):
+		return fmt.Errorf("%w: sequential_makespan %v, the models give %v", ErrBadPlan, pl.SequentialMakespan, p.SequentialMakespan())
+	case !near(pl.SavingPercent, saving(t, pl.SequentialMakespan)):
+		return fmt.Errorf("%w: saving_percent %v, the makespans give %v", ErrBadPlan, pl.SavingPercent, saving(t, pl.SequentialMakespan))
+	case !near(pl.MeanCompletion, completion/float64(len(pl.Jobs))):
+		return fmt.Errorf("%w: mean_completion %v, the phases give %v", ErrBadPlan, pl.MeanCompletion, completion/float64(len(pl.Jobs)))
+	}
+	return nil
+}
+
+func verifyHosts(c model.Cluster, ph PlanPhase, want map[string]PlanJob) error {
+	got := map[string][]bool{}
+	seenHost := map[int]bool{}
+	for _, h := range ph.Hosts {
+		if h.Host < 0 || h.Host >= c.Hosts {
+			return fmt.Errorf("host %d outside 0..%d", h.Host, c.Hosts-1)
+		}
+		if seenHost[h.Host] {
+			return fmt.Errorf("host %d listed twice", h.Host)
+		}
+		seenHost[h.Host] = true
+		disks := map[int]bool{}
+		var hostVMs, extras int
+		for _, v := range h.VMs {
+			j, ok := want[v.Job]
+			if !ok {
+				return fmt.Errorf("host %d: VM of job %q, which is not in this phase", h.Host, v.Job)
+			}
+			if v.Role != j.Role {
+				return fmt.Errorf("host %d: VM %d of job %q has role %q, the job has %q", h.Host, v.Index, v.Job, v.Role, j.Role)
+			}
+			if v.Index < 0 || v.Index >= j.VMs {
+				return fmt.Errorf("host %d: VM index %d of job %q outside 0..%d", h.Host, v.Index, v.Job, j.VMs-1)
+			}
+			if got[v.Job] == nil {
+				got[v.Job] = make([]bool, j.VMs)
+			}
+			if got[v.Job][v.Index] {
+				return fmt.Errorf("job %q: VM %d placed twice", v.Job, v.Index)
+			}
+			got[v.Job][v.Index] = true
+			if v.Role == Extra {
+				extras++
+				if v.Disk != nil {
+					return fmt.Errorf("host %d: extra VM %d of job %q has disk %d; extra VMs have none", h.Host, v.Index, v.Job, *v.Disk)
+				}
+				continue
+			}
+			if v.Role == Host {
+				hostVMs++
+			}
+			if v.Disk == nil {
+				return fmt.Errorf("host %d: primary VM %d of job %q has no disk", h.Host, v.Index, v.Job)
+			}
+			if d := *v.Disk; d < 0 || d >= c.DisksPerHost || disks[d] {
+				return fmt.Errorf("host %d: VM %d of job %q on disk %d: disks are 0..%d, one VM each", h.Host, v.Index, v.Job, d, c.DisksPerHost-1)
+			}
+			disks[*v.Disk] = true
+		}
+		if extras*c.ExtraRatio > hostVMs {
+			return fmt.Errorf("host %d: %d extra VMs need %d host VMs beside them, it has %d", h.Host, extras, extras*c.ExtraRatio, hostVMs)
+		}
+		if h.Overcommitted != (extras > 0) {
+			return fmt.Errorf("host %d: overcommitted is %v with %d extra VMs", h.Host, h.Overcommitted, extras)
+		}
+	}
+	for name, j := range want {
+		n := 0
+		for _, b := range got[name] {
+			if b {
+				n++
+			}
+		}
+		if n != j.VMs {
+			return fmt.Errorf("job %q has %d VMs but %d are placed", name, j.VMs, n)
+		}
+	}
+	return nil
+}
+
+// MarshalIndent returns the plan as an indented JSON document ending in a newline.
+func (pl *Plan) MarshalIndent() ([]byte, error) {
+	b, err := json.MarshalIndent(pl, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// ParsePlan decodes a plan document and verifies it; name is used in errors.
+func ParsePlan(data []byte, name string) (*Plan, error) {
+	var pl Plan
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&pl); err != nil {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %v", ErrBadPlan, err)}
+	}
+	if err := pl.Verify(); err != nil {
+		return nil, &model.InputError{File: name, Err: err}
+	}
+	return &pl, nil
+}
+
+// ReadPlanFile reads and verifies a plan document.
+func ReadPlanFile(path string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &model.InputError{File: path, Err: err}
+	}
+	return ParsePlan(data, path)
+}
