@@ -23,4 +23,5 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 	golang.org/x/sys v0.30.0 // indirect
+	libvirt.org/go/libvirt v1.10000.0 // indirect
 )
