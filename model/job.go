@@ -18,6 +18,9 @@ type Job struct {
 	// Range is the span of VM counts the model was measured on, when known.
 	// A plan that gives the job a VM count outside it is an extrapolation.
 	Range *NodeRange `json:"measured_range,omitempty"`
+	// Profile records the measurements and fit the model and class came
+	// from, when the job was profiled (packer profile, packer fit).
+	Profile *Profile `json:"profile,omitempty"`
 }
 
 // NodeRange is an inclusive range of VM counts.
