@@ -112,6 +112,8 @@ func jsonError(data []byte, err error) error {
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Errorf("%w: malformed JSON at %s: %v", ErrInvalidWorkload, position(data, syn.Offset), syn)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("%w: expected a JSON object {\"name\": ..., \"jobs\": [...]}, got JSON %s at %s", ErrInvalidWorkload, typ.Value, position(data, typ.Offset))
 	case errors.As(err, &typ):
 		return fmt.Errorf("%w: field %s at %s: expected %v, got JSON %s", ErrInvalidWorkload, typ.Field, position(data, typ.Offset), typ.Type, typ.Value)
 	case errors.Is(err, io.EOF):

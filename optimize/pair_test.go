@@ -1,0 +1,389 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// smallCluster: P = 2 hosts × k = 2 disks, so N = 4 primary VMs and, with
+// r = 2, P·⌊k/r⌋ = 2 extra VMs; alpha = 1.2.
+func smallCluster() model.Cluster {
+	return model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.2, CoresPerHost: 4, MemoryMiBPerHost: 4096}
+}
+
+func job(name string, a, b float64, cpu, io bool) model.Job {
+	return model.Job{Name: name, Model: model.PowerLaw{A: a, B: b}, CPUIntensive: cpu, IOIntensive: io}
+}
+
+func problem(t testing.TB, c model.Cluster, jobs ...model.Job) *Problem {
+	t.Helper()
+	p, err := NewProblem(&model.Workload{Name: "t", Jobs: jobs}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func near(a, b float64) bool { return scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) }
+
+func TestPairOvercommitHandWorked(t *testing.T) {
+	// A: I/O-only, F_A(n) = 240/n; B: CPU-only, F_B(n) = 120/n; N = 4.
+	//   s = F_A(4) + F_B(4) = 60 + 30 = 90
+	//   c = min over x of max(F_A(x), F_B(4−x)):
+	//       x=1: max(240, 40) = 240; x=2: max(120, 60) = 120; x=3: max(80, 120) = 120 → 120
+	//   o = α·max(F_A(4), F_B(2)) = 1.2·max(60, 60) = 72
+	// so C_AB = 72, overcommitted: A on 4 host VMs, B on 2 extra VMs.
+	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false))
+	got := p.Pair(0, 1)
+	if got.Option != PairOvercommit || !near(got.Cost, 72) {
+		t.Fatalf("C_AB = %v by %s, want 72 by overcommit", got.Cost, got.Option)
+	}
+	want := Phase{Jobs: []Assignment{{0, 4, Host}, {1, 2, Extra}}}
+	if fmt.Sprint(got.Phases) != fmt.Sprint([]Phase{want}) {
+		t.Errorf("phases %v, want %v", got.Phases, want)
+	}
+	// The order of the arguments does not matter.
+	if g2 := p.Pair(1, 0); g2.Option != PairOvercommit || !near(g2.Cost, 72) {
+		t.Errorf("C_BA = %v by %s", g2.Cost, g2.Option)
+	}
+}
+
+func TestPairConcurrentHandWorked(t *testing.T) {
+	// Two identical jobs of class neither, F(n) = 60·n^−½, N = 4.
+	//   s = 2·F(4) = 2·30 = 60
+	//   c: x=1: max(F(1), F(3)) = 60; x=2: F(2) = 60/√2 ≈ 42.43; x=3 as x=1 → 30√2
+	//   o: not allowed (neither job is I/O- or CPU-only)
+	p := problem(t, smallCluster(), job("A", 60, -0.5, false, false), job("B", 60, -0.5, false, false))
+	got := p.Pair(0, 1)
+	if got.Option != PairConcurrent || !near(got.Cost, 30*math.Sqrt2) {
+		t.Fatalf("C_AB = %v by %s, want 30√2 concurrent", got.Cost, got.Option)
+	}
+	if a := got.Phases[0].Jobs; len(got.Phases) != 1 || a[0].VMs != 2 || a[1].VMs != 2 || a[0].Role != Primary {
+		t.Errorf("phases %v, want A and B on 2 primary VMs each", got.Phases)
+	}
+}
+
+func TestPairScheduleThreeJobsHandWorked(t *testing.T) {
+	// A (I/O) 240/n, B (CPU) 120/n, C (neither) 48/n, N = 4, alpha 1.2.
+	//   C_AB = 72 (overcommit, above). Alone: A 60, B 30, C 12.
+	//   C_AC: s = 60 + 12 = 72; c: x=3: max(80, 48) = 80, x=2: max(120, 24) → 72.
+	//   C_BC: s = 30 + 12 = 42; c: x=3: max(40, 48) = 48, x=2: max(60, 24) → 42.
+	// Pairings (M = 3, one job alone):
+	//   {AB}+C = 72 + 12 = 84;  {AC}+B = 72 + 30 = 102;  {BC}+A = 42 + 60 = 102.
+	// Best: 84, against sequential 60 + 30 + 12 = 102, a saving of 1 − 84/102 ≈ 17.6 %.
+	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+	res, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Exact {
+		t.Error("3 jobs must be matched exactly")
+	}
+	if m := p.Makespan(res.Schedule); !near(m, 84) {
+		t.Errorf("makespan %v, want 84", m)
+	}
+	if s := p.SequentialMakespan(); !near(s, 102) {
+		t.Errorf("sequential %v, want 102", s)
+	}
+	plan, err := NewPlan(p, res.Schedule, "t", "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(plan.SavingPercent, 100*(1-84.0/102)) {
+		t.Errorf("saving %v", plan.SavingPercent)
+	}
+	// Mean completion: phase 1 (0–72) ends A and B at 72 each; phase 2 runs C
+	// from 72 to 84: (72 + 72 + 84)/3 = 76.
+	if !near(plan.MeanCompletion, 76) {
+		t.Errorf("mean completion %v, want 76", plan.MeanCompletion)
+	}
+}
+
+// bruteForcePairs enumerates every pairing of the jobs (M odd: one job alone)
+// and, for every pair, every option the seed allows, with every split x, on
+// its own, without Problem.Pair: the oracle for PairSchedule.
+func bruteForcePairs(p *Problem) float64 {
+	c := p.Cluster
+	n := c.PrimaryVMs()
+	f := func(j, vms int) float64 { return p.Jobs[j].Model.Seconds(vms) }
+	pairCost := func(i, j int) float64 {
+		best := f(i, n) + f(j, n)
+		for x := 1; x <= n-1; x++ {
+			best = min(best, max(f(i, x), f(j, n-x)))
+		}
+		ji, jj := p.Jobs[i], p.Jobs[j]
+		extras := c.Hosts * (c.DisksPerHost / c.ExtraRatio)
+		if extras > 0 {
+			if ji.IOIntensive && !ji.CPUIntensive && jj.CPUIntensive && !jj.IOIntensive {
+				best = min(best, c.Alpha*max(f(i, n), f(j, extras)))
+			}
+			if jj.IOIntensive && !jj.CPUIntensive && ji.CPUIntensive && !ji.IOIntensive {
+				best = min(best, c.Alpha*max(f(j, n), f(i, extras)))
+			}
+		}
+		return best
+	}
+	var rec func(left []int) float64
+	rec = func(left []int) float64 {
+		if len(left) == 0 {
+			return 0
+		}
+		i, rest := left[0], left[1:]
+		best := math.Inf(1)
+		if len(left)%2 == 1 {
+			best = f(i, n) + rec(rest)
+		}
+		for k, j := range rest {
+			others := append(append([]int{}, rest[:k]...), rest[k+1:]...)
+			best = min(best, pairCost(i, j)+rec(others))
+		}
+		return best
+	}
+	all := make([]int, len(p.Jobs))
+	for i := range all {
+		all[i] = i
+	}
+	return rec(all)
+}
+
+// randomProblem draws a workload of m jobs with power-law models, random
+// classes, on a random cluster.
+func randomProblem(t testing.TB, rng *rand.Rand, m int) *Problem {
+	k := 1 + rng.IntN(3)
+	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
+		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
+	var jobs []model.Job
+	for i := range m {
+		jobs = append(jobs, job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
+	}
+	return problem(t, c, jobs...)
+}
+
+func TestPairScheduleEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for trial := range 300 {
+		m := 1 + trial%10
+		p := randomProblem(t, rng, m)
+		res, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := p.Makespan(res.Schedule), bruteForcePairs(p)
+		if !scalar.EqualWithinAbsOrRel(got, want, 1e-9, 1e-9) {
+			t.Fatalf("trial %d (M = %d, cluster %+v): pair scheduler %v, brute force %v", trial, m, p.Cluster, got, want)
+		}
+		if seq := p.SequentialMakespan(); got > seq*(1+1e-12) {
+			t.Fatalf("trial %d: pair plan %v slower than sequential %v", trial, got, seq)
+		}
+	}
+}
+
+// TestPlanProperties checks every plan the pair scheduler and the sequential
+// baseline emit on random workloads, first through Plan.Verify and then by
+// recounting the invariants here, from the placement alone.
+func TestPlanProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	overcommitted := 0
+	defer func() {
+		// The random cases must exercise the placement of extra VMs, or this
+		// test proves little about it.
+		if overcommitted < 50 {
+			t.Errorf("only %d overcommitted hosts placed in 400 random plans", overcommitted)
+		}
+	}()
+	for trial := range 400 {
+		p := randomProblem(t, rng, 1+rng.IntN(12))
+		res, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Schedule{res.Schedule, Sequential(p)} {
+			pl, err := NewPlan(p, s, "random", "pair")
+			if err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			if err := pl.Verify(); err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			checkPlacement(t, p, pl)
+			for _, ph := range pl.Phases {
+				for _, h := range ph.Hosts {
+					if h.Overcommitted {
+						overcommitted++
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkPlacement(t *testing.T, p *Problem, pl *Plan) {
+	t.Helper()
+	c := p.Cluster
+	placed := map[string]int{}
+	var total float64
+	for _, ph := range pl.Phases {
+		primary, extras := 0, 0
+		var dur float64
+		for _, j := range ph.Jobs {
+			placed[j.Name]++
+			var job model.Job
+			for _, x := range p.Jobs {
+				if x.Name == j.Name {
+					job = x
+				}
+			}
+			want := job.Model.Seconds(j.VMs)
+			switch j.Role {
+			case Host:
+				if !job.IOIntensive || job.CPUIntensive {
+					t.Fatalf("job %s (class %s) hosts extras", j.Name, job.Class())
+				}
+				want *= c.Alpha
+			case Extra:
+				if !job.CPUIntensive || job.IOIntensive {
+					t.Fatalf("job %s (class %s) runs as extra", j.Name, job.Class())
+				}
+				want *= c.Alpha
+			}
+			if !near(j.Runtime, want) {
+				t.Fatalf("job %s runtime %v, model gives %v", j.Name, j.Runtime, want)
+			}
+			dur = max(dur, want)
+		}
+		for _, h := range ph.Hosts {
+			disks := map[int]bool{}
+			hostVMs, ex := 0, 0
+			for _, v := range h.VMs {
+				if v.Disk == nil {
+					ex++
+					continue
+				}
+				if disks[*v.Disk] || *v.Disk >= c.DisksPerHost {
+					t.Fatalf("host %d: disk %d reused or out of range", h.Host, *v.Disk)
+				}
+				disks[*v.Disk] = true
+				if v.Role == Host {
+					hostVMs++
+				}
+			}
+			if len(disks) > c.DisksPerHost || ex*c.ExtraRatio > hostVMs {
+				t.Fatalf("host %d: %d disk VMs, %d extras beside %d host VMs", h.Host, len(disks), ex, hostVMs)
+			}
+			primary += len(disks)
+			extras += ex
+		}
+		if primary > c.PrimaryVMs() || extras > c.MaxExtraVMs() {
+			t.Fatalf("phase %d: %d primary, %d extra VMs", ph.Index, primary, extras)
+		}
+		if !near(ph.Duration, dur) {
+			t.Fatalf("phase %d duration %v, recomputed %v", ph.Index, ph.Duration, dur)
+		}
+		total += dur
+	}
+	for _, j := range p.Jobs {
+		if placed[j.Name] != 1 {
+			t.Fatalf("job %s in %d phases", j.Name, placed[j.Name])
+		}
+	}
+	if !near(pl.Makespan, total) {
+		t.Fatalf("makespan %v, recomputed %v", pl.Makespan, total)
+	}
+}
+
+func TestPairGreedyFallback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	// Below the limit the greedy matching can be compared with the exact one:
+	// never better, and a valid pairing.
+	for range 100 {
+		p := randomProblem(t, rng, 2+rng.IntN(11))
+		n := len(p.Jobs)
+		cost := make([][]PairCost, n)
+		for i := range n {
+			cost[i] = make([]PairCost, n)
+			for j := i + 1; j < n; j++ {
+				cost[i][j] = p.Pair(i, j)
+			}
+			cost[i][i] = p.Alone(i)
+		}
+		sum := func(cs []PairCost) (float64, int) {
+			var s float64
+			seen := 0
+			for _, c := range cs {
+				s += c.Cost
+				seen++
+				if c.J >= 0 {
+					seen++
+				}
+			}
+			return s, seen
+		}
+		g, gn := sum(matchGreedy(cost))
+		e, en := sum(matchExact(cost))
+		if gn != n || en != n {
+			t.Fatalf("matchings cover %d and %d of %d jobs", gn, en, n)
+		}
+		if g < e-1e-9 {
+			t.Fatalf("greedy %v beats exact %v: the exact matching is wrong", g, e)
+		}
+	}
+	// Above the limit: a heuristic, valid plan, no worse than sequential.
+	p := randomProblem(t, rng, MaxExactPairJobs+3)
+	res, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exact {
+		t.Error("past the limit the result must not claim exactness")
+	}
+	pl, err := NewPlan(p, res.Schedule, "big", "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Makespan > pl.SequentialMakespan*(1+1e-12) {
+		t.Errorf("heuristic pairing %v slower than sequential %v", pl.Makespan, pl.SequentialMakespan)
+	}
+}
+
+func TestPairScheduleDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := randomProblem(t, rng, 12)
+	a, _ := PairSchedule(p)
+	for range 5 {
+		b, _ := PairSchedule(p)
+		if fmt.Sprint(a.Schedule) != fmt.Sprint(b.Schedule) {
+			t.Fatal("same problem, different schedules")
+		}
+	}
+}
+
+func benchmarkPair(b *testing.B, m int) {
+	rng := rand.New(rand.NewPCG(uint64(m), 9))
+	var jobs []model.Job
+	for i := range m {
+		jobs = append(jobs, job(fmt.Sprintf("j%d", i), 100+rng.Float64()*5000, -1+rng.Float64()*0.9, rng.IntN(2) == 0, rng.IntN(2) == 0))
+	}
+	p := problem(b, model.PaperCluster(), jobs...)
+	res, err := PairSchedule(p)
+	if err != nil || !res.Exact || len(res.Pairs) != (m+1)/2 {
+		b.Fatalf("M = %d: %v, exact %v", m, err, res.Exact)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := PairSchedule(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPairSchedule(b *testing.B) {
+	for _, m := range []int{10, 20, MaxExactPairJobs} {
+		b.Run(fmt.Sprintf("M=%d", m), func(b *testing.B) { benchmarkPair(b, m) })
+	}
+}
