@@ -1,0 +1,231 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// bruteForce is the reference the exact solver is checked against: it tries
+// every set partition of the jobs and, for every phase, every role and every
+// VM count of every job, with nothing but the constraints of seed 003's
+// section 5.2 as written in Problem.Check. It shares no code with Exact.
+func bruteForce(p *Problem) float64 {
+	m := len(p.Jobs)
+	c := p.Cluster
+	n := c.PrimaryVMs()
+	memo := map[uint32]float64{}
+	// phaseBest enumerates roles and VM counts of the jobs in s.
+	phaseBest := func(s uint32) float64 {
+		if v, ok := memo[s]; ok {
+			return v
+		}
+		var jobs []int
+		for r := s; r != 0; r &= r - 1 {
+			jobs = append(jobs, bits.TrailingZeros32(r))
+		}
+		best := math.Inf(1)
+		var rec func(k, prim, host, extra int, dur float64)
+		rec = func(k, prim, host, extra int, dur float64) {
+			if prim+host > n || dur >= best {
+				return
+			}
+			if k == len(jobs) {
+				if extra <= c.ExtrasFor(host) {
+					best = dur
+				}
+				return
+			}
+			j := jobs[k]
+			for x := 1; x <= n; x++ {
+				rec(k+1, prim+x, host, extra, max(dur, p.Runtime(j, x, Primary)))
+				if p.Jobs[j].CanHost() {
+					rec(k+1, prim, host+x, extra, max(dur, p.Runtime(j, x, Host)))
+				}
+				if p.Jobs[j].CanBeExtra() && x <= c.MaxExtraVMs() {
+					rec(k+1, prim, host, extra+x, max(dur, p.Runtime(j, x, Extra)))
+				}
+			}
+		}
+		rec(0, 0, 0, 0, 0)
+		memo[s] = best
+		return best
+	}
+	// Set partitions by recursion: job k joins an existing block or opens one.
+	best := math.Inf(1)
+	var blocks []uint32
+	var part func(k int)
+	part = func(k int) {
+		if k == m {
+			var t float64
+			for _, b := range blocks {
+				t += phaseBest(b)
+			}
+			best = min(best, t)
+			return
+		}
+		for i := range blocks {
+			blocks[i] |= 1 << k
+			part(k + 1)
+			blocks[i] &^= 1 << k
+		}
+		blocks = append(blocks, 1<<k)
+		part(k + 1)
+		blocks = blocks[:len(blocks)-1]
+	}
+	part(0)
+	return best
+}
+
+// randomSmallCluster draws a cluster small enough for bruteForce: P ≤ 3, k ≤ 3,
+// 1 ≤ r ≤ k, 1 ≤ α ≤ 2.
+func randomSmallCluster(rng *rand.Rand) model.Cluster {
+	k := 1 + rng.IntN(3)
+	c := model.Cluster{Hosts: 1 + rng.IntN(3), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k), Alpha: 1 + rng.Float64()}
+	return c.WithDefaults()
+}
+
+// TestExactEqualsBruteForce is the property test of the acceptance list: on
+// random workloads of 1 to 6 jobs on random small clusters, the exact solver's
+// makespan equals brute force's.
+func TestExactEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	cases := 300
+	if testing.Short() {
+		cases = 60
+	}
+	overcommitted := 0
+	for i := range cases {
+		m := 1 + i%6
+		w := RandomWorkload(uint64(i), m)
+		c := randomSmallCluster(rng)
+		p, err := NewProblem(w, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m > c.PrimaryVMs()+c.MaxExtraVMs() && i%2 == 0 {
+			// keep some overfull cases, but not half the suite
+			continue
+		}
+		ex, err := Exact(p)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		want := bruteForce(p)
+		if !scalar.EqualWithinAbsOrRel(ex.Makespan, want, 1e-9, 1e-12) {
+			t.Errorf("case %d (M=%d, %+v): exact %v, brute force %v", i, m, c, ex.Makespan, want)
+		}
+		for _, ph := range ex.Schedule.Phases {
+			for _, a := range ph.Jobs {
+				if a.Role.Overcommitted() {
+					overcommitted++
+					break
+				}
+			}
+		}
+	}
+	// The property is only meaningful if overcommitting was chosen sometimes.
+	if overcommitted < cases/20 {
+		t.Errorf("only %d optimal phases overcommit in %d cases: the test does not exercise extras", overcommitted, cases)
+	}
+}
+
+// TestExactHandWorked checks one phase by hand. Two jobs on P = 1, k = 2,
+// r = 2, α = 1.5 (N = 2, one extra VM at most):
+//
+//	io  F(x) = 100/x (I/O only),  cpu F(x) = 60/x (CPU only).
+//
+// Sequential: 100/2 + 60/2 = 80. Concurrent: max(100/1, 60/1) = 100.
+// Overcommitted: io hosts on 2 VMs, cpu on 1 extra: max(1.5·50, 1.5·60) = 90.
+// Best: sequential, 80. With α = 1.1: max(55, 66) = 66 < 80: overcommit.
+func TestExactHandWorked(t *testing.T) {
+	w := &model.Workload{Name: "hand", Jobs: []model.Job{
+		{Name: "io", Model: model.PowerLaw{A: 100, B: -1}, IOIntensive: true},
+		{Name: "cpu", Model: model.PowerLaw{A: 60, B: -1}, CPUIntensive: true},
+	}}
+	for _, tc := range []struct {
+		alpha, want float64
+		phases      int
+	}{{1.5, 80, 2}, {1.1, 66, 1}} {
+		p, err := NewProblem(w, model.Cluster{Hosts: 1, Alpha: tc.alpha}.WithDefaults())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := Exact(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !scalar.EqualWithinAbsOrRel(ex.Makespan, tc.want, 1e-9, 1e-12) || len(ex.Schedule.Phases) != tc.phases {
+			t.Errorf("α = %v: makespan %v in %d phases, want %v in %d", tc.alpha, ex.Makespan, len(ex.Schedule.Phases), tc.want, tc.phases)
+		}
+	}
+}
+
+// TestExactPaperWorkloads pins the exact optimum of W1–W6 on 9 and 10 hosts
+// against the pair scheduler: seed 003 reports that W4–W6 never gain from more
+// than two jobs in a phase, and workloads/paper.go chose its models so that
+// this holds, so exact == pair there; W1–W3 gain clearly from larger phases.
+func TestExactPaperWorkloads(t *testing.T) {
+	// Savings against sequential, in percent, of the exact optimum (measured
+	// once, pinned here to one decimal; the lead's independent prototype found
+	// 26.7, 25.9 and 30.9 at P = 9).
+	wantSaving := map[string]float64{"P9/W1": 26.7, "P9/W2": 25.9, "P9/W3": 30.9}
+	for _, hosts := range []int{9, 10} {
+		for _, name := range workloads.Names() {
+			t.Run(fmt.Sprintf("P%d/%s", hosts, name), func(t *testing.T) {
+				w, err := workloads.Get(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := NewProblem(w, model.Cluster{Hosts: hosts}.WithDefaults())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex, err := Exact(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pr, err := PairSchedule(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pair := p.Makespan(pr.Schedule)
+				if ex.Makespan > pair*(1+1e-12) {
+					t.Fatalf("exact %v is worse than pair %v", ex.Makespan, pair)
+				}
+				big := name == "W4" || name == "W5" || name == "W6"
+				if big && !scalar.EqualWithinAbsOrRel(ex.Makespan, pair, 1e-9, 1e-12) {
+					t.Errorf("exact %v ≠ pair %v: a phase of more than two jobs helps", ex.Makespan, pair)
+				}
+				if !big && ex.Makespan > pair*0.9 {
+					t.Errorf("exact %v saves less than 10 %% against pair %v", ex.Makespan, pair)
+				}
+				if want, ok := wantSaving[fmt.Sprintf("P%d/%s", hosts, name)]; ok {
+					got := 100 * (1 - ex.Makespan/p.SequentialMakespan())
+					if math.Abs(got-want) > 0.05 {
+						t.Errorf("saving %.2f %%, want %.1f %%", got, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestExactLimit: past MaxExactJobs the solver refuses at once.
+func TestExactLimit(t *testing.T) {
+	p, err := NewProblem(RandomWorkload(1, MaxExactJobs+1), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Exact(p); !errors.Is(err, ErrTooManyJobs) {
+		t.Fatalf("got %v, want ErrTooManyJobs", err)
+	}
+}

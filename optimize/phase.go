@@ -1,0 +1,235 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// phaseSolver answers, for a set of jobs, the question both the exact solver
+// and the swarm's decoder ask: what is the shortest this set can take as one
+// phase, and with which VM counts and roles?
+//
+// The answer rests on three facts about the phase model. A phase lasts as long
+// as its slowest job, so its duration is one of the candidates F_j(x) or
+// α·F_j(x) for some job j and VM count x. For a duration T, each job's runtime
+// in a role is a power law, monotone in x, so the VM counts that meet T form an
+// interval [lo, hi] (empty when none does). And whether some choice of VM
+// counts meets T is monotone in T: a longer phase only widens the intervals.
+// So the best duration is the smallest feasible candidate, found by binary
+// search over the sorted candidates; feasibility for one T and one choice of
+// roles is a few sums (see fits).
+type phaseSolver struct {
+	p    *Problem
+	n    int // N = P·k primary VMs
+	emax int // P·⌊k/r⌋ extra VMs
+	r    int
+	// rt[j][role][x] is Runtime(j, x, role) for x = 1..cap(role); index 0 is
+	// unused. Host and Extra share the α-scaled curve but not the cap.
+	rt [][3][]float64
+	// cands are all candidate durations, sorted and without duplicates. A
+	// subset's optimum is among them, and every smaller one is infeasible for
+	// it, so a binary search over the whole list finds the subset's optimum.
+	cands []float64
+	// canHost and canExtra are the jobs' role permissions (seed 003's
+	// corrected (1 − O)ᵀB = 0 and (1 − C)ᵀB' = 0).
+	canHost, canExtra []bool
+}
+
+const (
+	rolePrimary = iota
+	roleHost
+	roleExtra
+)
+
+var roleOf = [3]Role{Primary, Host, Extra}
+
+func newPhaseSolver(p *Problem) *phaseSolver {
+	c := p.Cluster
+	ps := &phaseSolver{p: p, n: c.PrimaryVMs(), emax: c.MaxExtraVMs(), r: c.ExtraRatio,
+		rt: make([][3][]float64, len(p.Jobs)), canHost: make([]bool, len(p.Jobs)), canExtra: make([]bool, len(p.Jobs))}
+	for j, job := range p.Jobs {
+		ps.canHost[j], ps.canExtra[j] = job.CanHost(), job.CanBeExtra()
+		for role := range 3 {
+			limit := ps.n
+			if role == roleExtra {
+				limit = ps.emax
+			}
+			if (role == roleHost && !ps.canHost[j]) || (role == roleExtra && !ps.canExtra[j]) {
+				limit = 0
+			}
+			t := make([]float64, limit+1)
+			for x := 1; x <= limit; x++ {
+				t[x] = p.Runtime(j, x, roleOf[role])
+				ps.cands = append(ps.cands, t[x])
+			}
+			ps.rt[j][role] = t
+		}
+	}
+	sort.Float64s(ps.cands)
+	ps.cands = slices.Compact(ps.cands)
+	return ps
+}
+
+// span returns the interval [lo, hi] of VM counts with which job j in the
+// given role finishes within T; lo > hi when there is none. A power law is
+// monotone, so the counts that meet T are a prefix or a suffix of 1..cap.
+func (ps *phaseSolver) span(j, role int, T float64) (lo, hi int) {
+	t := ps.rt[j][role]
+	m := len(t) - 1
+	if m < 1 {
+		return 1, 0
+	}
+	if t[m] <= t[1] { // non-increasing: a suffix lo..m
+		lo = 1 + sort.Search(m, func(i int) bool { return t[i+1] <= T })
+		return lo, m
+	}
+	// increasing: a prefix 1..hi
+	hi = sort.Search(m, func(i int) bool { return t[i+1] > T })
+	return 1, hi
+}
+
+// plan is one feasible way to run a phase: a role and VM count per job.
+type phasePlan struct {
+	jobs  []int
+	roles []int
+	vms   []int
+}
+
+// fits reports whether the jobs, in the given roles, can all finish within T,
+// and if so returns each job's interval. Hosts absorb the primary VMs the
+// primary-role jobs leave over (more host VMs carry more extras), so the
+// test is: Σ lo over primary and host jobs ≤ N, and the extras' Σ lo fits on
+// ExtrasFor(H) where H, the most host VMs, is the smaller of the VMs left by
+// the primary jobs and the hosts' own Σ hi.
+func (ps *phaseSolver) fits(jobs, roles []int, T float64, lo, hi []int) bool {
+	var prim, hostLo, hostHi, extra int
+	hosts := 0
+	for k, j := range jobs {
+		l, h := ps.span(j, roles[k], T)
+		if l > h {
+			return false
+		}
+		lo[k], hi[k] = l, h
+		switch roles[k] {
+		case rolePrimary:
+			prim += l
+		case roleHost:
+			hostLo += l
+			hostHi += h
+			hosts++
+		case roleExtra:
+			extra += l
+		}
+	}
+	if prim+hostLo > ps.n {
+		return false
+	}
+	if extra == 0 {
+		return true
+	}
+	H := min(ps.n-prim, hostHi)
+	return hosts > 0 && extra <= min(H/ps.r, ps.emax)
+}
+
+// best is the shortest duration of the jobs as one phase in the given roles,
+// +Inf when no duration works (more jobs than VMs, or extras no host can
+// carry).
+func (ps *phaseSolver) best(jobs, roles []int, lo, hi []int) float64 {
+	top := len(ps.cands) - 1
+	if top < 0 || !ps.fits(jobs, roles, ps.cands[top], lo, hi) {
+		return math.Inf(1)
+	}
+	k := sort.Search(top, func(i int) bool { return ps.fits(jobs, roles, ps.cands[i], lo, hi) })
+	return ps.cands[k]
+}
+
+// assign builds VM counts for jobs in roles that fit within T. Every job
+// starts at the fewest VMs that meet T; hosts then take what the extras need
+// (r per extra VM); then the VMs left over go one at a time to the job that is
+// currently slowest and still speeds up, so that jobs finish early (the mean
+// completion time improves) while the phase still lasts T.
+func (ps *phaseSolver) assign(jobs, roles []int, T float64) phasePlan {
+	lo := make([]int, len(jobs))
+	hi := make([]int, len(jobs))
+	if !ps.fits(jobs, roles, T, lo, hi) {
+		panic("optimize: assign called with a duration that does not fit (a bug)")
+	}
+	vms := slices.Clone(lo)
+	used, extra := 0, 0
+	for k := range jobs {
+		if roles[k] == roleExtra {
+			extra += vms[k]
+		} else {
+			used += vms[k]
+		}
+	}
+	hostVMs := func() int {
+		h := 0
+		for k := range jobs {
+			if roles[k] == roleHost {
+				h += vms[k]
+			}
+		}
+		return h
+	}
+	// Hosts up to r·extras, the fastest-growing need first: give to the host
+	// that is slowest.
+	for hostVMs() < ps.r*extra {
+		k := ps.slowest(jobs, roles, vms, hi, false, func(k int) bool { return roles[k] == roleHost })
+		if k < 0 {
+			panic("optimize: hosts cannot carry the extras (a bug in fits)")
+		}
+		vms[k]++
+		used++
+	}
+	for {
+		room := ps.n - used
+		exRoom := min(hostVMs()/ps.r, ps.emax) - extra
+		k := ps.slowest(jobs, roles, vms, hi, true, func(k int) bool {
+			if roles[k] == roleExtra {
+				return exRoom > 0
+			}
+			return room > 0
+		})
+		if k < 0 {
+			break
+		}
+		vms[k]++
+		if roles[k] == roleExtra {
+			extra++
+		} else {
+			used++
+		}
+	}
+	return phasePlan{jobs: slices.Clone(jobs), roles: slices.Clone(roles), vms: vms}
+}
+
+// slowest picks, among jobs allowed by ok and below hi (and, if mustHelp,
+// whose runtime would drop with one more VM), the one with the longest
+// runtime now; ties go to the earlier job. It returns −1 if there is none.
+func (ps *phaseSolver) slowest(jobs, roles, vms, hi []int, mustHelp bool, ok func(int) bool) int {
+	best, bt := -1, math.Inf(-1)
+	for k, j := range jobs {
+		if vms[k] >= hi[k] || !ok(k) {
+			continue
+		}
+		t := ps.rt[j][roles[k]]
+		if mustHelp && t[vms[k]+1] >= t[vms[k]] {
+			continue // more VMs would not help this job
+		}
+		if t[vms[k]] > bt {
+			best, bt = k, t[vms[k]]
+		}
+	}
+	return best
+}
+
+// phase converts a plan to the foundation's Phase.
+func (pp phasePlan) phase() Phase {
+	var ph Phase
+	for k, j := range pp.jobs {
+		ph.Jobs = append(ph.Jobs, Assignment{Job: j, VMs: pp.vms[k], Role: roleOf[pp.roles[k]]})
+	}
+	return ph
+}
