@@ -1,0 +1,269 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// Settings tune Analyze. The zero value (or nil) gives seed 003's thresholds
+// and 95 % intervals.
+type Settings struct {
+	// Thresholds classify the job at the reference size; zero fields take
+	// model.DefaultThresholds (60 % CPU, 100 MB/s, 6 nodes).
+	Thresholds model.Thresholds
+	// IntervalLevel is the confidence level of the reported intervals for a
+	// and b, in (0, 1); default 0.95.
+	IntervalLevel float64
+}
+
+func (s *Settings) validate() (Settings, error) {
+	var v Settings
+	if s != nil {
+		v = *s
+	}
+	v.Thresholds = v.Thresholds.WithDefaults()
+	if err := v.Thresholds.Validate(); err != nil {
+		return v, fmt.Errorf("profile: %w", err)
+	}
+	if v.IntervalLevel == 0 {
+		v.IntervalLevel = 0.95
+	}
+	if !(v.IntervalLevel > 0 && v.IntervalLevel < 1) {
+		return v, fmt.Errorf("profile: IntervalLevel must lie in (0, 1), got %v", v.IntervalLevel)
+	}
+	return v, nil
+}
+
+// NodeSummary is the spread of the runs at one node count.
+type NodeSummary struct {
+	Nodes int
+	// Runs counts the successful runs, Failed the failed ones.
+	Runs, Failed int
+	// Median, Min and Max are wall seconds over the successful runs; zero
+	// when there were none.
+	Median, Min, Max float64
+	// CPUUtil and IOMBps are medians over the successful runs that had them;
+	// nil when none had.
+	CPUUtil, IOMBps *float64
+}
+
+// Result is a fitted, classified job and how it came about.
+type Result struct {
+	// Job is ready for a workload file: model, class, measured range and
+	// the Profile record.
+	Job model.Job
+	// Fit is the regression on every successful run.
+	Fit model.Fit
+	// Nodes summarises the runs per node count, in increasing node count.
+	Nodes []NodeSummary
+	// Warnings are the reasons to doubt the model (also in Job.Profile).
+	Warnings []string
+}
+
+// ErrTooFewNodeCounts is returned when the successful runs cover fewer than
+// two distinct node counts: no power law can be fitted.
+var ErrTooFewNodeCounts = errors.New("profile: successful runs at fewer than two distinct node counts, nothing to fit")
+
+// Analyze fits F(n) = a·n^b to the successful observations of one job (all
+// points, repeats included, by model.FitPowerLaw), summarises the spread per
+// node count, and classifies the job from the median CPU utilisation and I/O
+// rate at the reference size. When the reference size was not measured the
+// medians are interpolated linearly in ln n (and in ln value when both
+// neighbours are positive), since utilisation and rates change smoothly with
+// the scale of the job; outside the measured range the nearest node count is
+// used rather than extrapolating a quantity bounded like utilisation.
+//
+// Failed observations are kept in the profile but not fitted. Analyze is pure:
+// it reads no clock and no file.
+func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) {
+	set, err := s.validate()
+	if err != nil {
+		return nil, err
+	}
+	th := set.Thresholds
+	for i, o := range obs {
+		if err := o.Validate(); err != nil {
+			return nil, fmt.Errorf("profile: job %q: observation %d: %w", job, i+1, err)
+		}
+	}
+	var nodes, secs []float64
+	for _, o := range obs {
+		if !o.Failed {
+			nodes = append(nodes, float64(o.Nodes))
+			secs = append(secs, o.Seconds)
+		}
+	}
+	sum := summarise(obs)
+	fit, err := model.FitPowerLaw(nodes, secs)
+	if errors.Is(err, model.ErrTooFewPoints) {
+		return nil, fmt.Errorf("%w (job %q: %d successful of %d runs)", ErrTooFewNodeCounts, job, len(nodes), len(obs))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("profile: job %q: %w", job, err)
+	}
+	r := &Result{Fit: fit, Nodes: sum}
+	var measured []NodeSummary
+	failed := 0
+	for _, ns := range sum {
+		if ns.Runs > 0 {
+			measured = append(measured, ns)
+		}
+		failed += ns.Failed
+	}
+	lo, hi := measured[0].Nodes, measured[len(measured)-1].Nodes
+	warn := func(format string, args ...any) { r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...)) }
+	if len(measured) < 3 {
+		warn("only %d distinct node counts measured: two points always fit a line, so R² says nothing; measure at least three", len(measured))
+	}
+	if fit.R2 < 0.9 {
+		warn("R² = %.3f < 0.9: the power law explains the runtimes poorly", fit.R2)
+	}
+	if fit.B > 0 {
+		warn("b = %.3f > 0: the job got slower with more nodes", fit.B)
+	}
+	if failed > 0 {
+		warn("%d of %d runs failed and were not fitted", failed, len(obs))
+	}
+
+	cpu, cpuExact, cpuOK := atReference(measured, th.ReferenceNodes, func(n NodeSummary) *float64 { return n.CPUUtil })
+	io, ioExact, ioOK := atReference(measured, th.ReferenceNodes, func(n NodeSummary) *float64 { return n.IOMBps })
+	p := &model.Profile{
+		Observations:      slices.Clone(obs),
+		R2:                fit.R2,
+		ResidualSE:        fit.ResidualSE,
+		Thresholds:        th,
+		ReferenceMeasured: (cpuOK || ioOK) && (!cpuOK || cpuExact) && (!ioOK || ioExact),
+	}
+	if a, b, ok := fit.Intervals(set.IntervalLevel); ok {
+		p.IntervalLevel, p.AInterval, p.BInterval = set.IntervalLevel, &a, &b
+	}
+	if cpuOK {
+		p.CPUUtil = &cpu
+	} else {
+		warn("no CPU utilisation measured: not classified as CPU-intensive")
+	}
+	if ioOK {
+		p.IOMBps = &io
+	} else {
+		warn("no I/O rate measured: not classified as I/O-intensive")
+	}
+	if (cpuOK || ioOK) && !p.ReferenceMeasured {
+		if th.ReferenceNodes < lo || th.ReferenceNodes > hi {
+			warn("reference size %d nodes lies outside the measured range %d–%d: classified on the nearest measured node count", th.ReferenceNodes, lo, hi)
+		} else {
+			warn("reference size %d nodes not measured: CPU and I/O interpolated in log space between its neighbours", th.ReferenceNodes)
+		}
+	}
+	cpuInt, ioInt := th.Classify(cpu, io)
+	p.Warnings = r.Warnings
+	r.Job = model.Job{
+		Name:         job,
+		Model:        fit.PowerLaw,
+		CPUIntensive: cpuOK && cpuInt,
+		IOIntensive:  ioOK && ioInt,
+		Range:        &model.NodeRange{Min: lo, Max: hi},
+		Profile:      p,
+	}
+	return r, nil
+}
+
+// summarise groups observations by node count, in increasing order.
+func summarise(obs []model.Observation) []NodeSummary {
+	by := map[int][]model.Observation{}
+	for _, o := range obs {
+		by[o.Nodes] = append(by[o.Nodes], o)
+	}
+	keys := make([]int, 0, len(by))
+	for n := range by {
+		keys = append(keys, n)
+	}
+	sort.Ints(keys)
+	out := make([]NodeSummary, 0, len(keys))
+	for _, n := range keys {
+		ns := NodeSummary{Nodes: n}
+		var secs, cpu, io []float64
+		for _, o := range by[n] {
+			if o.Failed {
+				ns.Failed++
+				continue
+			}
+			ns.Runs++
+			secs = append(secs, o.Seconds)
+			if o.CPUUtil != nil {
+				cpu = append(cpu, *o.CPUUtil)
+			}
+			if o.IOMBps != nil {
+				io = append(io, *o.IOMBps)
+			}
+		}
+		if len(secs) > 0 {
+			ns.Median = median(secs)
+			ns.Min, ns.Max = slices.Min(secs), slices.Max(secs)
+		}
+		if len(cpu) > 0 {
+			v := median(cpu)
+			ns.CPUUtil = &v
+		}
+		if len(io) > 0 {
+			v := median(io)
+			ns.IOMBps = &v
+		}
+		out = append(out, ns)
+	}
+	return out
+}
+
+// median of a non-empty slice; the mean of the middle two for even lengths.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// atReference returns the metric at ref nodes: measured (exact = true),
+// interpolated between the nearest measured node counts on either side, or
+// taken from the nearest end of the range. ok is false when no node count has
+// the metric.
+func atReference(sum []NodeSummary, ref int, metric func(NodeSummary) *float64) (v float64, exact, ok bool) {
+	type pt struct{ n, v float64 }
+	var pts []pt
+	for _, ns := range sum {
+		if m := metric(ns); m != nil {
+			pts = append(pts, pt{float64(ns.Nodes), *m})
+		}
+	}
+	if len(pts) == 0 {
+		return 0, false, false
+	}
+	r := float64(ref)
+	if r <= pts[0].n {
+		return pts[0].v, r == pts[0].n, true
+	}
+	last := pts[len(pts)-1]
+	if r >= last.n {
+		return last.v, r == last.n, true
+	}
+	for i := 1; i < len(pts); i++ {
+		p, q := pts[i-1], pts[i]
+		if r == q.n {
+			return q.v, true, true
+		}
+		if r < q.n {
+			t := (math.Log(r) - math.Log(p.n)) / (math.Log(q.n) - math.Log(p.n))
+			if p.v > 0 && q.v > 0 {
+				return math.Exp(math.Log(p.v) + t*(math.Log(q.v)-math.Log(p.v))), false, true
+			}
+			return p.v + t*(q.v-p.v), false, true
+		}
+	}
+	panic("unreachable: ref lies inside the sorted range")
+}

@@ -1,0 +1,99 @@
+package profile
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+)
+
+const goodCSV = `job,nodes,seconds,cpu_util,io_mbps
+sort,2,50,0.3,140
+sort,4,26,0.3,150
+# a comment line
+grep,2,80,,
+sort,8,13.5,0.25,160
+grep,4,41,0.9,
+`
+
+func TestReadObservations(t *testing.T) {
+	jobs, err := ReadObservations(strings.NewReader(goodCSV), "obs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].Job != "sort" || jobs[1].Job != "grep" || jobs[1].Line != 5 {
+		t.Fatalf("jobs %+v: want sort then grep (first row on line 5)", jobs)
+	}
+	s, g := jobs[0].Observations, jobs[1].Observations
+	if len(s) != 3 || s[2].Nodes != 8 || s[2].Seconds != 13.5 || *s[2].CPUUtil != 0.25 || *s[2].IOMBps != 160 {
+		t.Errorf("sort: %s", jsonOf(s))
+	}
+	// Empty optional cells are "not measured", not zero.
+	if len(g) != 2 || g[0].CPUUtil != nil || g[0].IOMBps != nil || *g[1].CPUUtil != 0.9 || g[1].IOMBps != nil {
+		t.Errorf("grep: %s", jsonOf(g))
+	}
+	// Columns in any order, optional ones absent, a BOM, spaces after commas.
+	jobs, err = ReadObservations(strings.NewReader("\ufeffSeconds, nodes, job\n10, 1, a\n6, 2, a\n"), "x.csv")
+	if err != nil || len(jobs) != 1 || jobs[0].Observations[1].Seconds != 6 || jobs[0].Observations[1].CPUUtil != nil {
+		t.Errorf("reordered columns: %+v, %v", jobs, err)
+	}
+}
+
+// Every error names the file, the line and, where there is one, the column.
+func TestReadObservationsErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "obs.csv: the file is empty"},
+		{"job,nodes\na,1\n", `obs.csv: line 1: missing column "seconds"`},
+		{"job,nodes,secs\n", `obs.csv: line 1, column 3: unknown column "secs"`},
+		{"job,nodes,seconds,nodes\n", `obs.csv: line 1, column 4: column "nodes" appears twice`},
+		{"job,nodes,seconds\n", "obs.csv: no observations after the header"},
+		{"job,nodes,seconds\na,1,10\na,two,5\n", `obs.csv: line 3, column 2 (nodes): nodes must be a positive integer, got "two"`},
+		{"job,nodes,seconds\na,0,10\n", `line 2, column 2 (nodes): nodes must be a positive integer, got "0"`},
+		{"job,nodes,seconds\na,1,10\na,2,-5\n", `line 3, column 3 (seconds): seconds must be a finite positive number, got "-5"`},
+		{"job,nodes,seconds\na,1,0\n", `line 2, column 3 (seconds)`},
+		{"job,nodes,seconds\na,1,NaN\n", `line 2, column 3 (seconds)`},
+		{"job,nodes,seconds,cpu_util\na,1,10,1.5\n", `line 2, column 4 (cpu_util): cpu_util must be a number from 0 to 1, got "1.5"`},
+		{"job,nodes,seconds,io_mbps\na,1,10,-1\n", `line 2, column 4 (io_mbps): io_mbps must be a finite non-negative number, got "-1"`},
+		{"job,nodes,seconds\na,1,10\na,2\n", "line 3: 2 fields, but the header has 3"},
+		{"job,nodes,seconds\n,1,10\n", "line 2, column 1 (job): empty job name"},
+		{"job,nodes,seconds\na,1,\"10\n", "line 2, column"},
+		{"job,nodes,seconds\na,1,10\nb,3,10\nb,3,11\na,2,5\n", `line 3, column 2 (nodes): job "b" is measured at a single node count (3)`},
+	} {
+		_, err := ReadObservations(strings.NewReader(tc.in), "obs.csv")
+		var in *model.InputError
+		if err == nil || !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want an InputError containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// FuzzReadObservations: no input panics, errors are InputErrors naming the
+// file, and what is accepted can be analysed.
+func FuzzReadObservations(f *testing.F) {
+	for _, s := range []string{
+		goodCSV,
+		"job,nodes,seconds\na,1,10\na,2,5\n",
+		"nodes,job,seconds,io_mbps\n1,x,3,\n2,x,2,1e3\n",
+		"job,nodes,seconds\na,1,\"10\n",
+		"job,nodes,seconds\na,1,1e309\na,2,1\n",
+		"\ufeffjob,nodes,seconds\n\"a,b\",1,1\n\"a,b\",3,1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		jobs, err := ReadObservations(strings.NewReader(s), "fuzz.csv")
+		if err != nil {
+			var in *model.InputError
+			if !errors.As(err, &in) || in.File != "fuzz.csv" {
+				t.Fatalf("error %v is not an InputError naming the file", err)
+			}
+			return
+		}
+		for _, j := range jobs {
+			if _, err := Analyze(j.Job, j.Observations, nil); err != nil {
+				t.Fatalf("accepted job %q cannot be analysed: %v", j.Job, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,216 @@
+package profile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// Run is what one execution of a command measured.
+type Run struct {
+	// Wall is the elapsed time on the monotonic clock.
+	Wall time.Duration
+	// CPU is the user plus system time of the process and every descendant
+	// it waited for.
+	CPU time.Duration
+	// ReadBytes and WriteBytes are the bytes the process tree made the
+	// kernel read from and write to storage (page-cache hits excluded).
+	ReadBytes, WriteBytes int64
+	// ExitCode is the command's exit status, −1 when a signal ended it.
+	ExitCode int
+	// StderrTail is the end of what the command wrote to standard error.
+	StderrTail string
+}
+
+// Executor runs a command once and measures it. It returns an error only when
+// the command could not be run at all (not found, not executable); a command
+// that ran and failed is a Run with a non-zero ExitCode.
+type Executor interface {
+	Execute(ctx context.Context, argv, env []string) (Run, error)
+}
+
+// Progress reports a profile under way, after each run.
+type Progress struct {
+	// Done runs of Total; the last one was at Nodes, repeat Repeat.
+	Done, Total, Nodes, Repeat int
+	// Elapsed since the profile started; Remaining is estimated from the
+	// mean time per run so far.
+	Elapsed, Remaining time.Duration
+}
+
+// MeasureSettings say which runs Measure makes and how. The zero value needs
+// only Nodes.
+type MeasureSettings struct {
+	// Nodes are the node counts to run at: positive and distinct.
+	Nodes []int
+	// Repeat is the number of runs per node count; default 1.
+	Repeat int
+	// VCPUsPerNode turns CPU seconds into utilisation: CPU seconds /
+	// (wall × nodes × VCPUsPerNode). Default 2, the vCPUs of seed 003's VMs.
+	VCPUsPerNode int
+	// Executor runs the command; default Local{}.
+	Executor Executor
+	// Env is the environment for the command, before PACKER_NODES is added;
+	// default os.Environ().
+	Env []string
+	// Progress, when set, is called after every run.
+	Progress func(Progress)
+}
+
+func (s *MeasureSettings) validate() (MeasureSettings, error) {
+	var v MeasureSettings
+	if s != nil {
+		v = *s
+	}
+	if err := CheckNodes(v.Nodes); err != nil {
+		return v, err
+	}
+	if v.Repeat == 0 {
+		v.Repeat = 1
+	}
+	if v.Repeat < 1 {
+		return v, fmt.Errorf("profile: Repeat must be at least 1, got %d", v.Repeat)
+	}
+	if v.VCPUsPerNode == 0 {
+		v.VCPUsPerNode = 2
+	}
+	if v.VCPUsPerNode < 1 {
+		return v, fmt.Errorf("profile: VCPUsPerNode must be at least 1, got %d", v.VCPUsPerNode)
+	}
+	if v.Executor == nil {
+		v.Executor = Local{}
+	}
+	if v.Env == nil {
+		v.Env = os.Environ()
+	}
+	return v, nil
+}
+
+// CheckNodes rejects an empty list of node counts, a count below one, and
+// duplicates.
+func CheckNodes(nodes []int) error {
+	if len(nodes) == 0 {
+		return errors.New("profile: no node counts given")
+	}
+	seen := map[int]bool{}
+	for _, n := range nodes {
+		if n < 1 {
+			return fmt.Errorf("profile: node count %d: must be at least 1", n)
+		}
+		if seen[n] {
+			return fmt.Errorf("profile: node count %d given twice", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// ErrInterrupted is wrapped by Measure's error when its context ended before
+// every run was made; the observations made so far are returned with it.
+var ErrInterrupted = errors.New("profile: interrupted")
+
+// PlaceholderNodes in a command argument is replaced by the node count.
+const PlaceholderNodes = "{nodes}"
+
+// Measure runs argv once per node count and repeat, with every "{nodes}" in
+// its arguments replaced by the node count and PACKER_NODES set in its
+// environment; no shell is involved. Runs go repeat by repeat, each repeat
+// over all node counts, so that a drift in the machine's load spreads over
+// every node count instead of biasing b, and an interrupted profile still has
+// the early repeats of every node count.
+//
+// A run that exits non-zero is an observation with Failed set and its stderr
+// tail in Error. When ctx ends, the running command is killed, its run is
+// dropped, and Measure returns what it has with an error wrapping
+// ErrInterrupted.
+func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Observation, error) {
+	set, err := s.validate()
+	if err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("profile: no command to run")
+	}
+	total := set.Repeat * len(set.Nodes)
+	start := time.Now()
+	var obs []model.Observation
+	for rep := 1; rep <= set.Repeat; rep++ {
+		for _, n := range set.Nodes {
+			if ctx.Err() != nil {
+				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
+			}
+			args := make([]string, len(argv))
+			for i, a := range argv {
+				args[i] = strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n))
+			}
+			env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
+			r, err := set.Executor.Execute(ctx, args, env)
+			if err != nil {
+				return obs, fmt.Errorf("profile: %s: %w", args[0], err)
+			}
+			if ctx.Err() != nil {
+				// The command was killed: its numbers describe no complete run.
+				return obs, fmt.Errorf("%w after %d of %d runs; the run at %d nodes in progress was stopped and dropped", ErrInterrupted, len(obs), total, n)
+			}
+			obs = append(obs, observe(r, n, rep, set.VCPUsPerNode))
+			if set.Progress != nil {
+				el := time.Since(start)
+				done := len(obs)
+				set.Progress(Progress{Done: done, Total: total, Nodes: n, Repeat: rep, Elapsed: el,
+					Remaining: el / time.Duration(done) * time.Duration(total-done)})
+			}
+		}
+	}
+	return obs, nil
+}
+
+// observe turns a run into an observation: utilisation is CPU seconds over
+// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time.
+func observe(r Run, nodes, repeat, vcpus int) model.Observation {
+	o := model.Observation{Nodes: nodes, Repeat: repeat, Seconds: r.Wall.Seconds(),
+		CPUSeconds: r.CPU.Seconds(), ReadBytes: r.ReadBytes, WriteBytes: r.WriteBytes}
+	if r.ExitCode != 0 {
+		o.Failed = true
+		how := fmt.Sprintf("exit status %d", r.ExitCode)
+		if r.ExitCode < 0 {
+			how = "killed by a signal"
+		}
+		o.Error = how
+		if t := lastLines(r.StderrTail, 5); t != "" {
+			o.Error += "; stderr ends: " + t
+		}
+		return o
+	}
+	if wall := r.Wall.Seconds(); wall > 0 {
+		u := r.CPU.Seconds() / (wall * float64(nodes*vcpus))
+		io := float64(r.ReadBytes+r.WriteBytes) / 1e6 / wall
+		o.CPUUtil, o.IOMBps = &u, &io
+	} else {
+		// A clock that did not move cannot give a rate; mark the run failed
+		// rather than fit log(0).
+		o.Failed, o.Error = true, "wall time of zero measured"
+	}
+	return o
+}
+
+// lastLines returns the last n non-empty lines of s joined by " | ", so a
+// failure fits on one line of a table or an error message.
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
