@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// TraceKind names what happened in a TraceEvent.
+type TraceKind uint8
+
+// The traced events.
+const (
+	TraceArrive TraceKind = iota // a job is submitted
+	TraceStart                   // a task starts on a node
+	TraceEnd                     // a task ends
+	TraceKill                    // a running task is killed and will run again
+	TraceFinish                  // a job's last task ends
+)
+
+func (k TraceKind) String() string {
+	return [...]string{"arrive", "start", "end", "kill", "finish"}[k]
+}
+
+// TraceEvent is one event of a run. Task and Node are −1 for job events;
+// Locality is meaningful for task events.
+type TraceEvent struct {
+	Time     float64
+	Kind     TraceKind
+	Job      int
+	Task     int
+	Node     int
+	Locality Locality
+}
+
+// Tracer receives a run's events in order. It is an interface rather than a
+// file so the core stays free of effects: the CLI writes CSV, tests record.
+type Tracer interface {
+	Event(e TraceEvent)
+}
+
+// LocalityCounts counts completed map tasks by where they ran.
+type LocalityCounts struct {
+	Node   int `json:"node_local"`
+	Rack   int `json:"rack_local"`
+	Remote int `json:"remote"`
+	None   int `json:"no_input"`
+}
+
+// WithInput is the number of map tasks that read a block.
+func (l LocalityCounts) WithInput() int { return l.Node + l.Rack + l.Remote }
+
+// NodeFraction is the fraction of map tasks with input that ran node-local; 0
+// when there are none.
+func (l LocalityCounts) NodeFraction() float64 {
+	if l.WithInput() == 0 {
+		return 0
+	}
+	return float64(l.Node) / float64(l.WithInput())
+}
+
+func (l *LocalityCounts) add(m LocalityCounts) {
+	l.Node += m.Node
+	l.Rack += m.Rack
+	l.Remote += m.Remote
+	l.None += m.None
+}
+
+// JobResult is one job's outcome. Times are seconds from the run's start.
+type JobResult struct {
+	Name     string  `json:"name"`
+	User     string  `json:"user,omitempty"`
+	Submit   float64 `json:"submit"`
+	Start    float64 `json:"start"`
+	Finish   float64 `json:"finish"`
+	Response float64 `json:"response"` // Finish − Submit
+	// Slowdown is Response ÷ the job's time alone on the empty cluster; 0 until
+	// Summarize sets it.
+	Slowdown float64        `json:"slowdown"`
+	Locality LocalityCounts `json:"locality"`
+}
+
+// Result is one policy's run.
+type Result struct {
+	Policy string `json:"policy"`
+	Seed   uint64 `json:"seed"`
+	// Makespan is when the last job finishes, in seconds from time 0.
+	Makespan float64 `json:"makespan"`
+	// Events is the number of events the core processed.
+	Events int64 `json:"events"`
+	Tasks  int   `json:"tasks"`
+	// BusySlotSeconds are slot-seconds spent running tasks, map and reduce
+	// (killed attempts included: the slot was busy).
+	BusySlotSeconds [2]float64 `json:"busy_slot_seconds"`
+	// Utilisation is, for map and for reduce slots, busy slot-seconds ÷ (the
+	// cluster's slots of that kind × Makespan).
+	Utilisation [2]float64     `json:"utilisation"`
+	Locality    LocalityCounts `json:"locality"`
+	Summary     Summary        `json:"summary"`
+	Jobs        []JobResult    `json:"jobs"`
+}
+
+// Summary are the per-policy statistics over jobs. Quantiles are empirical
+// (gonum's stat.Empirical: the smallest value with at least that fraction of
+// jobs at or below it).
+type Summary struct {
+	MeanResponse   float64 `json:"mean_response"`
+	MedianResponse float64 `json:"median_response"`
+	P95Response    float64 `json:"p95_response"`
+	MeanSlowdown   float64 `json:"mean_slowdown"`
+	MedianSlowdown float64 `json:"median_slowdown"`
+	P95Slowdown    float64 `json:"p95_slowdown"`
+	// V95 is seed 004's slowdown variability: P95Slowdown ÷ MedianSlowdown.
+	V95 float64 `json:"v95"`
+}
+
+func (s *State) result() *Result {
+	r := &Result{Policy: s.policy.Name(), Seed: s.set.Seed, Makespan: s.lastEnd, Events: s.events,
+		Tasks: len(s.tasks), BusySlotSeconds: s.busy}
+	for k := range r.Utilisation {
+		if cap := float64(s.nodes*s.slots[k]) * r.Makespan; cap > 0 {
+			r.Utilisation[k] = s.busy[k] / cap
+		}
+	}
+	r.Jobs = make([]JobResult, len(s.jobs))
+	for j := range s.jobs {
+		jr := &s.jobs[j]
+		loc := LocalityCounts{Node: int(jr.loc[NodeLocal]), Rack: int(jr.loc[RackLocal]), Remote: int(jr.loc[Remote]), None: int(jr.loc[NoInput])}
+		r.Jobs[j] = JobResult{Name: s.w.Jobs[j].Name, User: s.w.Jobs[j].User, Submit: jr.arrival, Start: jr.start,
+			Finish: jr.finish, Response: jr.finish - jr.arrival, Locality: loc}
+		r.Locality.add(loc)
+	}
+	r.Summarize(nil)
+	return r
+}
+
+// Summarize sets every job's slowdown from its alone time (alone[j], as Alone
+// computes) and fills the Summary. With nil alone only response times are
+// summarised.
+func (r *Result) Summarize(alone []float64) {
+	resp := make([]float64, len(r.Jobs))
+	slow := make([]float64, 0, len(r.Jobs))
+	for j := range r.Jobs {
+		resp[j] = r.Jobs[j].Response
+		if alone != nil && alone[j] > 0 {
+			r.Jobs[j].Slowdown = r.Jobs[j].Response / alone[j]
+			slow = append(slow, r.Jobs[j].Slowdown)
+		}
+	}
+	var s Summary
+	s.MeanResponse, s.MedianResponse, s.P95Response = describe(resp)
+	if len(slow) > 0 {
+		s.MeanSlowdown, s.MedianSlowdown, s.P95Slowdown = describe(slow)
+		if s.MedianSlowdown > 0 {
+			s.V95 = s.P95Slowdown / s.MedianSlowdown
+		}
+	}
+	r.Summary = s
+}
+
+// describe returns the mean, median and 95th percentile of xs (reordered).
+func describe(xs []float64) (mean, median, p95 float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(xs)
+	return stat.Mean(xs, nil), stat.Quantile(0.5, stat.Empirical, xs, nil), stat.Quantile(0.95, stat.Empirical, xs, nil)
+}
+
+// Alone is every job's time alone on the whole empty cluster: each job is
+// simulated by itself, submitted at 0, under FIFO, with the same settings and
+// the same block replicas it has in the full workload, on the cluster's own
+// nodes (without a replayed plan's extra VMs). These are the
+// denominators of the slowdowns.
+func Alone(w *Workload, set *Settings) ([]float64, error) {
+	st, err := set.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	st.Trace = nil
+	full := compile(w, st)
+	out := make([]float64, len(w.Jobs))
+	for j := range w.Jobs {
+		job := w.Jobs[j]
+		job.Arrival = 0
+		jr := &full.jobs[j]
+		if !jr.noInput && job.Blocks == nil && jr.mapHi > jr.mapLo {
+			job.Blocks = make([][]int, 0, jr.mapHi-jr.mapLo)
+			k, _ := slices.BinarySearch(full.repTask, jr.mapLo)
+			for range jr.mapHi - jr.mapLo {
+				var reps []int
+				for _, n := range full.reps[full.repOff[k]:full.repOff[k+1]] {
+					reps = append(reps, int(n))
+				}
+				job.Blocks = append(job.Blocks, reps)
+				k++
+			}
+		}
+		c := w.Cluster
+		c.Extras = nil // a plan's overcommitted extra VMs are not the empty cluster
+		one := &Workload{Name: w.Name, Cluster: c, Jobs: []Job{job}}
+		r, err := Run(one, &FIFO{}, &st)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = r.Makespan
+	}
+	return out, nil
+}

@@ -1,0 +1,102 @@
+package sim
+
+// Kind is a slot's (and a task's) kind.
+type Kind uint8
+
+// The two kinds of Hadoop 1 slots.
+const (
+	Map Kind = iota
+	Reduce
+)
+
+func (k Kind) String() string {
+	if k == Reduce {
+		return "reduce"
+	}
+	return "map"
+}
+
+// Locality is where a map task ran relative to its input block.
+type Locality uint8
+
+// Localities, best first. NoInput is a task that reads no block (a reduce, or
+// a map of a NoInput job): it runs anywhere at its base duration.
+const (
+	NodeLocal Locality = iota
+	RackLocal
+	Remote
+	NoInput
+)
+
+func (l Locality) String() string {
+	return [...]string{"node", "rack", "remote", "none"}[l]
+}
+
+// Assign's answers other than a job index.
+const (
+	// Idle leaves the slot free until the node is next offered (its next task
+	// end or heartbeat, or a Wake).
+	Idle = -1
+	// Later leaves the slot free and, without heartbeats, offers it again after
+	// Settings.IdleRetry: what delay scheduling needs, since a job that waits for
+	// a local slot must see further scheduling opportunities even on an
+	// otherwise quiet cluster.
+	Later = -2
+)
+
+// Policy decides which job gets a free slot. It is the whole scheduling
+// contract: the core owns time, slots, tasks and locality, and asks the policy
+// once per free slot whenever a node offers slots. The core then launches the
+// chosen job's best-placed pending task of that kind (node-local, then
+// rack-local, then any), so a policy that cares about locality, like delay
+// scheduling, asks State.BestLocality first and answers Later to wait.
+//
+// A Policy serves one run at a time; runs call Start (if it has one) first, so
+// one value may serve several runs in turn. The optional interfaces below add
+// hooks; the core finds them by type assertion.
+type Policy interface {
+	// Name labels the policy in results, e.g. "fair D=10".
+	Name() string
+	// Assign returns the job (index into the workload's jobs) that gets the
+	// free slot of the given kind on node, or Idle or Later. The job must have a
+	// pending task of that kind (State.Pending); anything else is a programming
+	// error and panics.
+	Assign(s *State, node int, kind Kind) int
+}
+
+// Starter is a policy that resets its state at the start of every run.
+type Starter interface {
+	Start(s *State)
+}
+
+// ArrivalObserver learns of every job when it is submitted, before any slot
+// is offered at that time.
+type ArrivalObserver interface {
+	JobArrived(s *State, job int)
+}
+
+// TaskObserver learns of every task that ends (not of killed ones), after the
+// core has updated its counts and before the freed slot is offered.
+type TaskObserver interface {
+	TaskEnded(s *State, task int)
+}
+
+// FinishObserver learns of every job when its last task ends.
+type FinishObserver interface {
+	JobFinished(s *State, job int)
+}
+
+// OfferObserver is told when a node starts offering its free slots, before
+// the first Assign of the offer: a scheduling point at which, for example,
+// dynamic priorities are recomputed.
+type OfferObserver interface {
+	Offering(s *State, node int)
+}
+
+// Periodic is a policy with an allocation interval: Tick is called every
+// Interval seconds from time 0 while jobs remain, for example to re-divide
+// slots among users and charge their budgets, and to preempt with State.Kill.
+type Periodic interface {
+	Interval() float64
+	Tick(s *State)
+}

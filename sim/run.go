@@ -1,0 +1,527 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// State is a run in progress. Policies read it through its methods and act
+// on it only through Kill, Wake and SetSlowdown; everything else is the core's.
+type State struct {
+	set     Settings
+	w       *Workload
+	cluster Cluster
+	policy  Policy
+	nodes   int
+	now     float64
+	heap    eventHeap
+	events  int64
+
+	rack     []int32
+	slots    [2]int
+	free     [2][]int16
+	slotTask [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
+	slow     []float64
+
+	tasks   []taskRec
+	jobs    []jobRec
+	users   []string
+	reps    []int32 // replicas of the tasks that read input, task by task
+	repOff  []int32
+	repTask []int32 // the tasks that read input, ascending
+	byNode  blockIndex
+	byRack  blockIndex
+
+	runnable   [2][]int32
+	version    [2]uint64
+	unfinished int
+	busy       [2]float64 // slot-seconds used, of finished and killed attempts
+	lastEnd    float64
+
+	wake     []int32
+	woke     []bool
+	retrying []bool
+
+	observeArrive ArrivalObserver
+	observeTask   TaskObserver
+	observeFinish FinishObserver
+	observeOffer  OfferObserver
+}
+
+// Run simulates workload w under policy p. A nil Settings is the zero
+// Settings. The workload is validated first; its errors wrap
+// ErrInvalidWorkload.
+func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
+	st, err := set.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	s := compile(w, st)
+	s.policy = p
+	s.observeArrive, _ = p.(ArrivalObserver)
+	s.observeTask, _ = p.(TaskObserver)
+	s.observeFinish, _ = p.(FinishObserver)
+	s.observeOffer, _ = p.(OfferObserver)
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+func (s *State) loop() error {
+	s.unfinished = len(s.jobs)
+	s.heap.ev = make([]event, 0, len(s.jobs)+s.nodes*(s.slots[0]+s.slots[1])+16)
+	for j := range s.jobs {
+		s.heap.push(event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)})
+	}
+	if h := s.set.Heartbeat; h > 0 {
+		for n := range s.nodes {
+			s.heap.push(event{t: h * float64(n) / float64(s.nodes), kind: evHeartbeat, arg: int32(n)})
+		}
+	}
+	if st, ok := s.policy.(Starter); ok {
+		st.Start(s)
+	}
+	per, periodic := s.policy.(Periodic)
+	if periodic {
+		if iv := per.Interval(); !(iv > 0) || math.IsInf(iv, 0) {
+			return fmt.Errorf("sim: policy %s: allocation interval must be finite and positive, got %v", s.policy.Name(), iv)
+		}
+		s.heap.push(event{t: 0, kind: evTick})
+	}
+	for s.unfinished > 0 && s.heap.len() > 0 {
+		e := s.heap.pop()
+		s.now = e.t
+		s.events++
+		switch e.kind {
+		case evArrive:
+			s.arrive(int(e.arg))
+		case evTaskEnd:
+			s.taskEnd(e.arg, e.attempt)
+		case evReduceReady:
+			s.reducesReady(int(e.arg))
+		case evHeartbeat:
+			s.poke(int(e.arg))
+			s.heap.push(event{t: e.t + s.set.Heartbeat, kind: evHeartbeat, arg: e.arg})
+		case evRetry:
+			s.retrying[e.arg] = false
+			s.poke(int(e.arg))
+		case evTick:
+			per.Tick(s)
+			s.heap.push(event{t: e.t + per.Interval(), kind: evTick})
+		}
+		// Slots are offered once everything that happens at this instant has
+		// happened: two jobs submitted at t = 0 compete for the same slots.
+		if s.heap.len() == 0 || s.heap.ev[0].t > s.now {
+			s.drain()
+		}
+	}
+	if s.unfinished > 0 {
+		return fmt.Errorf("sim: policy %s stalled at t = %g s: %d jobs unfinished and nothing left to happen", s.policy.Name(), s.now, s.unfinished)
+	}
+	return nil
+}
+
+// drain offers the slots of every node woken at this instant, in the order
+// they were woken; offers may wake more nodes.
+func (s *State) drain() {
+	for i := 0; i < len(s.wake); i++ {
+		n := s.wake[i]
+		s.woke[n] = false
+		s.offer(int(n))
+	}
+	s.wake = s.wake[:0]
+}
+
+// Wake asks for node's free slots to be offered once the events of the
+// current instant are done. With heartbeats it does nothing: the node offers them at its next
+// heartbeat, as in Hadoop.
+func (s *State) Wake(node int) {
+	if s.set.Heartbeat == 0 {
+		s.poke(node)
+	}
+}
+
+func (s *State) poke(node int) {
+	if s.woke[node] {
+		return
+	}
+	s.woke[node] = true
+	s.wake = append(s.wake, int32(node))
+}
+
+// wakeIdle wakes every node with a free slot of kind, without heartbeats.
+func (s *State) wakeIdle(k Kind) {
+	if s.set.Heartbeat > 0 {
+		return
+	}
+	for n, f := range s.free[k] {
+		if f > 0 {
+			s.poke(n)
+		}
+	}
+}
+
+func (s *State) offer(node int) {
+	if s.free[Map][node] == 0 && s.free[Reduce][node] == 0 {
+		return
+	}
+	if s.observeOffer != nil {
+		s.observeOffer.Offering(s, node)
+	}
+	for k := Map; k <= Reduce; k++ {
+		for s.free[k][node] > 0 && len(s.runnable[k]) > 0 {
+			j := s.policy.Assign(s, node, k)
+			if j < 0 {
+				if j == Later && s.set.Heartbeat == 0 && !s.retrying[node] {
+					s.retrying[node] = true
+					s.heap.push(event{t: s.now + s.set.IdleRetry, kind: evRetry, arg: int32(node)})
+				}
+				break
+			}
+			s.launch(j, node, k)
+		}
+	}
+}
+
+func (s *State) arrive(j int) {
+	jr := &s.jobs[j]
+	jr.arrived = true
+	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1})
+	if jr.pending[Map] > 0 {
+		s.addRunnable(j, Map)
+	}
+	if jr.mapHi == jr.mapLo {
+		s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+	}
+	if s.observeArrive != nil {
+		s.observeArrive.JobArrived(s, j)
+	}
+	s.wakeIdle(Map)
+}
+
+func (s *State) reducesReady(j int) {
+	jr := &s.jobs[j]
+	jr.redsReady = true
+	if jr.pending[Reduce] > 0 {
+		s.addRunnable(j, Reduce)
+		s.wakeIdle(Reduce)
+	}
+}
+
+func (s *State) addRunnable(j int, k Kind) {
+	jr := &s.jobs[j]
+	if jr.runPos[k] >= 0 {
+		return
+	}
+	jr.runPos[k] = int32(len(s.runnable[k]))
+	s.runnable[k] = append(s.runnable[k], int32(j))
+	s.version[k]++
+}
+
+func (s *State) removeRunnable(j int, k Kind) {
+	jr := &s.jobs[j]
+	i := jr.runPos[k]
+	if i < 0 {
+		return
+	}
+	last := s.runnable[k][len(s.runnable[k])-1]
+	s.runnable[k][i] = last
+	s.jobs[last].runPos[k] = i
+	s.runnable[k] = s.runnable[k][:len(s.runnable[k])-1]
+	jr.runPos[k] = -1
+	s.version[k]++
+}
+
+// findTask returns job j's best pending task of kind for node and its
+// locality, advancing the indexes' cursors past launched tasks.
+func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
+	jr := &s.jobs[j]
+	best, bestLoc := int32(-1), NoInput+1
+	for _, t := range jr.requeued {
+		if s.tasks[t].kind != k {
+			continue
+		}
+		if l := s.locality(t, node); best < 0 || rank(l) < rank(bestLoc) {
+			best, bestLoc = t, l
+		}
+	}
+	if best >= 0 && rank(bestLoc) == 0 {
+		return best, bestLoc
+	}
+	if k == Map && !jr.noInput {
+		if r := s.byNode.find(node, int32(j)); r != nil {
+			if t := s.byNode.next(r, s.tasks); t >= 0 {
+				return t, NodeLocal
+			}
+		}
+		if best >= 0 && bestLoc == RackLocal {
+			return best, bestLoc
+		}
+		if r := s.byRack.find(int(s.rack[node]), int32(j)); r != nil {
+			if t := s.byRack.next(r, s.tasks); t >= 0 {
+				return t, RackLocal
+			}
+		}
+		if best >= 0 {
+			return best, bestLoc
+		}
+	} else if best >= 0 {
+		return best, bestLoc
+	}
+	hi := jr.mapHi
+	if k == Reduce {
+		hi = jr.redHi
+	}
+	for c := jr.cursor[k]; c < hi; c++ {
+		if s.tasks[c].state == taskPending {
+			jr.cursor[k] = c
+			l := NoInput
+			if k == Map && !jr.noInput {
+				l = Remote
+			}
+			return c, l
+		}
+	}
+	jr.cursor[k] = hi
+	return -1, NoInput
+}
+
+// rank orders localities for choosing: a task that reads no input is as good
+// as a node-local one.
+func rank(l Locality) int {
+	if l == NoInput {
+		return 0
+	}
+	return int(l)
+}
+
+// locality is where task t would run on node, from its replicas.
+func (s *State) locality(t int32, node int) Locality {
+	if s.tasks[t].kind == Reduce || s.jobs[s.tasks[t].job].noInput {
+		return NoInput
+	}
+	k, _ := slices.BinarySearch(s.repTask, t)
+	rs := s.reps[s.repOff[k]:s.repOff[k+1]]
+	l := Remote
+	for _, n := range rs {
+		if int(n) == node {
+			return NodeLocal
+		}
+		if s.rack[n] == s.rack[node] {
+			l = RackLocal
+		}
+	}
+	return l
+}
+
+func (s *State) launch(j, node int, k Kind) {
+	jr := &s.jobs[j]
+	if jr.pending[k] == 0 || !jr.arrived || (k == Reduce && !jr.redsReady) {
+		panic(fmt.Sprintf("sim: policy %s assigned job %d, which has no pending %s task", s.policy.Name(), j, k))
+	}
+	t, loc := s.findTask(j, node, k)
+	if i := slices.Index(jr.requeued, t); i >= 0 {
+		jr.requeued = slices.Delete(jr.requeued, i, i+1)
+	}
+	tr := &s.tasks[t]
+	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
+	d := tr.base * s.slow[node]
+	switch loc {
+	case RackLocal:
+		d *= s.set.RackFactor
+	case Remote:
+		d *= s.set.RemoteFactor
+	}
+	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
+	slots[slices.Index(slots, -1)] = t
+	s.free[k][node]--
+	jr.pending[k]--
+	jr.running[k]++
+	if jr.pending[k] == 0 {
+		s.removeRunnable(j, k)
+	}
+	if !jr.started {
+		jr.started, jr.start = true, s.now
+	}
+	s.heap.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
+	s.trace(TraceEvent{Time: s.now, Kind: TraceStart, Job: j, Task: int(t), Node: node, Locality: loc})
+}
+
+// freeSlot releases task t's slot and adds its time to the busy total.
+func (s *State) freeSlot(t int32) {
+	tr := &s.tasks[t]
+	k, node := tr.kind, int(tr.node)
+	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
+	slots[slices.Index(slots, t)] = -1
+	s.free[k][node]++
+	s.busy[k] += s.now - tr.start
+	s.jobs[tr.job].running[k]--
+}
+
+func (s *State) taskEnd(t int32, attempt uint16) {
+	tr := &s.tasks[t]
+	if tr.attempt != attempt || tr.state != taskRunning {
+		return // a killed attempt's end
+	}
+	s.freeSlot(t)
+	tr.state = taskDone
+	j := int(tr.job)
+	jr := &s.jobs[j]
+	k := tr.kind
+	jr.done[k]++
+	if k == Map {
+		jr.loc[tr.loc]++
+	}
+	s.trace(TraceEvent{Time: s.now, Kind: TraceEnd, Job: j, Task: int(t), Node: int(tr.node), Locality: tr.loc})
+	if k == Map && jr.done[Map] == jr.mapHi-jr.mapLo && jr.redHi > jr.redLo {
+		s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+	}
+	finished := jr.done[Map]+jr.done[Reduce] == jr.redHi-jr.mapLo
+	if finished {
+		jr.finished, jr.finish = true, s.now
+		s.unfinished--
+		s.lastEnd = s.now
+		s.trace(TraceEvent{Time: s.now, Kind: TraceFinish, Job: j, Task: -1, Node: -1})
+	}
+	if s.observeTask != nil {
+		s.observeTask.TaskEnded(s, int(t))
+	}
+	if finished && s.observeFinish != nil {
+		s.observeFinish.JobFinished(s, j)
+	}
+	s.Wake(int(tr.node))
+}
+
+// Kill stops a running task: its work is lost, its slot is freed (and
+// offered, as after a task end) and it waits to run again, first in its job.
+// It reports whether the task was running.
+func (s *State) Kill(task int) bool {
+	tr := &s.tasks[task]
+	if tr.state != taskRunning {
+		return false
+	}
+	s.freeSlot(int32(task))
+	tr.state = taskPending
+	tr.attempt++
+	j := int(tr.job)
+	jr := &s.jobs[j]
+	jr.pending[tr.kind]++
+	jr.requeued = append(jr.requeued, int32(task))
+	s.addRunnable(j, tr.kind)
+	s.trace(TraceEvent{Time: s.now, Kind: TraceKill, Job: j, Task: task, Node: int(tr.node), Locality: tr.loc})
+	s.Wake(int(tr.node))
+	return true
+}
+
+// SetSlowdown makes tasks that start on node from now on run factor times
+// longer (a node on an overcommitted machine, for example); factor ≥ 1 is
+// usual, and it must be finite and positive.
+func (s *State) SetSlowdown(node int, factor float64) {
+	if !finitePositive(factor) {
+		panic(fmt.Sprintf("sim: SetSlowdown(%d, %v): factor must be finite and positive", node, factor))
+	}
+	s.slow[node] = factor
+}
+
+func (s *State) trace(e TraceEvent) {
+	if s.set.Trace != nil {
+		s.set.Trace.Event(e)
+	}
+}
+
+// Now is the current simulated time in seconds.
+func (s *State) Now() float64 { return s.now }
+
+// Nodes is the number of nodes, extras included.
+func (s *State) Nodes() int { return s.nodes }
+
+// Rack is node's rack.
+func (s *State) Rack(node int) int { return int(s.rack[node]) }
+
+// Slots is the number of slots of kind per node.
+func (s *State) Slots(k Kind) int { return s.slots[k] }
+
+// FreeSlots is the number of node's free slots of kind.
+func (s *State) FreeSlots(node int, k Kind) int { return int(s.free[k][node]) }
+
+// SlotTask is the task in node's slot i of kind, or −1.
+func (s *State) SlotTask(node int, k Kind, i int) int {
+	return int(s.slotTask[k][node*s.slots[k]+i])
+}
+
+// Jobs is the number of jobs in the workload.
+func (s *State) Jobs() int { return len(s.jobs) }
+
+// Job is job j's specification (read only).
+func (s *State) Job(j int) *Job { return &s.w.Jobs[j] }
+
+// User is job j's user as a small integer, users numbered in order of first
+// appearance in the workload; Users is how many there are.
+func (s *State) User(j int) int { return int(s.jobs[j].user) }
+
+// Users is the number of distinct users.
+func (s *State) Users() int { return len(s.users) }
+
+// Arrived reports whether job j has been submitted.
+func (s *State) Arrived(j int) bool { return s.jobs[j].arrived }
+
+// Finished reports whether job j's last task has ended.
+func (s *State) Finished(j int) bool { return s.jobs[j].finished }
+
+// Pending is the number of job j's tasks of kind that could start now.
+func (s *State) Pending(j int, k Kind) int {
+	jr := &s.jobs[j]
+	if !jr.arrived || (k == Reduce && !jr.redsReady) {
+		return 0
+	}
+	return int(jr.pending[k])
+}
+
+// Remaining is the number of job j's tasks of kind not yet done.
+func (s *State) Remaining(j int, k Kind) int {
+	jr := &s.jobs[j]
+	if k == Map {
+		return int(jr.mapHi-jr.mapLo) - int(jr.done[Map])
+	}
+	return int(jr.redHi-jr.redLo) - int(jr.done[Reduce])
+}
+
+// Running is the number of job j's tasks of kind running now.
+func (s *State) Running(j int, k Kind) int { return int(s.jobs[j].running[k]) }
+
+// Runnable lists the jobs with a task of kind that could start now, in no
+// particular order. The slice is the core's: read it, do not keep it past the
+// call. RunnableVersion changes whenever the set changes, so a policy can keep
+// its own ordering and rebuild it only then.
+func (s *State) Runnable(k Kind) []int32 { return s.runnable[k] }
+
+// RunnableVersion counts changes to Runnable(k).
+func (s *State) RunnableVersion(k Kind) uint64 { return s.version[k] }
+
+// BestLocality is the best locality job j's pending tasks of kind can have on
+// node: what it would get if it were given the slot now.
+func (s *State) BestLocality(j, node int, k Kind) Locality {
+	_, l := s.findTask(j, node, k)
+	return l
+}
+
+// TaskJob, TaskKind, TaskNode and TaskStart describe task t (its node and
+// start are those of its current or last attempt).
+func (s *State) TaskJob(t int) int { return int(s.tasks[t].job) }
+
+// TaskKind is task t's kind.
+func (s *State) TaskKind(t int) Kind { return s.tasks[t].kind }
+
+// TaskNode is the node of task t's current or last attempt, −1 before.
+func (s *State) TaskNode(t int) int { return int(s.tasks[t].node) }
+
+// TaskStart is the start time of task t's current or last attempt.
+func (s *State) TaskStart(t int) float64 { return s.tasks[t].start }
+
+// TaskBase is task t's base duration: node-local on an unslowed node.
+func (s *State) TaskBase(t int) float64 { return s.tasks[t].base }

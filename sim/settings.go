@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Settings tune a run. The zero value is valid: every field's doc gives its
+// default. Times are seconds of simulated (logical) time.
+type Settings struct {
+	// Seed is the master seed. Block placement and everything else random is
+	// derived from it, so one seed names one run.
+	Seed uint64
+	// Heartbeat is the period, in seconds, at which every node offers its free
+	// slots, as Hadoop's TaskTrackers do; node i's first heartbeat comes at
+	// i·Heartbeat/nodes, which spreads them without randomness. 0 (the default)
+	// offers a node's slots at once whenever a task on it ends, and all free
+	// slots when a job arrives or its reduces become ready.
+	Heartbeat float64
+	// IdleRetry is how long, in seconds, a slot that a policy left idle on
+	// purpose (Later, as delay scheduling does) waits before it is offered again
+	// when there are no heartbeats. Default 1 s.
+	IdleRetry float64
+	// RackFactor and RemoteFactor multiply the duration of a map task that runs
+	// rack-local or off-rack. Seed 001 reports local tasks running up to 2× faster
+	// than remote ones, so the defaults are 1.2 (in-rack bandwidth is much higher
+	// than cross-rack) and 2.
+	RackFactor, RemoteFactor float64
+	// IgnoreLocality runs every map task as if it read no block: no factor, and
+	// locality counted as "none". Hand-worked traces use it.
+	IgnoreLocality bool
+	// Trace, if not nil, receives every event of the run in order.
+	Trace Tracer
+}
+
+// withDefaults validates s and returns a copy with defaults filled in; a nil
+// s is the zero Settings.
+func (s *Settings) withDefaults() (Settings, error) {
+	var out Settings
+	if s != nil {
+		out = *s
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Heartbeat", out.Heartbeat}, {"IdleRetry", out.IdleRetry}, {"RackFactor", out.RackFactor}, {"RemoteFactor", out.RemoteFactor}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return out, fmt.Errorf("sim: settings: %s must be finite and not negative, got %v", f.name, f.v)
+		}
+	}
+	if out.IdleRetry == 0 {
+		out.IdleRetry = 1
+	}
+	if out.RackFactor == 0 {
+		out.RackFactor = 1.2
+	}
+	if out.RemoteFactor == 0 {
+		out.RemoteFactor = 2
+	}
+	if out.RackFactor < 1 || out.RemoteFactor < 1 {
+		return out, fmt.Errorf("sim: settings: RackFactor and RemoteFactor must be at least 1 (non-local tasks are not faster), got %v and %v", out.RackFactor, out.RemoteFactor)
+	}
+	return out, nil
+}
+
+// derive returns a seed for one component, so components draw from
+// independent streams of the one master seed (splitmix64 finaliser).
+func derive(seed uint64, component uint64) uint64 {
+	z := seed + component*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
