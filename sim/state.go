@@ -274,4 +274,3 @@ func (s *State) placeBlocks(c Cluster) {
 	s.byNode = buildIndex(s.nodes, eachReplica(nodeOf, false), jobOf)
 	s.byRack = buildIndex(c.Racks, eachReplica(rackOf, true), jobOf)
 }
-
