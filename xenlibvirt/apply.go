@@ -1,0 +1,649 @@
+package xenlibvirt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/packer-sched/packer/optimize"
+)
+
+// Errors an apply run ends with, for callers that branch.
+var (
+	// ErrInterrupted: the context was cancelled (SIGINT/SIGTERM).
+	ErrInterrupted = errors.New("interrupted")
+	// ErrPhaseTimeout: a phase's VMs did not all power off in time.
+	ErrPhaseTimeout = errors.New("phase timed out")
+	// ErrStateExists: the state file lists live VMs and --resume was not given.
+	ErrStateExists = errors.New("state file lists VMs that may still exist")
+)
+
+// Settings tune Apply. The zero value applies every phase, four VM operations
+// at a time, waiting as long as the jobs take, and journals nowhere.
+type Settings struct {
+	// Parallel bounds how many VMs are being created or started at once
+	// across all hosts; default 4.
+	Parallel int
+	// PhaseTimeout fails a phase whose VMs have not all powered off after
+	// this long; 0 waits for ever.
+	PhaseTimeout time.Duration
+	// OnePhase applies only phase Phase (deploy, wait, tear down) and returns.
+	OnePhase bool
+	Phase    int
+	// Resume continues the journal at StatePath: it first tears down what
+	// the journal lists as live, then applies from the first phase not done.
+	Resume bool
+	// KeepOnInterrupt leaves the phase in flight running when interrupted.
+	KeepOnInterrupt bool
+	// DryRun validates against the hosts and writes the domain XML and every
+	// action to Log, changing nothing.
+	DryRun bool
+	// StatePath is the journal file, rewritten after every step; "" keeps
+	// the journal in memory only.
+	StatePath string
+	// Log receives one line per action; nil discards them.
+	Log io.Writer
+}
+
+func (s *Settings) validate(pl *optimize.Plan) error {
+	if s.Parallel < 0 {
+		return fmt.Errorf("xenlibvirt: settings: parallel %d is negative", s.Parallel)
+	}
+	if s.Parallel == 0 {
+		s.Parallel = 4
+	}
+	if s.PhaseTimeout < 0 {
+		return fmt.Errorf("xenlibvirt: settings: phase timeout %v is negative", s.PhaseTimeout)
+	}
+	if s.OnePhase && (s.Phase < 0 || s.Phase >= len(pl.Phases)) {
+		return fmt.Errorf("xenlibvirt: settings: phase %d outside the plan's 0..%d", s.Phase, len(pl.Phases)-1)
+	}
+	if s.Log == nil {
+		s.Log = io.Discard
+	}
+	return nil
+}
+
+// Hosts holds one open Hypervisor per plan host, with the facts gathered
+// from it; Connect opens them all before anything is changed.
+type Hosts struct {
+	Inventory *Inventory
+	HVs       []Hypervisor
+	Facts     []HostFacts
+}
+
+// Connect opens the plan's hosts (inventory hosts 0..P−1) and gathers their
+// facts. A host that cannot be reached fails the whole call, naming it; the
+// hosts already opened are closed.
+func Connect(pl *optimize.Plan, inv *Inventory, c Connector) (*Hosts, error) {
+	n := min(pl.Cluster.Hosts, len(inv.Hosts))
+	hs := &Hosts{Inventory: inv}
+	for i := 0; i < n; i++ {
+		h := inv.Hosts[i]
+		hv, err := c.Connect(h)
+		if err != nil {
+			hs.Close()
+			return nil, fmt.Errorf("host %s (%s): %w", h.Name, h.URI, err)
+		}
+		hs.HVs = append(hs.HVs, hv)
+		f, err := Gather(hv, h, inv)
+		if err != nil {
+			hs.Close()
+			return nil, err
+		}
+		hs.Facts = append(hs.Facts, f)
+	}
+	return hs, nil
+}
+
+// Close closes every connection.
+func (hs *Hosts) Close() {
+	for _, hv := range hs.HVs {
+		_ = hv.Close()
+	}
+	hs.HVs = nil
+}
+
+// Apply deploys a plan onto the hosts, phase by phase: it checks the plan
+// against the inventory and hosts first (CheckError), then for each phase
+// creates every VM's overlay, defines and starts the VMs with bounded
+// parallelism, waits for lifecycle events saying every VM powered off, and
+// destroys, undefines and deletes them. A failure or interruption tears the
+// phase in flight down (unless KeepOnInterrupt) and returns an error naming
+// host and VM; the journal, returned in every case once it exists, says
+// where things stand.
+func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Journal, error) {
+	var set Settings
+	if s != nil {
+		set = *s
+	}
+	if err := set.validate(pl); err != nil {
+		return nil, err
+	}
+	d, err := NewDeployment(pl, hs.Inventory, hs.Facts)
+	if err != nil {
+		return nil, err
+	}
+	if set.DryRun {
+		return nil, dryRun(set.Log, d, &set)
+	}
+	r := &run{plan: pl, hs: hs, set: &set, d: d}
+	if err := r.openJournal(); err != nil {
+		return nil, err
+	}
+	return r.j, r.apply(ctx)
+}
+
+// run is one apply: the journal and the lock that serialises its writes.
+type run struct {
+	plan *optimize.Plan
+	hs   *Hosts
+	set  *Settings
+	d    *Deployment
+	mu   sync.Mutex
+	j    *Journal
+}
+
+func (r *run) openJournal() error {
+	var old *Journal
+	if r.set.StatePath != "" {
+		if _, err := os.Stat(r.set.StatePath); err == nil {
+			j, err := ReadJournalFile(r.set.StatePath)
+			if err != nil {
+				return err
+			}
+			old = j
+		}
+	}
+	switch {
+	case r.set.Resume && old == nil:
+		return fmt.Errorf("--resume: no state file %q", r.set.StatePath)
+	case old != nil && old.Plan != r.plan.ID && len(old.LiveVMs()) > 0:
+		return fmt.Errorf("%w: %s is plan %s's, with %d live VMs; destroy them first (packer destroy --state %s)",
+			ErrStateExists, r.set.StatePath, old.Plan, len(old.LiveVMs()), r.set.StatePath)
+	case r.set.Resume && old.Plan != r.plan.ID:
+		return fmt.Errorf("--resume: %s is plan %s's, not %s's", r.set.StatePath, old.Plan, r.plan.ID)
+	case !r.set.Resume && old != nil && len(old.LiveVMs()) > 0:
+		return fmt.Errorf("%w: %s lists %d (first %s on %s); continue with --resume or remove them with packer destroy",
+			ErrStateExists, r.set.StatePath, len(old.LiveVMs()), old.LiveVMs()[0].Name, old.LiveVMs()[0].Host)
+	}
+	r.j = NewJournal(r.d)
+	if old != nil && old.Plan == r.plan.ID && len(old.Phases) == len(r.j.Phases) && (r.set.Resume || r.set.OnePhase) {
+		// Resuming, or driving phases one at a time: keep the history.
+		r.j = old
+	}
+	r.j.Error = ""
+	return nil
+}
+
+// step records one change in the journal and saves it; callers hold no lock.
+func (r *run) step(change func(j *Journal), format string, a ...any) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	change(r.j)
+	msg := fmt.Sprintf(format, a...)
+	r.j.Step++
+	r.j.Log = append(r.j.Log, fmt.Sprintf("%d %s", r.j.Step, msg))
+	fmt.Fprintln(r.set.Log, msg)
+	if r.set.StatePath == "" {
+		return nil
+	}
+	if err := r.j.Save(r.set.StatePath); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
+}
+
+func (r *run) apply(ctx context.Context) error {
+	if err := r.step(func(j *Journal) { j.Status = StatusRunning }, "apply plan %s", r.plan.ID); err != nil {
+		return err
+	}
+	if live := r.j.LiveVMs(); len(live) > 0 {
+		// Resuming: what the failed phase left behind goes first.
+		if err := r.teardown(live); err != nil {
+			return r.finish(StatusFailed, fmt.Errorf("resume: clearing what the last run left: %w", err))
+		}
+	}
+	first, last := r.j.NextPhase(), len(r.d.Phases)-1
+	if !r.set.Resume {
+		first = 0
+	}
+	if r.set.OnePhase {
+		first, last = r.set.Phase, r.set.Phase
+	}
+	for p := first; p <= last; p++ {
+		if err := ctx.Err(); err != nil {
+			return r.finish(StatusInterrupted, ErrInterrupted)
+		}
+		if err := r.phase(ctx, r.d.Phases[p]); err != nil {
+			status := StatusFailed
+			if errors.Is(err, ErrInterrupted) {
+				status = StatusInterrupted
+			}
+			return r.finish(status, err)
+		}
+	}
+	status := StatusDone
+	if r.j.NextPhase() < len(r.j.Phases) {
+		status = StatusPending // phases remain for later --phase runs
+	}
+	return r.finish(status, nil)
+}
+
+func (r *run) finish(status string, err error) error {
+	msg := "apply " + status
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	if serr := r.step(func(j *Journal) {
+		j.Status = status
+		if err != nil {
+			j.Error = err.Error()
+		}
+	}, "%s", msg); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+func (r *run) setPhase(p int, status string, err error) error {
+	msg := fmt.Sprintf("phase %d %s", p, status)
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return r.step(func(j *Journal) {
+		j.Phases[p].Status = status
+		j.Phases[p].Error = ""
+		if err != nil {
+			j.Phases[p].Error = err.Error()
+		}
+	}, "%s", msg)
+}
+
+// phase runs one phase to completion, or tears it down on failure.
+func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
+	if err := r.setPhase(pd.Index, StatusRunning, nil); err != nil {
+		return err
+	}
+	// Watch before starting anything, so no power-off goes unseen.
+	q := newEventQueue()
+	for hi, hv := range r.hs.HVs {
+		stop, err := hv.Watch(func(ev Event) { q.push(hi, ev) })
+		if err != nil {
+			return r.failPhase(pd, fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[hi].Name, err), false)
+		}
+		defer stop()
+	}
+	if err := r.launch(ctx, pd); err != nil {
+		return r.failPhase(pd, err, ctx.Err() != nil)
+	}
+	if err := r.wait(ctx, pd, q); err != nil {
+		return r.failPhase(pd, err, ctx.Err() != nil)
+	}
+	if err := r.teardown(r.phaseRecords(pd.Index)); err != nil {
+		return r.failPhase(pd, err, false)
+	}
+	return r.setPhase(pd.Index, StatusDone, nil)
+}
+
+// failPhase tears the phase down (or keeps it, if interrupted and asked to)
+// and records why it ended.
+func (r *run) failPhase(pd PhaseDeploy, cause error, interrupted bool) error {
+	status := StatusFailed
+	if interrupted {
+		status, cause = StatusInterrupted, fmt.Errorf("%w: %v", ErrInterrupted, cause)
+		if r.set.KeepOnInterrupt {
+			_ = r.setPhase(pd.Index, status, fmt.Errorf("%v; VMs kept running (--keep-on-interrupt)", cause))
+			return cause
+		}
+	}
+	if terr := r.teardown(r.phaseRecords(pd.Index)); terr != nil {
+		cause = fmt.Errorf("%w; tearing the phase down: %v", cause, terr)
+	}
+	_ = r.setPhase(pd.Index, status, cause)
+	return cause
+}
+
+func (r *run) phaseRecords(p int) []VMRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []VMRecord
+	for _, v := range r.j.VMs {
+		if v.Phase == p && v.Live() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (r *run) hostIndex(uri string) int {
+	for i, h := range r.hs.Inventory.Hosts[:len(r.hs.HVs)] {
+		if h.URI == uri {
+			return i
+		}
+	}
+	return -1
+}
+
+// launch creates, defines and starts the phase's VMs, Parallel at a time.
+// The first failure stops further launches; VMs in flight finish their step.
+func (r *run) launch(ctx context.Context, pd PhaseDeploy) error {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		emu   sync.Mutex
+		first error
+		sem   = make(chan struct{}, r.set.Parallel)
+	)
+	fail := func(err error) {
+		emu.Lock()
+		if first == nil {
+			first = err
+		}
+		emu.Unlock()
+		cancel()
+	}
+	for _, vm := range pd.VMs {
+		select {
+		case sem <- struct{}{}:
+		case <-lctx.Done():
+		}
+		if lctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := r.launchVM(lctx, pd.Index, vm); err != nil {
+				fail(fmt.Errorf("host %s: VM %s: %w", vm.HostName, vm.Name, err))
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
+	hv := r.hs.HVs[vm.Host]
+	inv := r.hs.Inventory
+	rec := func(state string) func(*Journal) {
+		return func(j *Journal) {
+			v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
+			v.Disk, v.State = vm.DiskPath, state
+		}
+	}
+	// A domain of this name that exists already is not ours to replace:
+	// defining over it would take it over.
+	if _, err := hv.Domain(vm.Name); err == nil {
+		return fmt.Errorf("define: a domain named %s already exists; packer leaves it alone", vm.Name)
+	} else if !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("look up domain: %w", err)
+	}
+	path, err := hv.CreateOverlay(vm.Pool, vm.Volume, inv.Image, inv.ImageFormat, inv.DiskGiB)
+	if err != nil {
+		return err
+	}
+	vm.DiskPath = path
+	if err := r.step(rec(StateDisk), "p%d %s %s: disk %s created", phase, vm.HostName, vm.Name, path); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := hv.Define(vm.XML); err != nil {
+		return fmt.Errorf("define: %w", err)
+	}
+	if err := r.step(rec(StateDefined), "p%d %s %s: defined", phase, vm.HostName, vm.Name); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := hv.Start(vm.Name); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	return r.step(rec(StateRunning), "p%d %s %s: started", phase, vm.HostName, vm.Name)
+}
+
+// eventQueue collects events from libvirt's event loop without ever blocking
+// it; wait drains it.
+type eventQueue struct {
+	mu     sync.Mutex
+	evs    []hostEvent
+	signal chan struct{}
+}
+
+type hostEvent struct {
+	host int
+	Event
+}
+
+func newEventQueue() *eventQueue { return &eventQueue{signal: make(chan struct{}, 1)} }
+
+func (q *eventQueue) push(host int, ev Event) {
+	q.mu.Lock()
+	q.evs = append(q.evs, hostEvent{host, ev})
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) drain() []hostEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	evs := q.evs
+	q.evs = nil
+	return evs
+}
+
+// wait returns once every VM of the phase has powered off by itself. A VM
+// that crashes or is stopped any other way, a lost connection, the phase
+// timeout or the context end the wait with an error.
+func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
+	type key struct {
+		host int
+		name string
+	}
+	pending := map[key]VMDeploy{}
+	for _, vm := range pd.VMs {
+		pending[key{vm.Host, vm.Name}] = vm
+	}
+	var timeout <-chan time.Time
+	if r.set.PhaseTimeout > 0 {
+		t := time.NewTimer(r.set.PhaseTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for len(pending) > 0 {
+		select {
+		case <-ctx.Done():
+			return ErrInterrupted
+		case <-timeout:
+			var names []string
+			for k := range pending {
+				names = append(names, k.name)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("%w after %v: %d VMs still running: %s", ErrPhaseTimeout, r.set.PhaseTimeout, len(names), strings.Join(names, ", "))
+		case <-q.signal:
+		}
+		for _, ev := range q.drain() {
+			host := r.hs.Inventory.Hosts[ev.host].Name
+			if ev.Err != nil {
+				return fmt.Errorf("host %s: %w", host, ev.Err)
+			}
+			vm, ok := pending[key{ev.host, ev.Domain}]
+			if !ok {
+				continue
+			}
+			if !ev.Shutdown {
+				return fmt.Errorf("host %s: VM %s %s before its job finished", host, vm.Name, ev.Reason)
+			}
+			delete(pending, key{ev.host, ev.Domain})
+			if err := r.step(func(j *Journal) { j.vm(pd.Index, vm.Name, vm.HostName, vm.HostURI).State = StateFinished },
+				"p%d %s %s: powered off, job %s done on it", pd.Index, host, vm.Name, vm.Meta.Job); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// teardown removes what the records list, host by host, checking ownership
+// before every destructive call. It goes on past a failing VM and returns
+// the first error.
+func (r *run) teardown(recs []VMRecord) error {
+	var first error
+	for _, rec := range recs {
+		hi := r.hostIndex(rec.HostURI)
+		if hi < 0 {
+			if first == nil {
+				first = fmt.Errorf("host %s (%s) of VM %s is not among the plan's hosts", rec.Host, rec.HostURI, rec.Name)
+			}
+			continue
+		}
+		if err := removeVM(r.hs.HVs[hi], r.j.Plan, r.j.Image, rec, func(state, msg string) error {
+			return r.step(func(j *Journal) { j.vm(rec.Phase, rec.Name, rec.Host, rec.HostURI).State = state },
+				"p%d %s %s: %s", rec.Phase, rec.Host, rec.Name, msg)
+		}); err != nil && first == nil {
+			first = fmt.Errorf("host %s: VM %s: %w", rec.Host, rec.Name, err)
+		}
+	}
+	return first
+}
+
+// removeVM tears one journaled VM down: the domain only if its metadata names
+// this plan and this VM (Owns), the overlay only if it sits on the plan's
+// image. record is called after each step with the new state.
+func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state, msg string) error) error {
+	if rec.hasDomain() {
+		st, err := hv.Domain(rec.Name)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return err
+		case !Owns(plan, rec.Name, st.Meta):
+			return fmt.Errorf("domain %s carries no packer metadata for plan %s; left alone", rec.Name, plan)
+		default:
+			if st.Running {
+				if err := hv.Destroy(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {
+					return fmt.Errorf("destroy: %w", err)
+				}
+			}
+			if err := hv.Undefine(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {
+				return fmt.Errorf("undefine: %w", err)
+			}
+		}
+		if err := record(StateUndefined, "destroyed and undefined"); err != nil {
+			return err
+		}
+		rec.State = StateUndefined
+	}
+	if rec.State == StateDisk || rec.State == StateUndefined {
+		backing, err := hv.Volume(rec.Disk)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return err
+		case backing != image:
+			return fmt.Errorf("disk %s is not an overlay of %s; left alone", rec.Disk, image)
+		default:
+			if err := hv.DeleteVolume(rec.Disk); err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		return record(StateRemoved, "disk "+rec.Disk+" deleted")
+	}
+	return nil
+}
+
+// Destroy removes everything the journal lists as live, and nothing else,
+// connecting to each host the journal names through c, and journals every
+// step to statePath ("" : nowhere).
+func Destroy(j *Journal, c Connector, statePath string, log io.Writer) error {
+	if log == nil {
+		log = io.Discard
+	}
+	r := &run{j: j, set: &Settings{StatePath: statePath, Log: log}}
+	conns := map[string]Hypervisor{}
+	defer func() {
+		for _, hv := range conns {
+			_ = hv.Close()
+		}
+	}()
+	var first error
+	for _, rec := range j.LiveVMs() {
+		hv, ok := conns[rec.HostURI]
+		if !ok {
+			var err error
+			hv, err = c.Connect(InventoryHost{Name: rec.Host, URI: rec.HostURI})
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("host %s (%s): %w", rec.Host, rec.HostURI, err)
+				}
+				continue
+			}
+			conns[rec.HostURI] = hv
+		}
+		if err := removeVM(hv, j.Plan, j.Image, rec, func(state, msg string) error {
+			return r.step(func(j *Journal) { j.vm(rec.Phase, rec.Name, rec.Host, rec.HostURI).State = state },
+				"p%d %s %s: %s", rec.Phase, rec.Host, rec.Name, msg)
+		}); err != nil && first == nil {
+			first = fmt.Errorf("host %s: VM %s: %w", rec.Host, rec.Name, err)
+		}
+	}
+	status, msg := StatusDestroyed, "destroy done"
+	if first != nil {
+		status, msg = StatusFailed, "destroy failed: "+first.Error()
+	}
+	if err := r.step(func(j *Journal) {
+		j.Status = status
+		if first != nil {
+			j.Error = first.Error()
+		}
+	}, "%s", msg); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// dryRun writes what Apply would do, with every domain's XML.
+func dryRun(w io.Writer, d *Deployment, s *Settings) error {
+	fmt.Fprintf(w, "# dry run of plan %s: nothing is changed\n", d.Plan)
+	for _, pd := range d.Phases {
+		if s.OnePhase && pd.Index != s.Phase {
+			continue
+		}
+		fmt.Fprintf(w, "\n## phase %d: %d VMs\n", pd.Index, len(pd.VMs))
+		for _, vm := range pd.VMs {
+			fmt.Fprintf(w, "p%d %s %s: create disk %s (qcow2 overlay of %s in pool %s)\n", pd.Index, vm.HostName, vm.Name, vm.DiskPath, d.Image, vm.Pool)
+			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, hostname %s, master %s)\n", pd.Index, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, vm.Hostname, vm.MasterHostname)
+			fmt.Fprintf(w, "p%d %s %s: start\n", pd.Index, vm.HostName, vm.Name)
+		}
+		fmt.Fprintf(w, "p%d: wait until all %d VMs have powered off", pd.Index, len(pd.VMs))
+		if s.PhaseTimeout > 0 {
+			fmt.Fprintf(w, " (at most %v)", s.PhaseTimeout)
+		}
+		fmt.Fprintln(w)
+		for _, vm := range pd.VMs {
+			fmt.Fprintf(w, "p%d %s %s: destroy, undefine, delete disk %s\n", pd.Index, vm.HostName, vm.Name, vm.DiskPath)
+		}
+		for _, vm := range pd.VMs {
+			fmt.Fprintf(w, "\n<!-- %s on %s -->\n%s", vm.Name, vm.HostName, vm.XML)
+		}
+	}
+	return nil
+}

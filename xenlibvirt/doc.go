@@ -1,0 +1,21 @@
+// Package xenlibvirt applies a plan document to real hosts through libvirt
+// (KVM, QEMU or Xen): it is the effect at the right end of packer's pipeline
+//
+//	plan document + inventory → Check → Deployment (per phase) → Executor → hosts
+//	                                                         ↘ Journal (state file)
+//
+// Everything up to the Deployment is pure and testable without libvirt:
+// ParseInventory reads the operator's inventory, Check compares plan, inventory
+// and what each host's libvirt reports (HostFacts), NewDeployment names every VM
+// (packer-<plan>-p<phase>-<job>-<i>), gives it its identity (MAC, UUID, hostname,
+// master mark) and builds its domain XML with DomainXML, one builder for
+// kvm/qemu and xen. The Executor then walks the phases through the Hypervisor
+// interface, one value per host; the libvirt implementation is Open, and tests
+// run the executor on libvirt's own test driver (package libvirttest).
+//
+// Ownership: packer only stops, undefines or deletes a domain whose <metadata>
+// carries packer's namespace with this plan's id and the VM's own name, and
+// only deletes a disk that its journal says it created, on top of this plan's
+// image. Every step is journaled atomically, so `packer status`, `apply
+// --resume` and `destroy` work from the state file alone.
+package xenlibvirt

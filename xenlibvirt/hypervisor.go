@@ -1,0 +1,76 @@
+package xenlibvirt
+
+import "errors"
+
+// Hypervisor is one host's libvirt, reduced to what apply needs. Open returns
+// the libvirt implementation; tests wrap it to inject faults. Methods are
+// safe for concurrent use.
+type Hypervisor interface {
+	// Facts reports the driver type, domain types, CPUs and memory. Gather
+	// fills in the pools and images.
+	Facts() (HostFacts, error)
+	// Pool resolves a disk of the inventory: a storage pool's name, or the
+	// target directory of one.
+	Pool(disk string) (Pool, error)
+	// Volume reports the backing file of the volume at path ("" if none);
+	// an error wrapping ErrNotFound if there is no such volume.
+	Volume(path string) (backing string, err error)
+	// CreateOverlay creates a qcow2 volume name in pool on top of backing
+	// (of format backingFormat), of gib GiB (0: the backing file's size), and
+	// returns its path.
+	CreateOverlay(pool, name, backing, backingFormat string, gib int) (string, error)
+	// DeleteVolume deletes the volume at path.
+	DeleteVolume(path string) error
+	// Define defines a persistent domain from XML.
+	Define(xml string) error
+	// Start boots a defined domain.
+	Start(name string) error
+	// Domain reports whether a domain exists, whether it is running, and its
+	// packer metadata (nil when it has none); ErrNotFound if it does not exist.
+	Domain(name string) (DomainStatus, error)
+	// Destroy powers a running domain off at once.
+	Destroy(name string) error
+	// Undefine removes a domain's definition.
+	Undefine(name string) error
+	// Watch calls fn for every domain that stops (powers off, crashes, is
+	// destroyed) and with a non-nil error if the connection is lost, until
+	// the returned function is called. fn must not block.
+	Watch(fn func(Event)) (stop func(), err error)
+	// Close releases the connection.
+	Close() error
+}
+
+// ErrNotFound is wrapped by Hypervisor errors about a domain, volume or pool
+// that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// DomainStatus is what Hypervisor.Domain reports.
+type DomainStatus struct {
+	Running bool
+	// Meta is the domain's packer metadata; nil when it has none.
+	Meta *Metadata
+}
+
+// Event is a domain stopping, or the connection being lost (Err set).
+type Event struct {
+	Domain string
+	// Shutdown is true when the guest powered itself off, the one way a
+	// VM's job ends well; Reason says how it stopped otherwise.
+	Shutdown bool
+	Reason   string
+	Err      error
+}
+
+// Connector opens a Hypervisor for an inventory host.
+type Connector interface {
+	Connect(h InventoryHost) (Hypervisor, error)
+}
+
+// ConnectorFunc adapts a function to Connector.
+type ConnectorFunc func(h InventoryHost) (Hypervisor, error)
+
+// Connect calls f.
+func (f ConnectorFunc) Connect(h InventoryHost) (Hypervisor, error) { return f(h) }
+
+// Libvirt is the Connector that opens real libvirt connections.
+var Libvirt Connector = ConnectorFunc(func(h InventoryHost) (Hypervisor, error) { return Open(h.URI) })

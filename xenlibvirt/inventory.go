@@ -1,0 +1,204 @@
+package xenlibvirt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// ErrBadInventory is wrapped by every error ParseInventory reports.
+var ErrBadInventory = errors.New("invalid inventory")
+
+// Inventory is the operator's description of the physical hosts a plan is
+// applied to and of the Hadoop appliance the VMs run. Plan host i is
+// Hosts[i]; hosts beyond the plan's count are spares and left alone.
+type Inventory struct {
+	// Image is the Hadoop appliance's disk image, the same absolute path on
+	// every host, inside a libvirt storage pool (so that packer can find it
+	// through libvirt on remote hosts). Each VM gets a copy-on-write overlay.
+	Image string `json:"image"`
+	// ImageFormat is the image's format; default qcow2.
+	ImageFormat string `json:"image_format,omitempty"`
+	// Kernel, Initrd and Cmdline boot the appliance directly (no boot loader)
+	// when Kernel is set; both files must be in a storage pool as well.
+	// Cmdline is passed on, after packer's own packer.* arguments.
+	Kernel  string `json:"kernel,omitempty"`
+	Initrd  string `json:"initrd,omitempty"`
+	Cmdline string `json:"cmdline,omitempty"`
+	// VMMemoryMiB is each VM's memory in MiB; default the plan's
+	// memory_mib_per_vm (host memory over the most VMs a host runs).
+	VMMemoryMiB int `json:"vm_memory_mib,omitempty"`
+	// DiskGiB is the virtual size of each VM's overlay in GiB; default the
+	// image's own size (0).
+	DiskGiB int `json:"disk_gib,omitempty"`
+	// Hosts are the physical machines, in the plan's host order.
+	Hosts []InventoryHost `json:"hosts"`
+}
+
+// InventoryHost is one physical machine.
+type InventoryHost struct {
+	// Name identifies the host in tables, errors and the journal.
+	Name string `json:"name"`
+	// URI is the libvirt connection URI: qemu:///system,
+	// qemu+ssh://host/system, xen:///system, or test:///abs/path.xml.
+	URI string `json:"uri"`
+	// Hypervisor is kvm, qemu (emulation, TCG) or xen: the domain type.
+	Hypervisor string `json:"hypervisor"`
+	// Cores is the number of physical cores the plan may use.
+	Cores int `json:"cores"`
+	// MemoryMiB is the memory the plan may use, in MiB.
+	MemoryMiB int `json:"memory_mib"`
+	// Disks are the k physical disks, in the plan's disk order: each is a
+	// libvirt storage pool's name or its target directory (absolute path).
+	Disks []string `json:"disks"`
+	// Network is the libvirt network VMs attach to; default "default".
+	Network string `json:"network,omitempty"`
+}
+
+// Hypervisor kinds an inventory may name.
+const (
+	KVM  = "kvm"
+	QEMU = "qemu"
+	Xen  = "xen"
+)
+
+// ReadInventoryFile reads and validates an inventory file.
+func ReadInventoryFile(path string) (*Inventory, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &model.InputError{File: path, Err: err}
+	}
+	return ParseInventory(data, path)
+}
+
+// ParseInventory decodes and validates an inventory; name is used in errors,
+// which are *model.InputError naming the file and the field or line.
+// Unknown fields are rejected: a misspelt field in an inventory would
+// silently deploy something else.
+func ParseInventory(data []byte, name string) (*Inventory, error) {
+	var inv Inventory
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&inv); err != nil {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %s", ErrBadInventory, jsonErr(data, dec, err))}
+	}
+	if dec.More() {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: trailing data after the inventory at %s", ErrBadInventory, lineCol(data, dec.InputOffset()))}
+	}
+	if err := inv.Validate(); err != nil {
+		return nil, &model.InputError{File: name, Err: err}
+	}
+	return &inv, nil
+}
+
+// Validate checks the inventory on its own (not against a plan) and fills
+// defaults: image_format qcow2 and network "default".
+func (inv *Inventory) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadInventory, fmt.Sprintf(format, a...))
+	}
+	if inv.ImageFormat == "" {
+		inv.ImageFormat = "qcow2"
+	}
+	for _, f := range []struct{ field, path string }{{"image", inv.Image}, {"kernel", inv.Kernel}, {"initrd", inv.Initrd}} {
+		if (f.path != "" || f.field == "image") && !filepath.IsAbs(f.path) {
+			return bad("%s: %q is not an absolute path", f.field, f.path)
+		}
+	}
+	switch inv.ImageFormat {
+	case "qcow2", "raw":
+	default:
+		return bad("image_format: %q is not qcow2 or raw", inv.ImageFormat)
+	}
+	if inv.Initrd != "" && inv.Kernel == "" {
+		return bad("initrd: %q given without a kernel", inv.Initrd)
+	}
+	if inv.VMMemoryMiB < 0 {
+		return bad("vm_memory_mib: %d is negative", inv.VMMemoryMiB)
+	}
+	if inv.DiskGiB < 0 {
+		return bad("disk_gib: %d is negative", inv.DiskGiB)
+	}
+	if len(inv.Hosts) == 0 {
+		return bad("hosts: no hosts")
+	}
+	names, uris := map[string]int{}, map[string]int{}
+	for i := range inv.Hosts {
+		h := &inv.Hosts[i]
+		at := fmt.Sprintf("hosts[%d]", i)
+		if h.Name == "" || strings.ContainsAny(h.Name, " \t\n/") {
+			return bad("%s.name: %q must be non-empty, without spaces or slashes", at, h.Name)
+		}
+		if j, dup := names[h.Name]; dup {
+			return bad("%s.name: %q is already hosts[%d]'s name", at, h.Name, j)
+		}
+		names[h.Name] = i
+		if !strings.Contains(h.URI, ":/") {
+			return bad("%s.uri: %q is not a libvirt URI (like qemu:///system)", at, h.URI)
+		}
+		if j, dup := uris[h.URI]; dup {
+			// Two entries for one machine would double its capacity.
+			return bad("%s.uri: %q is already hosts[%d]'s URI", at, h.URI, j)
+		}
+		uris[h.URI] = i
+		switch h.Hypervisor {
+		case KVM, QEMU, Xen:
+		default:
+			return bad("%s.hypervisor: %q is not kvm, qemu or xen", at, h.Hypervisor)
+		}
+		if h.Cores <= 0 {
+			return bad("%s.cores: %d must be positive", at, h.Cores)
+		}
+		if h.MemoryMiB <= 0 {
+			return bad("%s.memory_mib: %d must be positive", at, h.MemoryMiB)
+		}
+		if len(h.Disks) == 0 {
+			return bad("%s.disks: no disks", at)
+		}
+		seen := map[string]int{}
+		for d, disk := range h.Disks {
+			if disk == "" || strings.ContainsAny(disk, "\n\t") {
+				return bad("%s.disks[%d]: %q is not a pool name or directory", at, d, disk)
+			}
+			if e, dup := seen[disk]; dup {
+				// Two VMs "on different disks" would share one spindle.
+				return bad("%s.disks[%d]: %q is already disks[%d]", at, d, disk, e)
+			}
+			seen[disk] = d
+		}
+		if h.Network == "" {
+			h.Network = "default"
+		}
+	}
+	return nil
+}
+
+// jsonErr turns a decoding error into a message with a line and column.
+func jsonErr(data []byte, dec *json.Decoder, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("%s: %v", lineCol(data, syn.Offset), syn)
+	case errors.As(err, &typ):
+		return fmt.Sprintf("%s: field %s: %s is not a %s", lineCol(data, typ.Offset), typ.Field, typ.Value, typ.Type)
+	case errors.Is(err, io.EOF):
+		return "empty document"
+	}
+	return fmt.Sprintf("%s: %v", lineCol(data, dec.InputOffset()), err)
+}
+
+// lineCol formats a byte offset as "line L col C", both from 1.
+func lineCol(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("line %d col %d", line, col)
+}

@@ -1,0 +1,196 @@
+package xenlibvirt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
+)
+
+// JournalVersion is the state file format's version.
+const JournalVersion = 1
+
+// Journal is apply's state file: what exists where, rewritten atomically after
+// every step, so that status, resume and destroy need nothing else. Only what
+// the journal lists is ever removed.
+type Journal struct {
+	Version int    `json:"version"`
+	Plan    string `json:"plan"`
+	// Image is the appliance image every overlay of this plan sits on; a
+	// volume on top of anything else is not packer's to delete.
+	Image  string `json:"image"`
+	Status string `json:"status"`
+	// Error is the failure that ended the last run, naming host and VM.
+	Error  string        `json:"error,omitempty"`
+	Phases []PhaseRecord `json:"phases"`
+	VMs    []VMRecord    `json:"vms"`
+	// Step counts the journal's writes; it orders the steps in Log.
+	Step int      `json:"step"`
+	Log  []string `json:"log"`
+}
+
+// Journal and phase statuses.
+const (
+	StatusPending     = "pending"
+	StatusRunning     = "running"
+	StatusDone        = "done"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+	StatusDestroyed   = "destroyed"
+)
+
+// PhaseRecord is one phase's progress.
+type PhaseRecord struct {
+	Index  int    `json:"index"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// VM states in the journal, in the order a VM goes through them.
+const (
+	StateDisk      = "disk"      // overlay created
+	StateDefined   = "defined"   // domain defined
+	StateRunning   = "running"   // domain started
+	StateFinished  = "finished"  // guest powered off: its job is done
+	StateUndefined = "undefined" // domain gone, overlay still there
+	StateRemoved   = "removed"   // nothing left
+)
+
+// VMRecord is one VM packer created (or began to).
+type VMRecord struct {
+	Phase   int    `json:"phase"`
+	Name    string `json:"name"`
+	Host    string `json:"host"`
+	HostURI string `json:"host_uri"`
+	Disk    string `json:"disk"`
+	State   string `json:"state"`
+}
+
+// Live reports whether anything of the VM may still exist on its host.
+func (r VMRecord) Live() bool { return r.State != StateRemoved }
+
+// hasDomain reports whether the record says a domain was defined and not yet
+// removed.
+func (r VMRecord) hasDomain() bool {
+	return r.State == StateDefined || r.State == StateRunning || r.State == StateFinished
+}
+
+// NewJournal starts the journal of a deployment: every phase pending.
+func NewJournal(d *Deployment) *Journal {
+	j := &Journal{Version: JournalVersion, Plan: d.Plan, Image: d.Image, Status: StatusPending}
+	for _, p := range d.Phases {
+		j.Phases = append(j.Phases, PhaseRecord{Index: p.Index, Status: StatusPending})
+	}
+	return j
+}
+
+// LiveVMs returns the records of VMs that may still exist, in journal order.
+func (j *Journal) LiveVMs() []VMRecord {
+	var out []VMRecord
+	for _, r := range j.VMs {
+		if r.Live() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// NextPhase is the first phase not done: where --resume continues. It
+// returns len(Phases) when all are done.
+func (j *Journal) NextPhase() int {
+	for i, p := range j.Phases {
+		if p.Status != StatusDone {
+			return i
+		}
+	}
+	return len(j.Phases)
+}
+
+// vm returns the record of the named VM on the host, adding one if needed.
+func (j *Journal) vm(phase int, name, host, uri string) *VMRecord {
+	for i := range j.VMs {
+		r := &j.VMs[i]
+		if r.Name == name && r.HostURI == uri {
+			r.Phase = phase
+			return r
+		}
+	}
+	j.VMs = append(j.VMs, VMRecord{Phase: phase, Name: name, Host: host, HostURI: uri})
+	return &j.VMs[len(j.VMs)-1]
+}
+
+// Marshal returns the journal as indented JSON ending in a newline.
+func (j *Journal) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Save writes the journal atomically: a reader sees the old or the new file.
+func (j *Journal) Save(path string) error {
+	b, err := j.Marshal()
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b, 0o644)
+}
+
+// ErrBadJournal is wrapped by every error ParseJournal reports.
+var ErrBadJournal = errors.New("invalid state file")
+
+// ParseJournal decodes a state file; name is used in errors.
+func ParseJournal(data []byte, name string) (*Journal, error) {
+	var j Journal
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&j); err != nil {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %s", ErrBadJournal, jsonErr(data, dec, err))}
+	}
+	bad := func(format string, a ...any) error {
+		return &model.InputError{File: name, Err: fmt.Errorf("%w: %s", ErrBadJournal, fmt.Sprintf(format, a...))}
+	}
+	if j.Version != JournalVersion {
+		return nil, bad("version: %d, this packer reads version %d", j.Version, JournalVersion)
+	}
+	if j.Plan == "" {
+		return nil, bad("plan: empty")
+	}
+	for i, p := range j.Phases {
+		if p.Index != i {
+			return nil, bad("phases[%d].index: %d", i, p.Index)
+		}
+		switch p.Status {
+		case StatusPending, StatusRunning, StatusDone, StatusFailed, StatusInterrupted:
+		default:
+			return nil, bad("phases[%d].status: %q", i, p.Status)
+		}
+	}
+	for i, r := range j.VMs {
+		switch r.State {
+		case StateDisk, StateDefined, StateRunning, StateFinished, StateUndefined, StateRemoved:
+		default:
+			return nil, bad("vms[%d].state: %q", i, r.State)
+		}
+		if r.Name == "" || r.HostURI == "" {
+			return nil, bad("vms[%d]: name %q and host_uri %q must be set", i, r.Name, r.HostURI)
+		}
+		if r.Phase < 0 || r.Phase >= len(j.Phases) {
+			return nil, bad("vms[%d].phase: %d outside 0..%d", i, r.Phase, len(j.Phases)-1)
+		}
+	}
+	return &j, nil
+}
+
+// ReadJournalFile reads a state file.
+func ReadJournalFile(path string) (*Journal, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &model.InputError{File: path, Err: err}
+	}
+	return ParseJournal(data, path)
+}
