@@ -1,0 +1,113 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Grid is a set of gonum plots laid out in rows and columns: the pictures
+// with axes (model fits, comparisons) that are not scenes.
+type Grid struct {
+	Plots [][]*plot.Plot // rows of plots; nil entries leave a tile empty
+	// TileW and TileH are each plot's size in points; defaults 320 × 240.
+	TileW, TileH vg.Length
+}
+
+func (g *Grid) size() (rows, cols int, w, h vg.Length) {
+	rows = len(g.Plots)
+	for _, r := range g.Plots {
+		cols = max(cols, len(r))
+	}
+	tw, th := g.TileW, g.TileH
+	if tw == 0 {
+		tw = 320
+	}
+	if th == 0 {
+		th = 240
+	}
+	return rows, cols, tw * vg.Length(cols), th * vg.Length(rows)
+}
+
+func (g *Grid) draw(c vg.CanvasSizer) {
+	rows, cols, _, _ := g.size()
+	dc := draw.New(c)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	// plot.Align needs a full grid; fill gaps with empty, hidden plots.
+	full := make([][]*plot.Plot, rows)
+	for i := range rows {
+		full[i] = make([]*plot.Plot, cols)
+		for j := range cols {
+			if j < len(g.Plots[i]) && g.Plots[i][j] != nil {
+				full[i][j] = g.Plots[i][j]
+			} else {
+				p := plot.New()
+				p.HideAxes()
+				full[i][j] = p
+			}
+		}
+	}
+	canvases := plot.Align(full, tiles, dc)
+	for i := range rows {
+		for j := range cols {
+			full[i][j].Draw(canvases[i][j])
+		}
+	}
+}
+
+// SVG renders the grid as an SVG document.
+func (g *Grid) SVG() ([]byte, error) {
+	_, _, w, h := g.size()
+	c := vgsvg.New(w, h)
+	g.draw(c)
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart: svg: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// PNG renders the grid at 2 pixels per point.
+func (g *Grid) PNG() ([]byte, error) {
+	_, _, w, h := g.size()
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
+	g.draw(c)
+	var b bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("chart: png: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Encode renders the grid in the format the file name asks for: .svg or .png.
+func (g *Grid) Encode(path string) ([]byte, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return g.SVG()
+	case ".png":
+		return g.PNG()
+	}
+	return nil, fmt.Errorf("chart: %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
+}
+
+// Picture is anything chart renders to a file: a Scene or a Grid.
+type Picture interface {
+	Encode(path string) ([]byte, error)
+}
+
+var (
+	_ Picture = (*Scene)(nil)
+	_ Picture = (*Grid)(nil)
+)
+
+// rgb turns a palette entry into a color.Color for gonum plots.
+func rgb(hex string) color.Color { return parseHex(hex) }
