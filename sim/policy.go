@@ -86,8 +86,8 @@ type FinishObserver interface {
 	JobFinished(s *State, job int)
 }
 
-// OfferObserver is told when a node starts offering its free slots, before
-// the first Assign of the offer: a scheduling point at which, for example,
+// OfferObserver is told when a node starts offering free slots for which
+// some job has a pending task, before the first Assign of the offer: a scheduling point at which, for example,
 // dynamic priorities are recomputed.
 type OfferObserver interface {
 	Offering(s *State, node int)

@@ -167,8 +167,8 @@ func (s *State) wakeIdle(k Kind) {
 }
 
 func (s *State) offer(node int) {
-	if s.free[Map][node] == 0 && s.free[Reduce][node] == 0 {
-		return
+	if (s.free[Map][node] == 0 || len(s.runnable[Map]) == 0) && (s.free[Reduce][node] == 0 || len(s.runnable[Reduce]) == 0) {
+		return // nothing to decide
 	}
 	if s.observeOffer != nil {
 		s.observeOffer.Offering(s, node)
@@ -191,7 +191,7 @@ func (s *State) offer(node int) {
 func (s *State) arrive(j int) {
 	jr := &s.jobs[j]
 	jr.arrived = true
-	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1})
+	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1, Locality: NoInput})
 	if jr.pending[Map] > 0 {
 		s.addRunnable(j, Map)
 	}
@@ -386,7 +386,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 		jr.finished, jr.finish = true, s.now
 		s.unfinished--
 		s.lastEnd = s.now
-		s.trace(TraceEvent{Time: s.now, Kind: TraceFinish, Job: j, Task: -1, Node: -1})
+		s.trace(TraceEvent{Time: s.now, Kind: TraceFinish, Job: j, Task: -1, Node: -1, Locality: NoInput})
 	}
 	if s.observeTask != nil {
 		s.observeTask.TaskEnded(s, int(t))
