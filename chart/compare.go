@@ -1,0 +1,180 @@
+package chart
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/packer-sched/packer/sim"
+)
+
+// Comparison draws a simulation comparison: makespan and mean response time
+// per policy as bars, and each policy's slowdown distribution as an empirical
+// CDF (seed 004's Figures 14–16 show slowdowns this way), one line per policy
+// with its own colour and dash pattern.
+func Comparison(results []*sim.Result) (*Grid, error) {
+	if len(results) == 0 {
+		return nil, errors.New("chart: no simulation results to compare")
+	}
+	names := make([]string, len(results))
+	mk := make(plotter.Values, len(results))
+	resp := make(plotter.Values, len(results))
+	for i, r := range results {
+		names[i], mk[i], resp[i] = r.Policy, r.Makespan, r.Summary.MeanResponse
+	}
+	bars := func(title, ylabel string, v plotter.Values) (*plot.Plot, error) {
+		p := plot.New()
+		p.Title.Text = title
+		p.Y.Label.Text = ylabel
+		b, err := plotter.NewBarChart(v, vg.Points(28))
+		if err != nil {
+			return nil, err
+		}
+		b.Color = rgb("#0072B2")
+		b.LineStyle.Width = 0
+		p.Add(plotter.NewGrid(), b)
+		p.NominalX(names...)
+		p.Y.Min = 0
+		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: barTops(v), Labels: valueLabels(v)})
+		if err != nil {
+			return nil, err
+		}
+		labels.Offset = vg.Point{X: -vg.Points(8), Y: vg.Points(3)}
+		for i := range labels.TextStyle {
+			labels.TextStyle[i].Font.Size = vg.Points(8)
+		}
+		p.Add(labels)
+		p.Y.Max = slices.Max(v) * 1.15
+		return p, nil
+	}
+	pm, err := bars("Makespan", "seconds", mk)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := bars("Mean response time", "seconds", resp)
+	if err != nil {
+		return nil, err
+	}
+	cdf := plot.New()
+	cdf.Title.Text = "Slowdown distribution"
+	cdf.X.Label.Text = "slowdown (response ÷ time alone)"
+	cdf.Y.Label.Text = "fraction of jobs ≤ x"
+	cdf.X.Scale = plot.LogScale{}
+	cdf.X.Tick.Marker = ticks125{}
+	cdf.Y.Min, cdf.Y.Max = 0, 1
+	drawn := 0
+	for i, r := range results {
+		var sl []float64
+		for _, j := range r.Jobs {
+			if j.Slowdown > 0 {
+				sl = append(sl, j.Slowdown)
+			}
+		}
+		if len(sl) == 0 {
+			continue
+		}
+		slices.Sort(sl)
+		pts := make(plotter.XYs, 0, 2*len(sl))
+		for k, s := range sl {
+			// Steps of the empirical CDF.
+			pts = append(pts, plotter.XY{X: s, Y: float64(k) / float64(len(sl))}, plotter.XY{X: s, Y: float64(k+1) / float64(len(sl))})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = rgb(linePalette[i%len(linePalette)])
+		l.Width = vg.Points(1.8)
+		l.Dashes = dashes[i%len(dashes)]
+		cdf.Add(l)
+		cdf.Legend.Add(r.Policy, l)
+		drawn++
+	}
+	g := &Grid{Plots: [][]*plot.Plot{{pm, pr}}, TileW: 300, TileH: 240}
+	if drawn > 0 {
+		cdf.Add(plotter.NewGrid())
+		cdf.Legend.Left, cdf.Legend.Top = false, false
+		cdf.Legend.XOffs, cdf.Legend.YOffs = -vg.Points(4), vg.Points(8)
+		g.Plots[0] = append(g.Plots[0], cdf)
+	}
+	return g, nil
+}
+
+// linePalette is the Okabe–Ito palette reordered so that the first lines get
+// the colours that stand out most against white.
+var linePalette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+
+// dashes tell policies apart without colour.
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
+// LocalityPoint is one point of a delay-scheduling sweep: the skip count D and
+// the fraction of map tasks that ran node-local.
+type LocalityPoint struct {
+	D        int
+	Locality float64
+	// Expected is the model's prediction, 1 − (1 − p)^D (seed 001), or a
+	// negative number when there is none.
+	Expected float64
+}
+
+// LocalitySweep draws node locality against the delay-scheduling skip count D,
+// with seed 001's 1 − (1 − p)^D where the points carry it.
+func LocalitySweep(points []LocalityPoint) (*Grid, error) {
+	if len(points) == 0 {
+		return nil, errors.New("chart: no delay sweep points")
+	}
+	p := plot.New()
+	p.Title.Text = "Locality vs delay D"
+	p.X.Label.Text = "D (scheduling opportunities a job may skip)"
+	p.Y.Label.Text = "node-local map tasks"
+	p.Y.Min, p.Y.Max = 0, 1
+	var got, want plotter.XYs
+	for _, q := range points {
+		got = append(got, plotter.XY{X: float64(q.D), Y: q.Locality})
+		if q.Expected >= 0 {
+			want = append(want, plotter.XY{X: float64(q.D), Y: q.Expected})
+		}
+	}
+	l, s, err := plotter.NewLinePoints(got)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, s.Color = rgb("#0072B2"), rgb("#0072B2")
+	s.Shape = draw.CircleGlyph{}
+	p.Add(plotter.NewGrid(), l, s)
+	p.Legend.Add("simulated", l, s)
+	if len(want) > 0 {
+		m, err := plotter.NewLine(want)
+		if err != nil {
+			return nil, err
+		}
+		m.Color = rgb("#D55E00")
+		m.Dashes = dashes[1]
+		p.Add(m)
+		p.Legend.Add("1 − (1 − p)^D", m)
+	}
+	p.Legend.Top = false
+	p.Legend.Left = false
+	return &Grid{Plots: [][]*plot.Plot{{p}}, TileW: 420, TileH: 280}, nil
+}
+
+func barTops(v plotter.Values) plotter.XYs {
+	out := make(plotter.XYs, len(v))
+	for i, y := range v {
+		out[i] = plotter.XY{X: float64(i), Y: y}
+	}
+	return out
+}
+
+func valueLabels(v plotter.Values) []string {
+	out := make([]string, len(v))
+	for i, y := range v {
+		out[i] = fmt.Sprintf("%.0f", y)
+	}
+	return out
+}
