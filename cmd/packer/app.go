@@ -32,6 +32,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			planCommand,
 			workloadsCommand,
+			profileCommand,
+			fitCommand,
 		},
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {

@@ -2,9 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -13,7 +17,7 @@ var workloadsCommand = &cli.Command{
 	Usage: "list the built-in workloads, or print one as a workload file",
 	Action: func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return badUsage("unknown workloads subcommand %q (want show NAME)", c.Args().First())
+			return badUsage("unknown workloads subcommand %q (want show NAME or merge FILE...)", c.Args().First())
 		}
 		t := newTable(c.App.Writer, "name", "jobs", "description")
 		for _, n := range workloads.Names() {
@@ -46,5 +50,127 @@ var workloadsCommand = &cli.Command{
 				return err
 			},
 		},
+		workloadsMergeCommand,
 	},
+}
+
+// workloadsMergeCommand joins workload files, typically several profiles,
+// into one workload to plan.
+var workloadsMergeCommand = &cli.Command{
+	Name:      "merge",
+	Usage:     "join workload files (profiles among them) into one workload file",
+	ArgsUsage: "FILE|NAME...",
+	Description: "Reads each argument as a workload file (or a built-in workload name) and writes one\n" +
+		"workload with all their jobs, in order, keeping every field (profiles included). Job names\n" +
+		"must be unique across the inputs.",
+	Flags: []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the merged workload file to `FILE` instead of standard output"},
+		&cli.StringFlag{Name: "name", Usage: "name of the merged workload (default: the inputs' names joined by +)"},
+	},
+	Action: func(c *cli.Context) error {
+		files, opts, err := splitTrailingFlags(c.Args().Slice(), "output", "o", "name")
+		if err != nil {
+			return err
+		}
+		output, name := c.String("output"), c.String("name")
+		if v, ok := opts["output"]; ok {
+			output = v
+		}
+		if v, ok := opts["o"]; ok {
+			output = v
+		}
+		if v, ok := opts["name"]; ok {
+			name = v
+		}
+		if len(files) < 1 {
+			return badUsage("workloads merge takes one or more workload files, got none")
+		}
+		merged := &model.Workload{}
+		var names []string
+		from := map[string]string{}
+		stdinUsed := false
+		for _, arg := range files {
+			if arg == "-" {
+				if stdinUsed {
+					return badUsage("workloads merge: standard input (-) given twice")
+				}
+				stdinUsed = true
+			}
+			w, err := readWorkloadArg(c, arg)
+			if err != nil {
+				return err
+			}
+			names = append(names, w.Name)
+			for _, j := range w.Jobs {
+				if prev, dup := from[j.Name]; dup {
+					return badInput(fmt.Errorf("%s: job %q is also in %s; job names must be unique in a workload (rename one)", arg, j.Name, prev))
+				}
+				from[j.Name] = arg
+				merged.Jobs = append(merged.Jobs, j)
+			}
+		}
+		merged.Name = name
+		if merged.Name == "" {
+			merged.Name = strings.Join(names, "+")
+		}
+		merged.Description = "merged by packer workloads merge from " + strings.Join(files, ", ")
+		if err := merged.Validate(); err != nil {
+			return badInput(err)
+		}
+		doc, err := merged.MarshalIndent()
+		if err != nil {
+			return err
+		}
+		if output != "" {
+			return writeOutput(output, doc)
+		}
+		_, err = c.App.Writer.Write(doc)
+		return err
+	},
+}
+
+// splitTrailingFlags separates the named string flags (--name VALUE,
+// --name=VALUE, -name VALUE) from positional arguments. urfave/cli stops
+// parsing flags at the first argument, but `merge a.json b.json --output
+// w.json` is how people write it. After "--" everything is positional.
+func splitTrailingFlags(args []string, names ...string) (pos []string, opts map[string]string, err error) {
+	opts = map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(pos, args[i+1:]...), opts, nil
+		}
+		key, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || !slices.Contains(names, key) {
+			pos = append(pos, a)
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, badUsage("flag needs an argument: %s", a)
+			}
+			i++
+			val = args[i]
+		}
+		opts[key] = val
+	}
+	return pos, opts, nil
+}
+
+// readWorkloadArg reads a workload file, or a built-in workload by name when
+// no such file exists and the argument does not look like a path.
+func readWorkloadArg(c *cli.Context, arg string) (*model.Workload, error) {
+	_, statErr := os.Stat(arg)
+	if arg == "-" || statErr == nil || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".json") {
+		w, err := model.ReadWorkloadFile(arg, c.App.Reader)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		return w, nil
+	}
+	w, err := workloads.Get(arg)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: no such file, and %w", arg, err))
+	}
+	return w, nil
 }

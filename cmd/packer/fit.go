@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/profile"
+)
+
+// thresholdFlags set the classification thresholds; shared by profile and fit.
+var thresholdFlags = []cli.Flag{
+	&cli.Float64Flag{Name: "cpu-threshold", Value: 0.6, Usage: "CPU utilisation (0–1) above which a job is CPU-intensive"},
+	&cli.Float64Flag{Name: "io-threshold", Value: 100, Usage: "aggregate I/O rate in MB/s above which a job is I/O-intensive"},
+	&cli.IntFlag{Name: "reference-nodes", Value: 6, Usage: "node count the class is decided at (interpolated in log space when not measured)"},
+}
+
+// analysisSettings reads the threshold flags.
+func analysisSettings(c *cli.Context) (*profile.Settings, error) {
+	th := model.Thresholds{CPUUtil: c.Float64("cpu-threshold"), IOMBps: c.Float64("io-threshold"), ReferenceNodes: c.Int("reference-nodes")}
+	if err := th.Validate(); err != nil {
+		flag := map[string]string{"cpu_util": "--cpu-threshold", "io_mbps": "--io-threshold", "reference_nodes": "--reference-nodes"}
+		for field, name := range flag {
+			if strings.HasPrefix(err.Error(), "thresholds: "+field+" ") {
+				return nil, badUsage("%s: %v", name, err)
+			}
+		}
+		return nil, badInput(err)
+	}
+	return &profile.Settings{Thresholds: th}, nil
+}
+
+var fitCommand = &cli.Command{
+	Name:  "fit",
+	Usage: "fit runtime models and classes to runs measured elsewhere, writing a workload file",
+	Description: "Reads a CSV of runs with a header and the columns job, nodes, seconds and optionally\n" +
+		"cpu_util (0–1) and io_mbps, for any number of jobs (for example from Hadoop job\n" +
+		"histories), fits F(n) = a·n^b to each job's runs, classifies it at the reference size, and\n" +
+		"prints the fits. --output writes the profiled jobs as a workload file for packer plan.",
+	Flags: append([]cli.Flag{
+		&cli.StringFlag{Name: "observations", Aliases: []string{"i"}, Required: true, Usage: "CSV `FILE` of runs (- for stdin)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
+		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
+		formatFlag,
+	}, thresholdFlags...),
+	Action: fitAction,
+}
+
+func fitAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return badUsage("fit takes no arguments, got %q (did you mean --observations %s?)", c.Args().First(), c.Args().First())
+	}
+	format, err := checkFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	set, err := analysisSettings(c)
+	if err != nil {
+		return err
+	}
+	path := c.String("observations")
+	var r io.Reader = c.App.Reader
+	file := "<stdin>"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return badInput(&model.InputError{File: path, Err: err})
+		}
+		defer f.Close()
+		r, file = f, path
+	}
+	jobs, err := profile.ReadObservations(r, file)
+	if err != nil {
+		return badInput(err)
+	}
+	name := c.String("name")
+	if name == "" {
+		base := filepath.Base(file)
+		name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	w := &model.Workload{Name: name, Description: "fitted by packer fit from " + file}
+	var results []*profile.Result
+	for _, j := range jobs {
+		res, err := profile.Analyze(j.Job, j.Observations, set)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: line %d: %w", file, j.Line, err))
+		}
+		results = append(results, res)
+		w.Jobs = append(w.Jobs, res.Job)
+	}
+	return emitWorkload(c, w, results, format)
+}
+
+// emitWorkload validates the profiled workload, writes it to --output, and
+// prints it: the fits as tables, or the workload file itself as JSON.
+func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, format string) error {
+	if err := w.Validate(); err != nil {
+		return badInput(err)
+	}
+	doc, err := w.MarshalIndent()
+	if err != nil {
+		return err
+	}
+	if out := c.String("output"); out != "" {
+		if err := writeOutput(out, doc); err != nil {
+			return err
+		}
+	}
+	if format == "json" {
+		for _, r := range results {
+			for _, warn := range r.Warnings {
+				fmt.Fprintf(c.App.ErrWriter, "packer: warning: job %s: %s\n", r.Job.Name, warn)
+			}
+		}
+		_, err = c.App.Writer.Write(doc)
+		return err
+	}
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		if err := printFit(c.App.Writer, r); err != nil {
+			return err
+		}
+	}
+	if out := c.String("output"); out != "" {
+		jobs := "1 job"
+		if len(w.Jobs) != 1 {
+			jobs = fmt.Sprintf("%d jobs", len(w.Jobs))
+		}
+		fmt.Fprintf(c.App.Writer, "\nWrote %s: workload %s with %s (packer plan --workload %s).\n", out, w.Name, jobs, out)
+	}
+	return nil
+}
+
+// printFit shows one job's fit for people: the model with its uncertainty,
+// the spread of the runs per node count, the class and why, and the warnings.
+func printFit(w io.Writer, r *profile.Result) error {
+	j, p, f := r.Job, r.Job.Profile, r.Fit
+	fmt.Fprintf(w, "Job %s: F(n) = %.4g · n^%.4f, fitted on %d runs at %d–%d nodes\n", j.Name, f.A, f.B, f.Points, j.Range.Min, j.Range.Max)
+	if p.AInterval != nil {
+		fmt.Fprintf(w, "  a = %.4g (%g %% interval %.4g to %.4g), b = %.4f (%.4f to %.4f)\n",
+			f.A, 100*p.IntervalLevel, p.AInterval[0], p.AInterval[1], f.B, p.BInterval[0], p.BInterval[1])
+	}
+	fmt.Fprintf(w, "  R² = %.4f, residual standard error = %.4f (log scale, ≈ %.1f %% typical error)\n",
+		f.R2, f.ResidualSE, 100*(math.Exp(f.ResidualSE)-1))
+	t := newTable(w, "nodes", "runs", "failed", "median s", "min–max s", "CPU util", "I/O MB/s")
+	for _, ns := range r.Nodes {
+		med, span := "-", "-"
+		if ns.Runs > 0 {
+			med = strconv.FormatFloat(ns.Median, 'f', 3, 64)
+			span = fmt.Sprintf("%.3f–%.3f", ns.Min, ns.Max)
+		}
+		t.Append([]string{strconv.Itoa(ns.Nodes), strconv.Itoa(ns.Runs), strconv.Itoa(ns.Failed), med, span,
+			percent(ns.CPUUtil), rate(ns.IOMBps)})
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	th := p.Thresholds
+	how := "measured"
+	if !p.ReferenceMeasured {
+		how = "interpolated"
+		if th.ReferenceNodes < j.Range.Min || th.ReferenceNodes > j.Range.Max {
+			how = "nearest measured"
+		}
+	}
+	fmt.Fprintf(w, "  At %d nodes (%s): CPU %s (CPU-intensive above %s), I/O %s MB/s (I/O-intensive above %g) → class %s\n",
+		th.ReferenceNodes, how, percent(p.CPUUtil), percent(&th.CPUUtil), rate(p.IOMBps), th.IOMBps, j.Class())
+	for _, o := range p.Observations {
+		if o.Failed {
+			fmt.Fprintf(w, "  Failed run at %d nodes (repeat %d): %s\n", o.Nodes, o.Repeat, o.Error)
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  Warning: %s\n", warn)
+	}
+	return nil
+}
+
+func percent(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100**v)
+}
+
+func rate(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/profile"
+)
+
+// exitInterrupted is the exit code after Ctrl-C, as shells report SIGINT.
+const exitInterrupted = 130
+
+var profileCommand = &cli.Command{
+	Name:      "profile",
+	Usage:     "run a job at several node counts, fit F(n) = a·n^b and classify it, writing a profile",
+	ArgsUsage: "-- CMD [ARGS...]",
+	Description: "Runs CMD once per node count and repeat, with {nodes} in its arguments replaced and\n" +
+		"PACKER_NODES set, no shell in between. Measures wall time, CPU seconds of the whole process\n" +
+		"tree and bytes it read and wrote (the kernel's rusage of the reaped tree), derives CPU\n" +
+		"utilisation = CPU s / (wall × nodes × vCPUs per node) and the I/O rate, fits the power law\n" +
+		"on all runs, and classifies the job at the reference size. A profile is a workload file:\n" +
+		"packer plan --workload profile.json works. Ctrl-C stops the running command and keeps\n" +
+		"what was measured.",
+	Flags: append([]cli.Flag{
+		&cli.StringFlag{Name: "job", Aliases: []string{"j"}, Required: true, Usage: "job `NAME` in the profile"},
+		&cli.StringFlag{Name: "nodes", Aliases: []string{"n"}, Required: true, Usage: "comma-separated node counts, e.g. 2,4,6,8"},
+		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "runs per node count"},
+		&cli.IntFlag{Name: "vcpus-per-node", Value: 2, Usage: "vCPUs of one node, for CPU utilisation"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
+		formatFlag,
+	}, thresholdFlags...),
+	Action: profileAction,
+}
+
+func profileAction(c *cli.Context) error {
+	format, err := checkFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	nodes, err := parseNodes(c.String("nodes"))
+	if err != nil {
+		return err
+	}
+	if c.Int("repeat") < 1 {
+		return badUsage("--repeat: must be at least 1, got %d", c.Int("repeat"))
+	}
+	if c.Int("vcpus-per-node") < 1 {
+		return badUsage("--vcpus-per-node: must be at least 1, got %d", c.Int("vcpus-per-node"))
+	}
+	job := strings.TrimSpace(c.String("job"))
+	if job == "" {
+		return badUsage("--job: the job name is empty")
+	}
+	set, err := analysisSettings(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return badUsage("profile: no command given; put it after --, e.g. packer profile --job sort --nodes 2,4,6 -- ./sort.sh {nodes}")
+	}
+	if out := c.String("output"); out != "" {
+		// Fail before minutes of profiling, not after.
+		if err := writableDir(out); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ms := &profile.MeasureSettings{Nodes: nodes, Repeat: c.Int("repeat"), VCPUsPerNode: c.Int("vcpus-per-node")}
+	if isTerminal(c.App.ErrWriter) {
+		ms.Progress = func(p profile.Progress) {
+			fmt.Fprintf(c.App.ErrWriter, "\rrun %d of %d (%d nodes, repeat %d), elapsed %s, about %s left   ",
+				p.Done, p.Total, p.Nodes, p.Repeat, clock(p.Elapsed), clock(p.Remaining))
+			if p.Done == p.Total {
+				fmt.Fprintln(c.App.ErrWriter)
+			}
+		}
+	}
+	obs, err := profile.Measure(ctx, c.Args().Slice(), ms)
+	interrupted := errors.Is(err, profile.ErrInterrupted)
+	if interrupted {
+		if ms.Progress != nil {
+			fmt.Fprintln(c.App.ErrWriter)
+		}
+		fmt.Fprintf(c.App.ErrWriter, "packer: profile %s: %v; keeping the %d runs measured\n", job, err, len(obs))
+	} else if err != nil {
+		return badInput(err)
+	}
+	res, err := profile.Analyze(job, obs, set)
+	if err != nil {
+		if interrupted {
+			return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted with too little measured to fit; nothing written", job), exitInterrupted)
+		}
+		if errors.Is(err, profile.ErrTooFewNodeCounts) {
+			ok := 0
+			for _, o := range obs {
+				if !o.Failed {
+					ok++
+				}
+			}
+			return fmt.Errorf("profile %s: %d of %d runs succeeded, at fewer than two distinct node counts: nothing to fit, nothing written%s", job, ok, len(obs), lastFailure(obs))
+		}
+		return fmt.Errorf("profile %s: %w", job, err)
+	}
+	w := &model.Workload{Name: job, Description: "profiled by packer profile: " + strings.Join(c.Args().Slice(), " ")}
+	w.Jobs = []model.Job{res.Job}
+	if err := emitWorkload(c, w, []*profile.Result{res}, format); err != nil {
+		return err
+	}
+	if interrupted {
+		return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted; the profile holds the %d runs measured before", job, len(obs)), exitInterrupted)
+	}
+	return nil
+}
+
+// parseNodes reads --nodes: positive integers, comma-separated, distinct.
+func parseNodes(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, badUsage("--nodes: no node counts given (want e.g. 2,4,6,8)")
+	}
+	var nodes []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, badUsage("--nodes %s: %q is not a whole number", s, f)
+		}
+		if n < 1 {
+			return nil, badUsage("--nodes %s: node count %d must be at least 1", s, n)
+		}
+		for _, m := range nodes {
+			if m == n {
+				return nil, badUsage("--nodes %s: node count %d is given twice", s, n)
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, profile.CheckNodes(nodes)
+}
+
+// writableDir checks that --output's directory exists.
+func writableDir(path string) error {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))
+	}
+	return nil
+}
+
+// lastFailure quotes the last failed run, so that a profile where everything
+// failed says why.
+func lastFailure(obs []model.Observation) string {
+	for i := len(obs) - 1; i >= 0; i-- {
+		if obs[i].Failed {
+			return fmt.Sprintf("; the last failed run (%d nodes): %s", obs[i].Nodes, obs[i].Error)
+		}
+	}
+	return ""
+}
+
+// isTerminal reports whether w is a terminal: progress goes only there.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// clock renders a duration as m:ss.
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// helperEnv switches the test binary into the command that the profile tests
+// measure, the os/exec way: the binary is re-run with -test.run selecting
+// TestProfileHelperProcess and this variable set.
+const helperEnv = "PACKER_CLI_TEST_HELPER"
+
+// TestProfileHelperProcess is not a test: it is the command profiled below.
+// "divide MS": MS milliseconds of work divided among PACKER_NODES nodes,
+// modelled as a sleep, so the runtime is MS/n plus start-up and b ≈ −1.
+// "fail": a command that fails with a message on stderr.
+func TestProfileHelperProcess(t *testing.T) {
+	if os.Getenv(helperEnv) != "1" {
+		return
+	}
+	args := os.Args
+	for len(args) > 0 && args[0] != "--" {
+		args = args[1:]
+	}
+	nodes, _ := strconv.Atoi(os.Getenv("PACKER_NODES"))
+	switch {
+	case len(args) == 3 && args[1] == "divide" && nodes > 0:
+		ms, _ := strconv.Atoi(args[2])
+		time.Sleep(time.Duration(ms/nodes) * time.Millisecond)
+		os.Exit(0)
+	case len(args) == 2 && args[1] == "fail":
+		fmt.Fprintln(os.Stderr, "loading input\nerror: input split 3 is corrupt")
+		os.Exit(3)
+	}
+	fmt.Fprintln(os.Stderr, "helper: bad arguments", args, "PACKER_NODES", nodes)
+	os.Exit(2)
+}
+
+func helperCommand(args ...string) []string {
+	return append([]string{"--", os.Args[0], "-test.run=^TestProfileHelperProcess$", "--"}, args...)
+}
+
+// The acceptance chain: packer profile … && packer plan --workload profile.json,
+// and the profile merged with a built-in workload plans too.
+func TestProfileThenPlan(t *testing.T) {
+	t.Setenv(helperEnv, "1")
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "profile.json")
+	args := append([]string{"profile", "--job", "divider", "--nodes", "1,2,4", "--repeat", "2",
+		"--reference-nodes", "2", "--output", prof}, helperCommand("divide", "400")...)
+	code, out, errs := packer(t, "", args...)
+	if code != 0 {
+		t.Fatalf("profile: exit %d, stderr %q", code, errs)
+	}
+	// Progress goes to a terminal only; the test's stderr is a buffer.
+	if errs != "" {
+		t.Errorf("stderr %q, want nothing (not a terminal)", errs)
+	}
+	for _, want := range []string{"Job divider: F(n) =", "fitted on 6 runs at 1–4 nodes", "R² =", "residual standard error", "At 2 nodes (measured)", "Wrote " + prof} {
+		if !strings.Contains(out, want) {
+			t.Errorf("profile output lacks %q:\n%s", want, out)
+		}
+	}
+	w, err := model.ReadWorkloadFile(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := w.Jobs[0]
+	// 400 ms / n: from 0.4 s on 1 node to 0.1 s on 4, b near −1; start-up
+	// time (tens of ms on a busy machine) flattens it a little.
+	if j.Model.B > -0.5 || j.Model.B < -1.2 || j.Range == nil || *j.Range != (model.NodeRange{Min: 1, Max: 4}) {
+		t.Errorf("model %+v range %+v; want b in [−1.2, −0.5], range 1–4", j.Model, j.Range)
+	}
+	if p := j.Profile; p == nil || len(p.Observations) != 6 || p.Thresholds.ReferenceNodes != 2 || p.CPUUtil == nil || p.BInterval == nil {
+		t.Errorf("profile record incomplete: %s", out)
+	}
+
+	code, out, errs = packer(t, "", "plan", "--workload", prof)
+	if code != 0 {
+		t.Fatalf("plan --workload profile.json: exit %d, stderr %q", code, errs)
+	}
+	// 18 VMs is far outside the 1–4 nodes measured: marked extrapolated.
+	if !strings.Contains(out, "divider") || !strings.Contains(out, "18 *") || !strings.Contains(out, "outside the job's measured range") {
+		t.Errorf("plan output does not show the extrapolated profiled job:\n%s", out)
+	}
+	code, out, _ = packer(t, "", "plan", "--workload", prof, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"extrapolated": true`) {
+		t.Errorf("plan document lacks \"extrapolated\": true (exit %d)", code)
+	}
+
+	merged := filepath.Join(dir, "w.json")
+	if code, _, errs := packer(t, "", "workloads", "merge", prof, "W1", "--output", merged); code != 0 {
+		t.Fatalf("merge: exit %d, stderr %q", code, errs)
+	}
+	code, out, errs = packer(t, "", "plan", "--workload", merged)
+	if code != 0 || !strings.Contains(out, "(6 jobs)") || !strings.Contains(out, "divider") {
+		t.Errorf("plan of merged workload: exit %d, stderr %q:\n%s", code, errs, out)
+	}
+}
+
+// Bad input: exit 2, one line naming the flag and value, no file written. A
+// command that always fails: exit 1 with its stderr tail, no file written.
+func TestProfileBadInput(t *testing.T) {
+	t.Setenv(helperEnv, "1")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--nodes", ""}, 2, "--nodes: no node counts given"},
+		{[]string{"--nodes", "2,four"}, 2, `--nodes 2,four: "four" is not a whole number`},
+		{[]string{"--nodes", "0,2"}, 2, "node count 0 must be at least 1"},
+		{[]string{"--nodes", "2,4,2"}, 2, "node count 2 is given twice"},
+		{[]string{"--nodes", "2,4", "--repeat", "0"}, 2, "--repeat: must be at least 1"},
+		{[]string{"--nodes", "2,4", "--cpu-threshold", "1.5"}, 2, "--cpu-threshold"},
+		{[]string{"--nodes", "2,4", "--output", filepath.Join(dir, "no", "p.json")}, 2, "does not exist"},
+		{[]string{"--nodes", "2,4", "--", filepath.Join(dir, "no-such-command")}, 2, "no-such-command"},
+		{append([]string{"--nodes", "1,2"}, helperCommand("fail")...), 1, "0 of 2 runs succeeded"},
+	} {
+		args := append([]string{"profile", "--job", "j", "--output", out}, tc.args...)
+		if !slices.Contains(tc.args, "--") {
+			args = append(args, helperCommand("divide", "10")...)
+		}
+		code, _, errs := packer(t, "", args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line containing %q", tc.args, code, errs, tc.code, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%q: output file written", tc.args)
+		}
+	}
+	// The failing command's stderr tail is in the message.
+	_, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2"}, helperCommand("fail")...)...)
+	if !strings.Contains(errs, "exit status 3; stderr ends: loading input | error: input split 3 is corrupt") {
+		t.Errorf("stderr tail not shown: %q", errs)
+	}
+}
+
+// packer fit on a hand-made CSV: the fits as a golden table, and a workload
+// file that plans.
+func TestFitCommand(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "fitted.json")
+	code, out, errs := packer(t, "", "fit", "--observations", "testdata/fit-observations.csv", "--output", wl)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	golden(t, "fit-observations.txt", strings.ReplaceAll(out, wl, "fitted.json"))
+	w, err := model.ReadWorkloadFile(wl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kmeans, measured at 6 nodes: CPU 80 % > 60 %, I/O 14 < 100 MB/s → cpu.
+	// sort: at 6, interpolated between 4 and 8 → I/O ≈ 155 MB/s → io.
+	if len(w.Jobs) != 2 || w.Jobs[0].Class() != "io" || w.Jobs[1].Class() != "cpu" || w.Name != "fit-observations" {
+		t.Errorf("workload %q with classes %q, %q; want fit-observations: io, cpu", w.Name, w.Jobs[0].Class(), w.Jobs[1].Class())
+	}
+	if code, _, errs := packer(t, "", "plan", "--workload", wl); code != 0 {
+		t.Errorf("plan of fitted workload: exit %d, %q", code, errs)
+	}
+	// JSON on stdout is the same workload file.
+	code, js, _ := packer(t, "", "fit", "-i", "testdata/fit-observations.csv", "--format", "json")
+	var back model.Workload
+	if code != 0 || json.Unmarshal([]byte(js), &back) != nil || len(back.Jobs) != 2 {
+		t.Errorf("--format json: exit %d, not a workload file:\n%s", code, js)
+	}
+	// Thresholds by flag: with 0.85 for CPU, kmeans at 80 % is no longer CPU-intensive.
+	code, js, _ = packer(t, "", "fit", "-i", "testdata/fit-observations.csv", "--format", "json", "--cpu-threshold", "0.85")
+	if code != 0 || json.Unmarshal([]byte(js), &back) != nil || back.Jobs[1].Class() != "-" || back.Jobs[1].Profile.Thresholds.CPUUtil != 0.85 {
+		t.Errorf("--cpu-threshold 0.85: kmeans class %q", back.Jobs[1].Class())
+	}
+}
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.json")
+	for _, tc := range []struct{ csv, want string }{
+		{"job,nodes\nsort,2\n", `bad.csv: line 1: missing column "seconds"`},
+		{"job,nodes,seconds\nsort,2,50\nsort,4,fast\n", `bad.csv: line 3, column 3 (seconds): seconds must be a finite positive number, got "fast"`},
+		{"job,nodes,seconds\nsort,2,50\nsort,4,-1\n", "line 3, column 3 (seconds)"},
+		{"job,nodes,seconds\nsort,2,50\nsort,2,49\n", `bad.csv: line 2, column 2 (nodes): job "sort" is measured at a single node count (2)`},
+	} {
+		in := filepath.Join(dir, "bad.csv")
+		if err := os.WriteFile(in, []byte(tc.csv), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errs := packer(t, "", "fit", "--observations", in, "--output", out)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, one line containing %q", tc.csv, code, errs, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%q: output written", tc.csv)
+		}
+	}
+	if code, _, errs := packer(t, "", "fit", "--observations", filepath.Join(dir, "none.csv")); code != 2 || !strings.Contains(errs, "none.csv") {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+	// Standard input works too.
+	if code, out, errs := packer(t, "job,nodes,seconds\na,1,10\na,2,5\n", "fit", "-i", "-"); code != 0 || !strings.Contains(out, "F(n) = 10 · n^-1.0000") {
+		t.Errorf("stdin: exit %d, stderr %q:\n%s", code, errs, out)
+	}
+}
+
+func TestWorkloadsMerge(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.json")
+	code, _, errs := packer(t, "", "workloads", "merge", "W1", "W5", "-o", out, "--name", "both")
+	if code != 0 {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+	w, err := model.ReadWorkloadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// W1 has 5 jobs and W5 5: 10, W1's first.
+	if w.Name != "both" || len(w.Jobs) != 10 || w.Jobs[0].Name != "s-srt-1" {
+		t.Errorf("merged %q with %d jobs, first %q", w.Name, len(w.Jobs), w.Jobs[0].Name)
+	}
+	// W1 and W2 share job names: refused, naming both, nothing written.
+	out2 := filepath.Join(dir, "w2.json")
+	code, _, errs = packer(t, "", "workloads", "merge", "W1", "W2", "--output", out2)
+	if code != 2 || !strings.Contains(errs, `W2: job "s-srt-1" is also in W1`) {
+		t.Errorf("duplicate names: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("output written despite the error")
+	}
+	if code, _, errs := packer(t, "", "workloads", "merge"); code != 2 || !strings.Contains(errs, "got none") {
+		t.Errorf("no files: exit %d, %q", code, errs)
+	}
+	if code, _, errs := packer(t, "", "workloads", "merge", filepath.Join(dir, "missing.json")); code != 2 || !strings.Contains(errs, "missing.json") {
+		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+}
