@@ -23,14 +23,17 @@ import (
 type Fair struct {
 	Delay, RackDelay int
 
-	order   [2][]int32
-	version [2]uint64
-	skip    []int32
+	order     [2][]int32
+	version   [2]uint64
+	skip      []int32
+	skippedAt []uint64 // the offer in which the job was last skipped
+	offer     uint64
 }
 
 var (
-	_ Policy  = (*Fair)(nil)
-	_ Starter = (*Fair)(nil)
+	_ Policy        = (*Fair)(nil)
+	_ Starter       = (*Fair)(nil)
+	_ OfferObserver = (*Fair)(nil)
 )
 
 // Name is "fair", or "fair D=d" with delay scheduling ("fair D=d+r" with a
@@ -48,11 +51,19 @@ func (f *Fair) Name() string {
 // Start forgets the previous run.
 func (f *Fair) Start(s *State) {
 	f.skip = make([]int32, s.Jobs())
+	f.skippedAt = make([]uint64, s.Jobs())
+	f.offer = 0
 	for k := range f.order {
 		f.order[k] = f.order[k][:0]
 		f.version[k] = ^uint64(0)
 	}
 }
+
+// Offering starts a scheduling opportunity: a node offering its free slots
+// (a heartbeat, in Hadoop). A job is skipped at most once per opportunity, so
+// that D counts nodes seen, not slots: a node with two free slots is one
+// chance at locality, not two.
+func (f *Fair) Offering(*State, int) { f.offer++ }
 
 // Assign implements Algorithms 1 and 2.
 func (f *Fair) Assign(s *State, node int, k Kind) int {
@@ -70,7 +81,10 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 			l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
 			return j
 		}
-		f.skip[j]++
+		if f.skippedAt[j] != f.offer {
+			f.skippedAt[j] = f.offer
+			f.skip[j]++
+		}
 	}
 	return Later
 }
