@@ -121,10 +121,10 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 		warn("only %d distinct node counts measured: two points always fit a line, so R² says nothing; measure at least three", len(measured))
 	}
 	if fit.R2 < 0.9 {
-		warn("R² = %.3f < 0.9: the power law explains the runtimes poorly", fit.R2)
+		warn("R² = %.3f, below 0.9: the power law explains the runtimes poorly", fit.R2)
 	}
 	if fit.B > 0 {
-		warn("b = %.3f > 0: the job got slower with more nodes", fit.B)
+		warn("b = %.3f is positive: the job got slower with more nodes", fit.B)
 	}
 	if failed > 0 {
 		warn("%d of %d runs failed and were not fitted", failed, len(obs))

@@ -81,9 +81,9 @@ func TestAnalyzeWarnings(t *testing.T) {
 		// Two node counts: a line through two points, R² = 1 whatever.
 		{"two node counts", []model.Observation{obs(6, 100, 0.5, 10), obs(12, 60, 0.5, 10)}, "only 2 distinct node counts"},
 		// 10, 20, 40 s on 2, 4, 8 nodes: b = +1 exactly.
-		{"slower with more nodes", []model.Observation{obs(2, 10, 0.5, 10), obs(4, 20, 0.5, 10), obs(6, 30, 0.5, 10), obs(8, 40, 0.5, 10)}, "b = 1.000 > 0"},
+		{"slower with more nodes", []model.Observation{obs(2, 10, 0.5, 10), obs(4, 20, 0.5, 10), obs(6, 30, 0.5, 10), obs(8, 40, 0.5, 10)}, "b = 1.000 is positive"},
 		// 10, 30, 10, 30 s: no trend, R² ≈ 0.
-		{"poor fit", []model.Observation{obs(2, 10, 0.5, 10), obs(4, 30, 0.5, 10), obs(6, 10, 0.5, 10), obs(8, 30, 0.5, 10)}, "< 0.9"},
+		{"poor fit", []model.Observation{obs(2, 10, 0.5, 10), obs(4, 30, 0.5, 10), obs(6, 10, 0.5, 10), obs(8, 30, 0.5, 10)}, "below 0.9"},
 		// Measured at 1 and 2 nodes only: 6 is outside.
 		{"reference outside", []model.Observation{obs(1, 10, 0.5, 10), obs(2, 6, 0.5, 10), obs(3, 4, 0.5, 10)}, "outside the measured range 1–3"},
 		{"no cpu", []model.Observation{{Nodes: 2, Seconds: 10}, {Nodes: 6, Seconds: 5}, {Nodes: 8, Seconds: 4}}, "no CPU utilisation measured"},

@@ -148,6 +148,8 @@ func printFit(w io.Writer, r *profile.Result) error {
 	if p.AInterval != nil {
 		fmt.Fprintf(w, "  a = %.4g (%g %% interval %.4g to %.4g), b = %.4f (%.4f to %.4f)\n",
 			f.A, 100*p.IntervalLevel, p.AInterval[0], p.AInterval[1], f.B, p.BInterval[0], p.BInterval[1])
+	} else {
+		fmt.Fprintf(w, "  no intervals for a and b: %d runs leave no residual to estimate the noise from\n", f.Points)
 	}
 	fmt.Fprintf(w, "  R² = %.4f, residual standard error = %.4f (log scale, ≈ %.1f %% typical error)\n",
 		f.R2, f.ResidualSE, 100*(math.Exp(f.ResidualSE)-1))

@@ -95,7 +95,7 @@ func profileAction(c *cli.Context) error {
 		if ms.Progress != nil {
 			fmt.Fprintln(c.App.ErrWriter)
 		}
-		fmt.Fprintf(c.App.ErrWriter, "packer: profile %s: %v; keeping the %d runs measured\n", job, err, len(obs))
+		fmt.Fprintf(c.App.ErrWriter, "packer: job %s: %v; keeping the %d runs measured\n", job, err, len(obs))
 	} else if err != nil {
 		return badInput(err)
 	}

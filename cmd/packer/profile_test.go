@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +24,8 @@ const helperEnv = "PACKER_CLI_TEST_HELPER"
 // TestProfileHelperProcess is not a test: it is the command profiled below.
 // "divide MS": MS milliseconds of work divided among PACKER_NODES nodes,
 // modelled as a sleep, so the runtime is MS/n plus start-up and b ≈ −1.
-// "fail": a command that fails with a message on stderr.
+// "multiply MS": a sleep of MS·n milliseconds, for a run long enough to
+// interrupt. "fail": a command that fails with a message on stderr.
 func TestProfileHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		return
@@ -36,6 +39,10 @@ func TestProfileHelperProcess(t *testing.T) {
 	case len(args) == 3 && args[1] == "divide" && nodes > 0:
 		ms, _ := strconv.Atoi(args[2])
 		time.Sleep(time.Duration(ms/nodes) * time.Millisecond)
+		os.Exit(0)
+	case len(args) == 3 && args[1] == "multiply" && nodes > 0:
+		ms, _ := strconv.Atoi(args[2])
+		time.Sleep(time.Duration(ms*nodes) * time.Millisecond)
 		os.Exit(0)
 	case len(args) == 2 && args[1] == "fail":
 		fmt.Fprintln(os.Stderr, "loading input\nerror: input split 3 is corrupt")
@@ -241,5 +248,37 @@ func TestWorkloadsMerge(t *testing.T) {
 	}
 	if code, _, errs := packer(t, "", "workloads", "merge", filepath.Join(dir, "missing.json")); code != 2 || !strings.Contains(errs, "missing.json") {
 		t.Errorf("missing file: exit %d, %q", code, errs)
+	}
+}
+
+// Ctrl-C: a real SIGINT to packer while it runs the third command (10 s on
+// 100 nodes) stops that command at once, keeps the two runs measured before,
+// writes the profile of those and says so, exit 130.
+func TestProfileInterrupted(t *testing.T) {
+	t.Setenv(helperEnv, "1")
+	// While this test runs, SIGINT must not end the test binary, whoever
+	// else is listening.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+
+	out := filepath.Join(t.TempDir(), "p.json")
+	timer := time.AfterFunc(1500*time.Millisecond, func() { syscall.Kill(os.Getpid(), syscall.SIGINT) })
+	defer timer.Stop()
+	start := time.Now()
+	code, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2,100", "--output", out},
+		helperCommand("multiply", "100")...)...)
+	if el := time.Since(start); el > 6*time.Second {
+		t.Errorf("took %v: the 10 s run was not stopped", el)
+	}
+	if code != 130 || !strings.Contains(errs, "interrupted after 2 of 3 runs") || !strings.Contains(errs, "the profile holds the 2 runs measured before") {
+		t.Fatalf("exit %d, stderr %q; want 130 and what was kept", code, errs)
+	}
+	w, err := model.ReadWorkloadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := w.Jobs[0].Profile; len(p.Observations) != 2 || *w.Jobs[0].Range != (model.NodeRange{Min: 1, Max: 2}) {
+		t.Errorf("profile kept %d observations over %+v, want 2 over 1–2", len(p.Observations), *w.Jobs[0].Range)
 	}
 }
