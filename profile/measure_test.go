@@ -1,0 +1,103 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeExecutor replays runs whose numbers depend on the node count, and
+// records the commands it was given.
+type fakeExecutor struct {
+	calls []string
+	run   func(nodes int) Run
+}
+
+func (f *fakeExecutor) Execute(_ context.Context, argv, env []string) (Run, error) {
+	nodes := 0
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "PACKER_NODES="); ok {
+			fmt.Sscan(v, &nodes)
+		}
+	}
+	f.calls = append(f.calls, strings.Join(argv, " ")+" PACKER_NODES="+fmt.Sprint(nodes))
+	return f.run(nodes), nil
+}
+
+var _ Executor = (*fakeExecutor)(nil)
+
+// The arithmetic of one run on 2 nodes of 2 vCPUs: 2 s wall, 3 CPU s,
+// 100 MB read and 50 MB written → utilisation 3 / (2 × 2 × 2) = 0.375 and
+// (100 + 50) MB / 2 s = 75 MB/s.
+func TestMeasureArithmeticAndOrder(t *testing.T) {
+	fx := &fakeExecutor{run: func(n int) Run {
+		return Run{Wall: time.Duration(4/n) * time.Second, CPU: 3 * time.Second, ReadBytes: 100e6, WriteBytes: 50e6}
+	}}
+	var progress []Progress
+	obs, err := Measure(context.Background(), []string{"job", "--maps={nodes}x{nodes}"}, &MeasureSettings{
+		Nodes: []int{1, 2}, Repeat: 2, Executor: fx, Env: []string{"HOME=/h"},
+		Progress: func(p Progress) { progress = append(progress, p) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Repeat by repeat, every node count in each.
+	wantCalls := []string{"job --maps=1x1 PACKER_NODES=1", "job --maps=2x2 PACKER_NODES=2", "job --maps=1x1 PACKER_NODES=1", "job --maps=2x2 PACKER_NODES=2"}
+	if !reflect.DeepEqual(fx.calls, wantCalls) {
+		t.Errorf("calls %q, want %q", fx.calls, wantCalls)
+	}
+	o := obs[1]
+	if o.Nodes != 2 || o.Repeat != 1 || o.Seconds != 2 || *o.CPUUtil != 0.375 || *o.IOMBps != 75 || o.CPUSeconds != 3 {
+		t.Errorf("run on 2 nodes: %s", jsonOf(o))
+	}
+	// On 1 node: 3 / (4 × 1 × 2) = 0.375 again, 150 MB / 4 s = 37.5 MB/s.
+	if o := obs[2]; o.Repeat != 2 || *o.CPUUtil != 0.375 || *o.IOMBps != 37.5 {
+		t.Errorf("second run on 1 node: %s", jsonOf(o))
+	}
+	if len(progress) != 4 || progress[3].Done != 4 || progress[3].Total != 4 || progress[3].Remaining != 0 || progress[1].Nodes != 2 {
+		t.Errorf("progress %+v", progress)
+	}
+}
+
+// A non-zero exit, or death by signal, is a failed observation that keeps
+// the last lines of stderr.
+func TestMeasureFailedRun(t *testing.T) {
+	fx := &fakeExecutor{run: func(n int) Run {
+		if n == 2 {
+			return Run{Wall: time.Second, ExitCode: -1, StderrTail: "a\nb\n\nc\nd\ne\nf\n"}
+		}
+		return Run{Wall: time.Second}
+	}}
+	obs, err := Measure(context.Background(), []string{"x"}, &MeasureSettings{Nodes: []int{1, 2}, Executor: fx})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obs[1].Failed || obs[1].Error != "killed by a signal; stderr ends: b | c | d | e | f" || obs[1].CPUUtil != nil || obs[0].Failed {
+		t.Errorf("observations %s", jsonOf(obs))
+	}
+}
+
+func TestMeasureSettingsRejected(t *testing.T) {
+	fx := &fakeExecutor{run: func(int) Run { return Run{Wall: time.Second} }}
+	for _, s := range []MeasureSettings{
+		{},
+		{Nodes: []int{2, 0}},
+		{Nodes: []int{2, 3, 2}},
+		{Nodes: []int{2}, Repeat: -1},
+		{Nodes: []int{2}, VCPUsPerNode: -2},
+	} {
+		s.Executor = fx
+		if _, err := Measure(context.Background(), []string{"x"}, &s); err == nil {
+			t.Errorf("%+v accepted", s)
+		}
+	}
+	if _, err := Measure(context.Background(), nil, &MeasureSettings{Nodes: []int{1}, Executor: fx}); err == nil {
+		t.Error("empty command accepted")
+	}
+	if len(fx.calls) != 0 {
+		t.Errorf("ran %q despite bad settings", fx.calls)
+	}
+}
