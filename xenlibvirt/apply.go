@@ -540,7 +540,10 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 		default:
 			if st.Running {
 				if err := hv.Destroy(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {
-					return fmt.Errorf("destroy: %w", err)
+					// The guest may have powered off between the two calls.
+					if now, serr := hv.Domain(rec.Name); serr != nil || now.Running {
+						return fmt.Errorf("destroy: %w", err)
+					}
 				}
 			}
 			if err := hv.Undefine(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {

@@ -169,6 +169,8 @@ type Appliance struct {
 	started []string
 	stops   []func()
 	hold    func(name string) bool
+	stopped bool
+	guests  sync.WaitGroup // power-offs in flight
 }
 
 // NewAppliance starts playing the guests of c; hold (may be nil) keeps the
@@ -183,13 +185,18 @@ func NewAppliance(t testing.TB, c *Cluster, hold func(name string) bool) *Applia
 				return
 			}
 			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.stopped {
+				return
+			}
 			a.started = append(a.started, name)
-			a.mu.Unlock()
 			if a.hold != nil && a.hold(name) {
 				return
 			}
 			// Not from inside the event loop's callback.
+			a.guests.Add(1)
 			go func() {
+				defer a.guests.Done()
 				dom, err := lc.LookupDomainByName(name)
 				if err != nil {
 					return
@@ -214,12 +221,17 @@ func (a *Appliance) Started() []string {
 	return append([]string(nil), a.started...)
 }
 
-// Stop ends the simulation.
+// Stop ends the simulation and waits for power-offs in flight.
 func (a *Appliance) Stop() {
-	for _, s := range a.stops {
+	a.mu.Lock()
+	a.stopped = true
+	stops := a.stops
+	a.stops = nil
+	a.mu.Unlock()
+	for _, s := range stops {
 		s()
 	}
-	a.stops = nil
+	a.guests.Wait()
 }
 
 // Foreign defines a domain that is not packer's on host i (no packer
