@@ -4,7 +4,7 @@
 
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
-APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients
+APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients chromium
 
 .PHONY: plan test deps check build bench fuzz
 

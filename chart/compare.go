@@ -28,7 +28,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		names[i], mk[i], resp[i] = r.Policy, r.Makespan, r.Summary.MeanResponse
 	}
 	bars := func(title, ylabel string, v plotter.Values) (*plot.Plot, error) {
-		p := plot.New()
+		p := newPlot()
 		p.Title.Text = title
 		p.Y.Label.Text = ylabel
 		b, err := plotter.NewBarChart(v, vg.Points(28))
@@ -47,6 +47,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		labels.Offset = vg.Point{X: -vg.Points(8), Y: vg.Points(3)}
 		for i := range labels.TextStyle {
 			labels.TextStyle[i].Font.Size = vg.Points(8)
+			labels.TextStyle[i].Font.Variant = "Sans"
 		}
 		p.Add(labels)
 		p.Y.Max = slices.Max(v) * 1.15
@@ -60,7 +61,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 	if err != nil {
 		return nil, err
 	}
-	cdf := plot.New()
+	cdf := newPlot()
 	cdf.Title.Text = "Slowdown distribution"
 	cdf.X.Label.Text = "slowdown (response ÷ time alone)"
 	cdf.Y.Label.Text = "fraction of jobs ≤ x"
@@ -128,7 +129,7 @@ func LocalitySweep(points []LocalityPoint) (*Grid, error) {
 	if len(points) == 0 {
 		return nil, errors.New("chart: no delay sweep points")
 	}
-	p := plot.New()
+	p := newPlot()
 	p.Title.Text = "Locality vs delay D"
 	p.X.Label.Text = "D (scheduling opportunities a job may skip)"
 	p.Y.Label.Text = "node-local map tasks"

@@ -35,7 +35,7 @@ func Fits(w *model.Workload) (*Grid, error) {
 		if len(pts) == 0 {
 			continue
 		}
-		p := plot.New()
+		p := newPlot()
 		p.Title.Text = j.Name
 		p.X.Label.Text = "VMs (n)"
 		p.Y.Label.Text = "runtime (s)"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -111,3 +112,14 @@ var (
 
 // rgb turns a palette entry into a color.Color for gonum plots.
 func rgb(hex string) color.Color { return parseHex(hex) }
+
+// newPlot returns a gonum plot set in Liberation Sans (gonum's default is the
+// serif face), matching the scenes and reading better at small sizes.
+func newPlot() *plot.Plot {
+	p := plot.New()
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Variant = "Sans"
+	}
+	return p
+}

@@ -34,6 +34,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			workloadsCommand,
 			profileCommand,
 			fitCommand,
+			reportCommand,
 		},
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
