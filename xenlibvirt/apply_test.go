@@ -633,3 +633,93 @@ func TestCheckOnSimulatedHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestXenDomainDefinesOnTestDriver defines every Xen domain of a plan on the
+// test driver and reads packer's metadata back through the Hypervisor.
+func TestXenDomainDefinesOnTestDriver(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.Xen)
+	hs := connect(t, pl, c, nil)
+	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pd := range d.Phases {
+		for _, vm := range pd.VMs {
+			hv := hs.HVs[vm.Host]
+			if err := hv.Define(vm.XML); err != nil {
+				t.Fatalf("%s: define: %v\n%s", vm.Name, err, vm.XML)
+			}
+			st, err := hv.Domain(vm.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !xenlibvirt.Owns(pl.ID, vm.Name, st.Meta) || st.Running {
+				t.Errorf("%s: read back %+v running %v", vm.Name, st.Meta, st.Running)
+			}
+			if *st.Meta != vm.Meta {
+				t.Errorf("%s: metadata %+v, want %+v", vm.Name, *st.Meta, vm.Meta)
+			}
+			if err := hv.Undefine(vm.Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestDeploymentIdentities checks, for every phase of W2 on 2 hosts, that
+// each VM has its own name, MAC, UUID and disk, that exactly VM 0 of each job
+// is its master, and that VMs follow the plan's hosts and disks.
+func TestDeploymentIdentities(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	hs := connect(t, pl, c, nil)
+	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pd := range d.Phases {
+		seen := map[string]string{}
+		masters := map[string]int{}
+		n := 0
+		for _, hp := range pl.Phases[i].Hosts {
+			n += len(hp.VMs)
+		}
+		if len(pd.VMs) != n {
+			t.Errorf("phase %d: %d VMs, plan has %d", i, len(pd.VMs), n)
+		}
+		for _, vm := range pd.VMs {
+			for _, id := range []string{vm.Name, vm.MAC, vm.UUID, vm.DiskPath} {
+				if other, dup := seen[id]; dup {
+					t.Errorf("phase %d: %s shared by %s and %s", i, id, other, vm.Name)
+				}
+				seen[id] = vm.Name
+			}
+			if vm.Name != xenlibvirt.DomainName(pl.ID, i, vm.Meta.Job, vm.Meta.Index) {
+				t.Errorf("name %s", vm.Name)
+			}
+			if vm.Meta.Master != (vm.Meta.Index == 0) {
+				t.Errorf("%s: master %v", vm.Name, vm.Meta.Master)
+			}
+			if vm.Meta.Master {
+				masters[vm.Meta.Job]++
+			}
+			want := libvirttest.DiskDir(vm.HostName, vm.DiskIndex) + "/" + vm.Name + ".qcow2"
+			if vm.DiskPath != want {
+				t.Errorf("%s: disk %s, want %s", vm.Name, vm.DiskPath, want)
+			}
+		}
+		for _, j := range pl.Phases[i].Jobs {
+			if masters[j.Name] != 1 {
+				t.Errorf("phase %d: job %s has %d masters", i, j.Name, masters[j.Name])
+			}
+		}
+	}
+	// Phase 0 of W2: per host 2 host VMs on disks 0, 1 and 1 extra (no disk
+	// of its own), whose overlay goes on disk 0 mod 2 = 0.
+	for _, vm := range d.Phases[0].VMs {
+		if vm.Meta.Role == "extra" && vm.DiskIndex != 0 {
+			t.Errorf("extra %s on disk %d, want 0", vm.Name, vm.DiskIndex)
+		}
+	}
+}

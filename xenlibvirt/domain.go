@@ -57,6 +57,7 @@ func ParseMetadata(s string) (Metadata, error) {
 	if err := xml.Unmarshal([]byte(s), &m); err != nil {
 		return Metadata{}, fmt.Errorf("xenlibvirt: domain metadata: %w", err)
 	}
+	m.XMLName = xml.Name{} // as written, so that values compare equal
 	return m, nil
 }
 
