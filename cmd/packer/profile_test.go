@@ -282,3 +282,30 @@ func TestProfileInterrupted(t *testing.T) {
 		t.Errorf("profile kept %d observations over %+v, want 2 over 1–2", len(p.Observations), *w.Jobs[0].Range)
 	}
 }
+
+// FuzzParseNodes: --nodes either gives distinct positive counts, one per
+// comma-separated field, or a usage error (exit 2); it never panics.
+func FuzzParseNodes(f *testing.F) {
+	for _, s := range []string{"2,4,6,8", "", "1", "2,2", "0", "-3,4", " 3 , 5", "4,x", ",", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		nodes, err := parseNodes(s)
+		if err != nil {
+			if exitCode(err) != exitUsage {
+				t.Fatalf("%q: error %v exits %d, want 2", s, err, exitCode(err))
+			}
+			return
+		}
+		if len(nodes) != strings.Count(s, ",")+1 {
+			t.Fatalf("%q gave %v", s, nodes)
+		}
+		seen := map[int]bool{}
+		for _, n := range nodes {
+			if n < 1 || seen[n] {
+				t.Fatalf("%q gave %v", s, nodes)
+			}
+			seen[n] = true
+		}
+	})
+}

@@ -1,0 +1,68 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// openPTY opens a pseudo-terminal pair with plain syscalls: the master to
+// read what was written, the slave to write to as if it were a terminal.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		m.Close()
+		t.Fatalf("unlock pty: %v", e)
+	}
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, m.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		m.Close()
+		t.Fatalf("pty number: %v", e)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		m.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+// With stderr a terminal, packer profile shows progress there, one line per
+// run overwritten in place, and stdout (the JSON profile here) stays clean.
+func TestProfileProgressOnTerminal(t *testing.T) {
+	t.Setenv(helperEnv, "1")
+	master, slave := openPTY(t)
+	var out strings.Builder
+	code := run(append([]string{"packer", "profile", "--job", "p", "--nodes", "1,2,4", "--format", "json"},
+		helperCommand("divide", "40")...), strings.NewReader(""), &out, slave)
+	slave.Close()
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	tty, _ := io.ReadAll(master) // ends with EIO once the slave is closed
+	got := string(tty)
+	for _, want := range []string{"run 1 of 3 (1 nodes, repeat 1), elapsed 0:00, about", "run 3 of 3 (4 nodes, repeat 1)", "about 0:00 left"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("terminal shows %q, lacks %q", got, want)
+		}
+	}
+	var w model.Workload
+	if err := json.Unmarshal([]byte(out.String()), &w); err != nil || len(w.Jobs) != 1 {
+		t.Errorf("stdout is not the profile alone: %v\n%s", err, out.String())
+	}
+}
