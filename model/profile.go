@@ -90,10 +90,13 @@ func (o Observation) Validate() error {
 		return fmt.Errorf("nodes must be at least 1, got %d", o.Nodes)
 	case !o.Failed && (!(o.Seconds > 0) || math.IsInf(o.Seconds, 0)):
 		return fmt.Errorf("seconds must be finite and positive, got %v", o.Seconds)
-	case o.CPUUtil != nil && !(*o.CPUUtil >= 0) || o.CPUUtil != nil && math.IsInf(*o.CPUUtil, 0):
+	case o.CPUUtil != nil && !finiteNonNegative(*o.CPUUtil):
 		return fmt.Errorf("cpu_util must be finite and non-negative, got %v", *o.CPUUtil)
-	case o.IOMBps != nil && !(*o.IOMBps >= 0) || o.IOMBps != nil && math.IsInf(*o.IOMBps, 0):
+	case o.IOMBps != nil && !finiteNonNegative(*o.IOMBps):
 		return fmt.Errorf("io_mbps must be finite and non-negative, got %v", *o.IOMBps)
 	}
 	return nil
 }
+
+// finiteNonNegative is false for NaN, infinities and negative numbers.
+func finiteNonNegative(v float64) bool { return v >= 0 && !math.IsInf(v, 1) }

@@ -3,6 +3,7 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -66,6 +67,12 @@ func testCommand(_ string, args []string) int {
 		return children(nodes, "iow", args[0], strconv.Itoa(num(1)/nodes))
 	case "iow": // iow DIR MIB: write MIB with O_DIRECT, fsync, read it back with O_DIRECT
 		if err := directIO(args[0], num(1)); err != nil {
+			fmt.Fprintln(os.Stderr, "helper:", err)
+			return 1
+		}
+		return 0
+	case "read": // read FILE: read FILE through the page cache
+		if _, err := os.ReadFile(args[0]); err != nil {
 			fmt.Fprintln(os.Stderr, "helper:", err)
 			return 1
 		}
@@ -134,8 +141,19 @@ func spin(d time.Duration) {
 
 // directIO writes mib MiB to a new file in dir bypassing the page cache
 // (O_DIRECT with a page-aligned buffer), fsyncs it, and reads it back the
-// same way, so every byte reaches the disk both ways.
+// same way, so every byte reaches the disk both ways. On a file system
+// without O_DIRECT (EINVAL) it writes through the cache, fsyncs, drops the
+// file's now-clean pages with fadvise(DONTNEED) and reads it back: the same
+// bytes reach the disk, by a longer way.
 func directIO(dir string, mib int) error {
+	err := ioFile(dir, mib, syscall.O_DIRECT)
+	if errors.Is(err, syscall.EINVAL) {
+		err = ioFile(dir, mib, 0)
+	}
+	return err
+}
+
+func ioFile(dir string, mib, direct int) error {
 	const chunk = 1 << 20
 	buf, err := syscall.Mmap(-1, 0, chunk, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
@@ -152,7 +170,7 @@ func directIO(dir string, mib int) error {
 	name := f.Name()
 	f.Close()
 	defer os.Remove(name)
-	w, err := os.OpenFile(name, os.O_WRONLY|syscall.O_DIRECT, 0)
+	w, err := os.OpenFile(name, os.O_WRONLY|direct, 0)
 	if err != nil {
 		return err
 	}
@@ -167,11 +185,17 @@ func directIO(dir string, mib int) error {
 		return err
 	}
 	w.Close()
-	rfd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_DIRECT, 0)
+	rfd, err := syscall.Open(name, syscall.O_RDONLY|direct, 0)
 	if err != nil {
 		return err
 	}
 	defer syscall.Close(rfd)
+	if direct == 0 {
+		const fadvDontNeed = 4
+		if _, _, e := syscall.Syscall6(syscall.SYS_FADVISE64, uintptr(rfd), 0, 0, fadvDontNeed, 0, 0); e != 0 {
+			return e
+		}
+	}
 	for range mib {
 		if _, err := syscall.Read(rfd, buf); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -153,6 +154,29 @@ func TestProfileIOBoundCommand(t *testing.T) {
 	}
 	if p.ReferenceMeasured {
 		t.Error("3 nodes was not measured, but the profile says it was")
+	}
+}
+
+// The other side of the I/O test: reading a 16 MiB file that is in the page
+// cache (the test has just written and read it) touches no disk, and the
+// kernel's block accounting must say so, where a count of read() bytes would
+// say 16 MiB.
+func TestProfileCachedReadIsNotIO(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "cached")
+	if err := os.WriteFile(name, make([]byte, 16<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.ReadFile(name); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := Measure(context.Background(), helperArgv("read", name), &MeasureSettings{Nodes: []int{1, 2}, Env: helperEnv()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		if o.Failed || o.ReadBytes > 1<<20 {
+			t.Errorf("n=%d: %d bytes read from disk for a cached file (failed %v %s), want < 1 MiB", o.Nodes, o.ReadBytes, o.Failed, o.Error)
+		}
 	}
 }
 

@@ -152,6 +152,9 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 			}
 			env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
 			r, err := set.Executor.Execute(ctx, args, env)
+			if err != nil && ctx.Err() != nil {
+				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
+			}
 			if err != nil {
 				return obs, fmt.Errorf("profile: %s: %w", args[0], err)
 			}
