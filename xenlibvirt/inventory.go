@@ -186,7 +186,7 @@ func jsonErr(data []byte, dec *json.Decoder, err error) string {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Sprintf("%s: %v", lineCol(data, syn.Offset), syn)
+		return fmt.Sprintf("%s: %v", lineCol(data, syn.Offset-1), syn) // Offset counts the bad byte
 	case errors.As(err, &typ):
 		return fmt.Sprintf("%s: field %s: %s is not a %s", lineCol(data, typ.Offset), typ.Field, typ.Value, typ.Type)
 	case errors.Is(err, io.EOF):
