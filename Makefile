@@ -36,3 +36,11 @@ build: deps
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+# fuzz-profile runs the fuzzers of the profiling parsers (issue 4), FUZZTIME each; their seed
+# corpora already run in `make test`.
+FUZZTIME ?= 30s
+.PHONY: fuzz-profile
+fuzz-profile:
+	$(GO) test ./profile -run '^$$' -fuzz FuzzReadObservations -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
