@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,4 +154,38 @@ func TestAnalyzeDeterministic(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The acceptance check on what a profile reports: for 200 seeded jobs with
+// multiplicative log-normal noise (σ = 0.1) on 3 repeats at 2, 4, 6 and 8
+// nodes, the true a and b lie inside the profile's 95 % intervals in at least
+// 90 % of the trials (≈ 95 % expected: 190 ± 3).
+func TestAnalyzeIntervalsCoverTruth(t *testing.T) {
+	const trueA, trueB, trials = 1500.0, -0.55, 200
+	rng := rand.New(rand.NewPCG(2009, 3))
+	inA, inB := 0, 0
+	for range trials {
+		var in []model.Observation
+		for rep := 1; rep <= 3; rep++ {
+			for _, n := range []int{2, 4, 6, 8} {
+				s := trueA * math.Pow(float64(n), trueB) * math.Exp(0.1*rng.NormFloat64())
+				in = append(in, model.Observation{Nodes: n, Repeat: rep, Seconds: s})
+			}
+		}
+		r, err := Analyze("s-srt", in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := r.Job.Profile.AInterval, r.Job.Profile.BInterval
+		if a[0] <= trueA && trueA <= a[1] {
+			inA++
+		}
+		if b[0] <= trueB && trueB <= b[1] {
+			inB++
+		}
+	}
+	t.Logf("true a inside in %d of %d trials, true b in %d", inA, trials, inB)
+	if inA < trials*9/10 || inB < trials*9/10 {
+		t.Errorf("coverage a %d, b %d of %d; want ≥ %d each", inA, inB, trials, trials*9/10)
+	}
 }

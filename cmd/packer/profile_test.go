@@ -182,6 +182,7 @@ func TestFitCommand(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(js), &back) != nil || len(back.Jobs) != 2 {
 		t.Errorf("--format json: exit %d, not a workload file:\n%s", code, js)
 	}
+	golden(t, "fit-observations.json", js)
 	// Thresholds by flag: with 0.85 for CPU, kmeans at 80 % is no longer CPU-intensive.
 	code, js, _ = packer(t, "", "fit", "-i", "testdata/fit-observations.csv", "--format", "json", "--cpu-threshold", "0.85")
 	if code != 0 || json.Unmarshal([]byte(js), &back) != nil || back.Jobs[1].Class() != "-" || back.Jobs[1].Profile.Thresholds.CPUUtil != 0.85 {
