@@ -16,10 +16,10 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// helperEnv switches the test binary into the command that the profile tests
+// profileHelperEnv switches the test binary into the command that the profile tests
 // measure, the os/exec way: the binary is re-run with -test.run selecting
 // TestProfileHelperProcess and this variable set.
-const helperEnv = "PACKER_CLI_TEST_HELPER"
+const profileHelperEnv = "PACKER_CLI_TEST_HELPER"
 
 // TestProfileHelperProcess is not a test: it is the command profiled below.
 // "divide MS": MS milliseconds of work divided among PACKER_NODES nodes,
@@ -27,7 +27,7 @@ const helperEnv = "PACKER_CLI_TEST_HELPER"
 // "multiply MS": a sleep of MS·n milliseconds, for a run long enough to
 // interrupt. "fail": a command that fails with a message on stderr.
 func TestProfileHelperProcess(t *testing.T) {
-	if os.Getenv(helperEnv) != "1" {
+	if os.Getenv(profileHelperEnv) != "1" {
 		return
 	}
 	args := os.Args
@@ -52,18 +52,18 @@ func TestProfileHelperProcess(t *testing.T) {
 	os.Exit(2)
 }
 
-func helperCommand(args ...string) []string {
+func profileHelperCommand(args ...string) []string {
 	return append([]string{"--", os.Args[0], "-test.run=^TestProfileHelperProcess$", "--"}, args...)
 }
 
 // The acceptance chain: packer profile … && packer plan --workload profile.json,
 // and the profile merged with a built-in workload plans too.
 func TestProfileThenPlan(t *testing.T) {
-	t.Setenv(helperEnv, "1")
+	t.Setenv(profileHelperEnv, "1")
 	dir := t.TempDir()
 	prof := filepath.Join(dir, "profile.json")
 	args := append([]string{"profile", "--job", "divider", "--nodes", "1,2,4", "--repeat", "2",
-		"--reference-nodes", "2", "--output", prof}, helperCommand("divide", "400")...)
+		"--reference-nodes", "2", "--output", prof}, profileHelperCommand("divide", "400")...)
 	code, out, errs := packer(t, "", args...)
 	if code != 0 {
 		t.Fatalf("profile: exit %d, stderr %q", code, errs)
@@ -117,7 +117,7 @@ func TestProfileThenPlan(t *testing.T) {
 // Bad input: exit 2, one line naming the flag and value, no file written. A
 // command that always fails: exit 1 with its stderr tail, no file written.
 func TestProfileBadInput(t *testing.T) {
-	t.Setenv(helperEnv, "1")
+	t.Setenv(profileHelperEnv, "1")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "p.json")
 	for _, tc := range []struct {
@@ -133,11 +133,11 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{"--nodes", "2,4", "--cpu-threshold", "1.5"}, 2, "--cpu-threshold"},
 		{[]string{"--nodes", "2,4", "--output", filepath.Join(dir, "no", "p.json")}, 2, "does not exist"},
 		{[]string{"--nodes", "2,4", "--", filepath.Join(dir, "no-such-command")}, 2, "no-such-command"},
-		{append([]string{"--nodes", "1,2"}, helperCommand("fail")...), 1, "0 of 2 runs succeeded"},
+		{append([]string{"--nodes", "1,2"}, profileHelperCommand("fail")...), 1, "0 of 2 runs succeeded"},
 	} {
 		args := append([]string{"profile", "--job", "j", "--output", out}, tc.args...)
 		if !slices.Contains(tc.args, "--") {
-			args = append(args, helperCommand("divide", "10")...)
+			args = append(args, profileHelperCommand("divide", "10")...)
 		}
 		code, _, errs := packer(t, "", args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
@@ -148,7 +148,7 @@ func TestProfileBadInput(t *testing.T) {
 		}
 	}
 	// The failing command's stderr tail is in the message.
-	_, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2"}, helperCommand("fail")...)...)
+	_, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2"}, profileHelperCommand("fail")...)...)
 	if !strings.Contains(errs, "exit status 3; stderr ends: loading input | error: input split 3 is corrupt") {
 		t.Errorf("stderr tail not shown: %q", errs)
 	}
@@ -256,7 +256,7 @@ func TestWorkloadsMerge(t *testing.T) {
 // 100 nodes) stops that command at once, keeps the two runs measured before,
 // writes the profile of those and says so, exit 130.
 func TestProfileInterrupted(t *testing.T) {
-	t.Setenv(helperEnv, "1")
+	t.Setenv(profileHelperEnv, "1")
 	// While this test runs, SIGINT must not end the test binary, whoever
 	// else is listening.
 	guard := make(chan os.Signal, 1)
@@ -268,7 +268,7 @@ func TestProfileInterrupted(t *testing.T) {
 	defer timer.Stop()
 	start := time.Now()
 	code, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2,100", "--output", out},
-		helperCommand("multiply", "100")...)...)
+		profileHelperCommand("multiply", "100")...)...)
 	if el := time.Since(start); el > 6*time.Second {
 		t.Errorf("took %v: the 10 s run was not stopped", el)
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// openPTY opens a pseudo-terminal pair with plain syscalls: the master to
+// profileOpenPTY opens a pseudo-terminal pair with plain syscalls: the master to
 // read what was written, the slave to write to as if it were a terminal.
-func openPTY(t *testing.T) (master, slave *os.File) {
+func profileOpenPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -45,11 +45,11 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // With stderr a terminal, packer profile shows progress there, one line per
 // run overwritten in place, and stdout (the JSON profile here) stays clean.
 func TestProfileProgressOnTerminal(t *testing.T) {
-	t.Setenv(helperEnv, "1")
-	master, slave := openPTY(t)
+	t.Setenv(profileHelperEnv, "1")
+	master, slave := profileOpenPTY(t)
 	var out strings.Builder
 	code := run(append([]string{"packer", "profile", "--job", "p", "--nodes", "1,2,4", "--format", "json"},
-		helperCommand("divide", "40")...), strings.NewReader(""), &out, slave)
+		profileHelperCommand("divide", "40")...), strings.NewReader(""), &out, slave)
 	slave.Close()
 	if code != 0 {
 		t.Fatalf("exit %d", code)
