@@ -136,6 +136,8 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 			jobs = fmt.Sprintf("%d jobs", len(w.Jobs))
 		}
 		fmt.Fprintf(c.App.Writer, "\nWrote %s: workload %s with %s (packer plan --workload %s).\n", out, w.Name, jobs, out)
+	} else {
+		fmt.Fprintln(c.App.Writer, "\nNothing saved: --output FILE writes the workload file, --format json prints it.")
 	}
 	return nil
 }
