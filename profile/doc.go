@@ -3,9 +3,9 @@
 //
 // Its pipeline:
 //
-//	command ─ Measure ─┐
-//	                   ├─ []model.Observation ─ Analyze ─ model.Job (model, class, range, Profile)
-//	CSV ─ ReadObservations ┘
+//	command ── Measure ───────────┐
+//	                              ├─ []model.Observation ── Analyze ── model.Job
+//	CSV ────── ReadObservations ──┘                  (model, class, measured range, Profile)
 //
 // Measure runs a real command once per node count and repeat, through an
 // Executor (Local runs child processes), and records wall time, CPU seconds
