@@ -35,6 +35,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			profileCommand,
 			fitCommand,
 			reportCommand,
+			applyCommand,
+			hostsCommand,
+			statusCommand,
+			destroyCommand,
 		},
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
