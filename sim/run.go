@@ -36,6 +36,8 @@ type State struct {
 	runnable   [2][]int32
 	version    [2]uint64
 	unfinished int
+	active     int    // jobs submitted and not finished
+	hbStopped  []bool // nodes whose heartbeats pause while no job is active
 	busy       [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd    float64
 
@@ -106,7 +108,13 @@ func (s *State) loop() error {
 			s.reducesReady(int(e.arg))
 		case evHeartbeat:
 			s.poke(int(e.arg))
-			s.heap.push(event{t: e.t + s.set.Heartbeat, kind: evHeartbeat, arg: e.arg})
+			if s.active > 0 {
+				s.heap.push(event{t: e.t + s.set.Heartbeat, kind: evHeartbeat, arg: e.arg})
+			} else {
+				// Nothing to schedule: pause rather than tick through a gap
+				// between arrivals; arrive restarts the node on its grid.
+				s.hbStopped[e.arg] = true
+			}
 		case evRetry:
 			s.retrying[e.arg] = false
 			s.poke(int(e.arg))
@@ -191,6 +199,21 @@ func (s *State) offer(node int) {
 func (s *State) arrive(j int) {
 	jr := &s.jobs[j]
 	jr.arrived = true
+	s.active++
+	if h := s.set.Heartbeat; h > 0 {
+		for n, stopped := range s.hbStopped {
+			if !stopped {
+				continue
+			}
+			s.hbStopped[n] = false
+			off := h * float64(n) / float64(s.nodes)
+			t := off + math.Ceil((s.now-off)/h)*h
+			for t < s.now {
+				t += h
+			}
+			s.heap.push(event{t: t, kind: evHeartbeat, arg: int32(n)})
+		}
+	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1, Locality: NoInput})
 	if jr.pending[Map] > 0 {
 		s.addRunnable(j, Map)
@@ -385,6 +408,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	if finished {
 		jr.finished, jr.finish = true, s.now
 		s.unfinished--
+		s.active--
 		s.lastEnd = s.now
 		s.trace(TraceEvent{Time: s.now, Kind: TraceFinish, Job: j, Task: -1, Node: -1, Locality: NoInput})
 	}

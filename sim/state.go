@@ -145,6 +145,7 @@ func compile(w *Workload, set Settings) *State {
 	}
 	s.woke = make([]bool, nodes)
 	s.retrying = make([]bool, nodes)
+	s.hbStopped = make([]bool, nodes)
 
 	total := w.Tasks()
 	s.tasks = make([]taskRec, total)

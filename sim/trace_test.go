@@ -155,3 +155,20 @@ func TestHandTraceDelay(t *testing.T) {
 		t.Errorf("trace:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+func TestHeartbeatsPauseWhenIdle(t *testing.T) {
+	// Heartbeats every 3 s on one node (grid 0, 3, 6, ...). A (1 map × 1 s)
+	// runs 0–1; nothing is submitted until B at 10⁶ s. The node's heartbeats
+	// pause meanwhile and resume on the grid: B starts at the first multiple of
+	// 3 at or after 10⁶, 1000002, and ends at 1000003. Without the pause the
+	// run would take over 333 000 heartbeat events; with it, about a dozen.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "B", Arrival: 1e6, Maps: Tasks{Count: 1, Mean: 1}},
+	}}
+	r := mustRun(t, w, &FIFO{}, &Settings{Heartbeat: 3, IgnoreLocality: true})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 1}, "B": {1000002, 1000003}})
+	if r.Events > 20 {
+		t.Errorf("%d events, want at most 20", r.Events)
+	}
+}

@@ -103,6 +103,11 @@ func (t Tasks) Total() float64 {
 	return s
 }
 
+// MaxTime bounds every time in a workload (arrivals, durations, shuffles), in
+// seconds: about 31 years. Far beyond any trace, it keeps sums of times exact
+// to well under a millisecond and every run finite.
+const MaxTime = 1e9
+
 // ErrInvalidWorkload is wrapped by every error about a workload's content.
 var ErrInvalidWorkload = errors.New("invalid simulation workload")
 
@@ -178,12 +183,16 @@ func (w *Workload) Validate() error {
 
 func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
+// timeOK reports whether v is a usable time: finite, not negative, at most
+// MaxTime.
+func timeOK(v float64) bool { return v >= 0 && v <= MaxTime }
+
 func (j *Job) validate(c Cluster) error {
-	if math.IsNaN(j.Arrival) || math.IsInf(j.Arrival, 0) || j.Arrival < 0 {
-		return fmt.Errorf("arrival must be finite and not negative, got %v", j.Arrival)
+	if !timeOK(j.Arrival) {
+		return fmt.Errorf("arrival must be finite, not negative and at most %g s, got %v", MaxTime, j.Arrival)
 	}
-	if math.IsNaN(j.Shuffle) || math.IsInf(j.Shuffle, 0) || j.Shuffle < 0 {
-		return fmt.Errorf("shuffle must be finite and not negative, got %v", j.Shuffle)
+	if !timeOK(j.Shuffle) {
+		return fmt.Errorf("shuffle must be finite, not negative and at most %g s, got %v", MaxTime, j.Shuffle)
 	}
 	for _, t := range []struct {
 		field string
@@ -228,14 +237,14 @@ func (t Tasks) validate() error {
 			return fmt.Errorf("count %d but %d durations", t.Count, len(t.Durations))
 		}
 		for i, d := range t.Durations {
-			if !finitePositive(d) {
-				return fmt.Errorf("durations[%d] must be finite and positive, got %v", i, d)
+			if !(d > 0 && d <= MaxTime) {
+				return fmt.Errorf("durations[%d] must be positive and at most %g s, got %v", i, MaxTime, d)
 			}
 		}
 		return nil
 	}
-	if t.Count > 0 && !finitePositive(t.Mean) {
-		return fmt.Errorf("mean must be finite and positive for %d tasks, got %v", t.Count, t.Mean)
+	if t.Count > 0 && !(t.Mean > 0 && t.Mean <= MaxTime) {
+		return fmt.Errorf("mean must be positive and at most %g s for %d tasks, got %v", MaxTime, t.Count, t.Mean)
 	}
 	return nil
 }

@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/workloads"
+)
+
+func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *optimize.Plan {
+	t.Helper()
+	p, err := optimize.NewProblem(w, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := optimize.NewPlan(p, res.Schedule, w.Name, "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// replay runs pl's own jobs (sized by PlanWorkload) under PlanReplay and
+// returns the makespan and the longest task (alpha included).
+func replay(t testing.TB, pl *optimize.Plan, barrier bool, waves int) (makespan, longest float64) {
+	t.Helper()
+	w, err := PlanWorkload(pl, Cluster{}, waves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, p, err := ReplayPlan(pl, w, barrier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(rw, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range rw.Jobs {
+		longest = max(longest, j.Maps.Mean*pl.Cluster.Alpha)
+	}
+	return r.Makespan, longest
+}
+
+// TestPlanReplayBuiltins: with task times that follow the models exactly
+// (each job waves·n·S tasks of F(n)/waves on its n VMs), replaying the pair
+// scheduler's plan of every built-in workload with the barrier reproduces the
+// plan's makespan: to a relative 1e-9 (floating-point sums), well within the
+// acceptance bound of one task length. Without the barrier it is never slower.
+func TestPlanReplayBuiltins(t *testing.T) {
+	for _, name := range workloads.Names() {
+		w, err := workloads.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := pairPlan(t, w, model.PaperCluster())
+		for _, waves := range []int{1, 4} {
+			b, longest := replay(t, pl, true, waves)
+			nb, _ := replay(t, pl, false, waves)
+			if math.Abs(b-pl.Makespan) > 1e-9*pl.Makespan || math.Abs(b-pl.Makespan) > longest {
+				t.Errorf("%s, %d waves: barrier replay makespan %v, plan %v (longest task %v)", name, waves, b, pl.Makespan, longest)
+			}
+			if nb > b*(1+1e-12) {
+				t.Errorf("%s, %d waves: no-barrier makespan %v > barrier %v", name, waves, nb, b)
+			}
+		}
+	}
+}
+
+// TestPlanReplayRandom: the same two properties on random workloads and
+// clusters (optimize.RandomWorkload), where plans overcommit in many shapes.
+func TestPlanReplayRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	faster := 0
+	for i := range 40 {
+		k := 1 + rng.IntN(3)
+		c := model.Cluster{Hosts: 2 + rng.IntN(6), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k), Alpha: 1 + rng.Float64()}.WithDefaults()
+		w := optimize.RandomWorkload(uint64(i), 2+rng.IntN(7))
+		pl := pairPlan(t, w, c)
+		b, longest := replay(t, pl, true, 2)
+		nb, _ := replay(t, pl, false, 2)
+		if math.Abs(b-pl.Makespan) > longest {
+			t.Errorf("case %d: barrier makespan %v, plan %v, more than one task (%v) apart", i, b, pl.Makespan, longest)
+		}
+		if nb > b*(1+1e-12) {
+			t.Errorf("case %d: no-barrier makespan %v > barrier %v", i, nb, b)
+		}
+		if nb < b*(1-1e-9) {
+			faster++
+		}
+	}
+	t.Logf("no-barrier strictly faster in %d of 40 plans", faster)
+}
+
+// TestPlanReplayMismatch: a plan for more VMs than the cluster has nodes,
+// and a workload whose jobs differ from the plan's, are refused.
+func TestPlanReplayMismatch(t *testing.T) {
+	w, _ := workloads.Get("W1")
+	pl := pairPlan(t, w, model.PaperCluster()) // 18 primary VMs
+	sw, err := PlanWorkload(pl, Cluster{Nodes: 17}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReplayPlan(pl, sw, true); !errors.Is(err, ErrPlanMismatch) {
+		t.Errorf("17 nodes for an 18-VM plan: error %v, want ErrPlanMismatch", err)
+	}
+	sw, _ = PlanWorkload(pl, Cluster{}, 1)
+	sw.Jobs[0].Name = "other"
+	if _, _, err := ReplayPlan(pl, sw, true); !errors.Is(err, ErrPlanMismatch) {
+		t.Errorf("renamed job: error %v, want ErrPlanMismatch", err)
+	}
+}
