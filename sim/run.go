@@ -36,8 +36,8 @@ type State struct {
 	runnable   [2][]int32
 	version    [2]uint64
 	unfinished int
-	active     int    // jobs submitted and not finished
-	hbStopped  []bool // nodes whose heartbeats pause while no job is active
+	active     int        // jobs submitted and not finished
+	hbStopped  []bool     // nodes whose heartbeats pause while no job is active
 	busy       [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd    float64
 
