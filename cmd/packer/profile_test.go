@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,6 +45,15 @@ func TestProfileHelperProcess(t *testing.T) {
 	case len(args) == 3 && args[1] == "multiply" && nodes > 0:
 		ms, _ := strconv.Atoi(args[2])
 		time.Sleep(time.Duration(ms*nodes) * time.Millisecond)
+		os.Exit(0)
+	case len(args) == 3 && args[1] == "spin" && nodes > 0:
+		// MS of CPU time, by n goroutines spinning side by side.
+		ms, _ := strconv.Atoi(args[2])
+		var wg sync.WaitGroup
+		for range nodes {
+			wg.Go(func() { profileSpin(time.Duration(ms) * time.Millisecond) })
+		}
+		wg.Wait()
 		os.Exit(0)
 	case len(args) == 2 && args[1] == "fail":
 		fmt.Fprintln(os.Stderr, "loading input\nerror: input split 3 is corrupt")
@@ -310,4 +321,75 @@ func FuzzParseNodes(f *testing.F) {
 			seen[n] = true
 		}
 	})
+}
+
+// profileSpin burns CPU until the whole process has used d of it.
+func profileSpin(d time.Duration) {
+	x := 1.0
+	for x > 0 {
+		for range 20000 {
+			x = x*1.0000001 + 1e-9
+		}
+		var ru syscall.Rusage
+		if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil || time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) >= d {
+			return
+		}
+	}
+}
+
+// Classes through the command line, thresholds set by flags for this
+// machine. dd writing 16 MiB with fsync at 1 and 2 nodes: the kernel counts
+// ≥ 16 MiB written, in well under a second, > 5 MB/s → I/O-intensive. A
+// command spinning 300 ms of CPU on n goroutines, on n nodes of 1 vCPU:
+// ≈ 100 % utilisation alone, > 10 % even on a busy shared machine →
+// CPU-intensive, and no I/O → not I/O-intensive (three attempts for the CPU
+// one, as other work on the machine can starve it).
+func TestProfileClassifiesByFlags(t *testing.T) {
+	t.Setenv(profileHelperEnv, "1")
+	flags := []string{"--nodes", "1,2", "--vcpus-per-node", "1", "--reference-nodes", "2",
+		"--cpu-threshold", "0.1", "--io-threshold", "5", "--format", "json"}
+	classOf := func(args ...string) (model.Job, string) {
+		t.Helper()
+		code, out, errs := packer(t, "", append(append([]string{"profile", "--job", "j"}, flags...), args...)...)
+		var w model.Workload
+		if code != 0 || json.Unmarshal([]byte(out), &w) != nil {
+			t.Fatalf("exit %d, stderr %q", code, errs)
+		}
+		j := w.Jobs[0]
+		return j, fmt.Sprintf("class %q, cpu %.3f, io %.1f MB/s", j.Class(), *j.Profile.CPUUtil, *j.Profile.IOMBps)
+	}
+	if dd, err := exec.LookPath("dd"); err != nil {
+		t.Errorf("dd not found (coreutils): %v", err)
+	} else {
+		j, got := classOf("--", dd, "if=/dev/zero", "of="+filepath.Join(profileDiskDir(t), "f{nodes}"), "bs=1M", "count=16", "conv=fsync")
+		if w := j.Profile.Observations[0].WriteBytes; !j.IOIntensive || w < 16<<20 {
+			t.Errorf("dd: %s, %d bytes written; want I/O-intensive, ≥ 16 MiB", got, w)
+		}
+	}
+	var failures []string
+	for range 3 {
+		j, got := classOf(profileHelperCommand("spin", "300")...)
+		if j.Class() == "cpu" {
+			return
+		}
+		failures = append(failures, got)
+	}
+	t.Errorf("CPU-bound command, three attempts: %q; want class cpu", failures)
+}
+
+// profileDiskDir is the test's temp directory if a disk backs it, else (on
+// tmpfs, where no byte reaches a disk) a temporary directory beside the test.
+func profileDiskDir(t *testing.T) string {
+	dir := t.TempDir()
+	var st syscall.Statfs_t
+	const tmpfsMagic = 0x01021994
+	if syscall.Statfs(dir, &st) != nil || st.Type != tmpfsMagic {
+		return dir
+	}
+	d, err := os.MkdirTemp(".", ".profile-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
 }
