@@ -120,6 +120,11 @@ func identity(name, hypervisor string, salt int) (uuid, mac string) {
 	return uuid, fmt.Sprintf("%s:%02x:%02x:%02x", prefix, h[16], h[17], h[18])
 }
 
+// UserNetwork as an inventory host's network gives VMs QEMU's user-mode
+// networking instead of a libvirt network: it needs no bridge and no
+// privileges (QEMU/KVM only).
+const UserNetwork = "user"
+
 // DomainSpec is what DomainXML needs beyond the VM's identity.
 type DomainSpec struct {
 	// Hypervisor is kvm, qemu or xen.
@@ -179,6 +184,9 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	default:
 		return "", fmt.Errorf("xenlibvirt: domain %s: hypervisor %q is not kvm, qemu or xen", vm.Name, s.Hypervisor)
 	}
+	if s.Hypervisor == Xen && s.Network == UserNetwork {
+		return "", fmt.Errorf("xenlibvirt: domain %s: network %q is QEMU's; Xen needs a libvirt network", vm.Name, UserNetwork)
+	}
 	if s.Kernel != "" {
 		d.OS.Kernel, d.OS.Initrd = s.Kernel, s.Initrd
 		args := []string{"packer.plan=" + m.Plan, "packer.job=" + nameSafe(m.Job), "packer.index=" + strconv.Itoa(m.Index),
@@ -195,7 +203,11 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	}
 	d.Devices.Disk = disk{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "qcow2"},
 		Source: source{File: s.DiskPath}, Target: target{Dev: dev, Bus: bus}}
-	d.Devices.Interface = iface{Type: "network", MAC: mac{Address: vm.MAC}, Source: netSource{Network: s.Network}, Model: nic}
+	d.Devices.Interface = iface{Type: "network", MAC: mac{Address: vm.MAC}, Source: &netSource{Network: s.Network}, Model: nic}
+	if s.Network == UserNetwork {
+		// QEMU's own user-mode network: no bridge, no privileges.
+		d.Devices.Interface.Type, d.Devices.Interface.Source = "user", nil
+	}
 	d.Devices.Console = &console{Type: "pty"}
 	out, err := xml.MarshalIndent(d, "", "  ")
 	if err != nil {
@@ -273,10 +285,10 @@ type target struct {
 }
 
 type iface struct {
-	Type   string    `xml:"type,attr"`
-	MAC    mac       `xml:"mac"`
-	Source netSource `xml:"source"`
-	Model  *nicModel `xml:"model"`
+	Type   string     `xml:"type,attr"`
+	MAC    mac        `xml:"mac"`
+	Source *netSource `xml:"source"`
+	Model  *nicModel  `xml:"model"`
 }
 
 type mac struct {

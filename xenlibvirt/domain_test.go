@@ -87,7 +87,11 @@ func TestDomainXMLValidates(t *testing.T) {
 	for _, hv := range []string{KVM, QEMU, Xen} {
 		for _, kernel := range []string{"", "/boot/vmlinuz"} {
 			vm := exampleVM(hv)
-			got, err := DomainXML(vm, DomainSpec{Hypervisor: hv, VCPUs: 2, MemoryMiB: 1024, DiskPath: "/srv/d1/x.qcow2", Network: "default", Kernel: kernel})
+			network := "default"
+			if hv == QEMU && kernel != "" {
+				network = UserNetwork
+			}
+			got, err := DomainXML(vm, DomainSpec{Hypervisor: hv, VCPUs: 2, MemoryMiB: 1024, DiskPath: "/srv/d1/x.qcow2", Network: network, Kernel: kernel})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,6 +113,7 @@ func TestDomainXMLRejects(t *testing.T) {
 		{Hypervisor: "vmware", VCPUs: 1, MemoryMiB: 1},
 		{Hypervisor: KVM, VCPUs: 0, MemoryMiB: 1},
 		{Hypervisor: KVM, VCPUs: 1, MemoryMiB: 0},
+		{Hypervisor: Xen, VCPUs: 1, MemoryMiB: 1, Network: UserNetwork},
 	} {
 		if _, err := DomainXML(vm, s); err == nil || !strings.Contains(err.Error(), vm.Name) {
 			t.Errorf("%+v: %v, want an error naming the domain", s, err)

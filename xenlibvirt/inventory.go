@@ -58,7 +58,8 @@ type InventoryHost struct {
 	// Disks are the k physical disks, in the plan's disk order: each is a
 	// libvirt storage pool's name or its target directory (absolute path).
 	Disks []string `json:"disks"`
-	// Network is the libvirt network VMs attach to; default "default".
+	// Network is the libvirt network VMs attach to; default "default";
+	// "user" gives QEMU's user-mode networking (no bridge needed).
 	Network string `json:"network,omitempty"`
 }
 
@@ -175,6 +176,9 @@ func (inv *Inventory) Validate() error {
 		}
 		if h.Network == "" {
 			h.Network = "default"
+		}
+		if h.Network == UserNetwork && h.Hypervisor == Xen {
+			return bad("%s.network: %q is QEMU's user-mode network; a xen host needs a libvirt network", at, h.Network)
 		}
 	}
 	return nil

@@ -46,6 +46,7 @@ func TestParseInventoryErrors(t *testing.T) {
 		{edit(`["/srv/d0", "/srv/d1"]`, `[]`), `inv.json: invalid inventory: hosts[1].disks: no disks`},
 		{`{"image": "/x", "hosts": []}`, `inv.json: invalid inventory: hosts: no hosts`},
 		{edit(`"image": "/var`, `"initrd": "/i", "image": "/var`), `inv.json: invalid inventory: initrd: "/i" given without a kernel`},
+		{edit(`"br0"`, `"user"`), `inv.json: invalid inventory: hosts[1].network: "user" is QEMU's user-mode network; a xen host needs a libvirt network`},
 	} {
 		_, err := ParseInventory([]byte(tc.doc), "inv.json")
 		var in *model.InputError
