@@ -31,13 +31,15 @@ import (
 // same threshold, must come out not CPU-intensive: it is ≈ 1 %.
 //
 // The CPU seconds do not depend on the machine's load and are checked on
-// every run. Wall times do: a burst of other work (go test ./... runs
-// packages side by side) can stretch one run tenfold, so the class and the
-// sign of b must hold in one of three attempts.
+// every run. Wall times do: a burst of other work can stretch one run
+// tenfold, and with the kernel's autogroup scheduling, work from other
+// sessions caps this session's share of the CPU, so a second worker may not
+// help at all while it lasts. The class and the sign of b must hold in one of
+// five attempts.
 func TestProfileCPUBoundCommand(t *testing.T) {
 	const totalMS = 300
 	var failures []string
-	for attempt := 1; attempt <= 3; attempt++ {
+	for attempt := 1; attempt <= 5; attempt++ {
 		obs, err := Measure(context.Background(), helperArgv("cpu", "300"), &MeasureSettings{
 			Nodes: []int{1, 2}, Repeat: 3, VCPUsPerNode: 1, Env: helperEnv(),
 		})
@@ -79,7 +81,7 @@ func TestProfileCPUBoundCommand(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("three attempts failed: %q", failures)
+	t.Errorf("five attempts failed: %q", failures)
 }
 
 var cpuTestThresholds = model.Thresholds{CPUUtil: 0.1, IOMBps: 5, ReferenceNodes: 2}
