@@ -35,7 +35,7 @@ var profileCommand = &cli.Command{
 		"what was measured.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "job", Aliases: []string{"j"}, Required: true, Usage: "job `NAME` in the profile"},
-		&cli.StringFlag{Name: "nodes", Aliases: []string{"n"}, Required: true, Usage: "comma-separated node counts, e.g. 2,4,6,8"},
+		&cli.StringFlag{Name: "nodes", Aliases: []string{"n"}, Required: true, Usage: "node counts to run at, comma-separated: `N,N,...` (e.g. 2,4,6,8)"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "runs per node count"},
 		&cli.IntFlag{Name: "vcpus-per-node", Value: 2, Usage: "vCPUs of one node, for CPU utilisation"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
