@@ -39,6 +39,19 @@ type Plan struct {
 	// MeanCompletion is the mean over jobs of the time each job finishes,
 	// counted from the plan's start (phase start + the job's runtime).
 	MeanCompletion float64 `json:"mean_completion"`
+	// Seed, Particles and Iterations are the particle swarm's settings, for
+	// plans it made (omitted otherwise): the same settings and workload give
+	// the same plan.
+	Seed       *uint64 `json:"seed,omitempty"`
+	Particles  int     `json:"particles,omitempty"`
+	Iterations int     `json:"iterations,omitempty"`
+	// Optimum is the least makespan any schedule can have, when it is known
+	// (the exact solver proved it); LowerBound is a bound below the optimum
+	// otherwise (optimize.LowerBound). GapPercent is 100·(Makespan − x)/x for
+	// x the optimum, else the lower bound; present when either is.
+	Optimum    *float64 `json:"optimum,omitempty"`
+	LowerBound *float64 `json:"lower_bound,omitempty"`
+	GapPercent *float64 `json:"gap_percent,omitempty"`
 	// Notes are facts about how the plan was made that a reader should know
 	// (for example, that a pairing is exact or heuristic).
 	Notes  []string    `json:"notes,omitempty"`
@@ -238,6 +251,9 @@ func (pl *Plan) Verify() error {
 			return fmt.Errorf("%w: %s: %w", ErrBadPlan, at, err)
 		}
 	}
+	if err := pl.verifyBound(near); err != nil {
+		return err
+	}
 	switch {
 	case !near(pl.Makespan, t):
 		return fmt.Errorf("%w: makespan %v, the phases add up to %v", ErrBadPlan, pl.Makespan, t)
@@ -249,6 +265,51 @@ func (pl *Plan) Verify() error {
 		return fmt.Errorf("%w: mean_completion %v, the phases give %v", ErrBadPlan, pl.MeanCompletion, completion/float64(len(pl.Jobs)))
 	}
 	return nil
+}
+
+// verifyBound checks that an optimum or lower bound lies below the makespan
+// and that the gap agrees with it.
+func (pl *Plan) verifyBound(near func(a, b float64) bool) error {
+	ref, what := pl.LowerBound, "lower_bound"
+	if pl.Optimum != nil {
+		ref, what = pl.Optimum, "optimum"
+	}
+	for _, v := range []struct {
+		name string
+		x    *float64
+	}{{"optimum", pl.Optimum}, {"lower_bound", pl.LowerBound}} {
+		if v.x != nil && (math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x <= 0 || *v.x > pl.Makespan*(1+1e-9)) {
+			return fmt.Errorf("%w: %s %v must be positive and at most the makespan %v", ErrBadPlan, v.name, *v.x, pl.Makespan)
+		}
+	}
+	switch {
+	case ref == nil && pl.GapPercent != nil:
+		return fmt.Errorf("%w: gap_percent %v without an optimum or lower_bound", ErrBadPlan, *pl.GapPercent)
+	case ref != nil && pl.GapPercent == nil:
+		return fmt.Errorf("%w: %s without gap_percent", ErrBadPlan, what)
+	case ref != nil && math.Abs(*pl.GapPercent-gapPercent(pl.Makespan, *ref)) > 1e-9*max(1, math.Abs(*pl.GapPercent)):
+		return fmt.Errorf("%w: gap_percent %v, the makespan and %s give %v", ErrBadPlan, *pl.GapPercent, what, gapPercent(pl.Makespan, *ref))
+	}
+	return nil
+}
+
+// gapPercent is 100·(makespan − ref)/ref.
+func gapPercent(makespan, ref float64) float64 { return 100 * (makespan - ref) / ref }
+
+// SetOptimum records the proven optimum and the plan's gap to it.
+func (pl *Plan) SetOptimum(opt float64) {
+	g := gapPercent(pl.Makespan, opt)
+	pl.Optimum, pl.GapPercent = &opt, &g
+}
+
+// SetLowerBound records a lower bound and, unless an optimum is recorded, the
+// plan's gap to it.
+func (pl *Plan) SetLowerBound(lb float64) {
+	pl.LowerBound = &lb
+	if pl.Optimum == nil {
+		g := gapPercent(pl.Makespan, lb)
+		pl.GapPercent = &g
+	}
 }
 
 func verifyHosts(c model.Cluster, ph PlanPhase, want map[string]PlanJob) error {

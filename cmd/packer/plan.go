@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -10,7 +13,9 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/pso"
 )
 
 var planCommand = &cli.Command{
@@ -18,12 +23,21 @@ var planCommand = &cli.Command{
 	Usage: "plan a workload onto the cluster: phases, VM counts, roles, hosts and disks",
 	Description: "Plans the workload (default: the built-in W1) onto P hosts with k disks each and prints\n" +
 		"each phase's jobs and placement, the makespan, the sequential makespan and the saving.\n" +
-		"Algorithms: pair (seed 003's pair scheduler, exact pairing) and sequential (every job\n" +
-		"alone on all N VMs). --output writes the plan document (JSON) for apply and simulate.",
+		"Algorithms: pair (seed 003's pair scheduler, exact pairing), sequential (every job alone\n" +
+		"on all N VMs), exact (the optimum of seed 003's phase model, any number of jobs per phase,\n" +
+		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto (exact\n" +
+		"up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
+		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
+		"lower bound, and the gap. --output writes the plan document (JSON) for apply and simulate;\n" +
+		"--export-lp writes the phase model as a CPLEX-LP MILP for cbc, glpsol or any MILP solver.",
 	Flags: append([]cli.Flag{
 		workloadFlag,
-		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "pair", Usage: "pair or sequential"},
+		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "pair", Usage: "auto, exact, pso, pair or sequential"},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (seed 003: 1500)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (seed 003: 200)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
+		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
 		formatFlag,
 	}, clusterFlags...),
 	Action: planAction,
@@ -37,6 +51,18 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	algo := c.String("algorithm")
+	switch algo {
+	case "auto", "exact", "pso", "pair", "sequential":
+	default:
+		return badUsage("--algorithm: unknown algorithm %q (want auto, exact, pso, pair or sequential)", algo)
+	}
+	if c.Int("particles") < 1 {
+		return badUsage("--particles: must be at least 1, got %d", c.Int("particles"))
+	}
+	if c.Int("iterations") < 1 {
+		return badUsage("--iterations: must be at least 1, got %d", c.Int("iterations"))
+	}
 	w, err := loadWorkload(c)
 	if err != nil {
 		return err
@@ -49,31 +75,22 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return badInput(err)
 	}
-	var s optimize.Schedule
-	var notes []string
-	algo := c.String("algorithm")
-	switch algo {
-	case "pair":
-		res, err := optimize.PairSchedule(p)
-		if err != nil {
+	if algo == "exact" && len(p.Jobs) > optimize.MaxExactJobs {
+		return badUsage("--algorithm exact: %d jobs exceed the exact solver's limit of %d; use --algorithm pso or auto", len(p.Jobs), optimize.MaxExactJobs)
+	}
+	if lp := c.String("export-lp"); lp != "" {
+		var buf bytes.Buffer
+		if err := optimize.WriteLP(&buf, p, w.Name); err != nil {
 			return err
 		}
-		s = res.Schedule
-		if res.Exact {
-			notes = append(notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
-		} else {
-			notes = append(notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), optimize.MaxExactPairJobs))
+		if err := writeFlagFile("--export-lp", lp, buf.Bytes()); err != nil {
+			return err
 		}
-	case "sequential":
-		s = optimize.Sequential(p)
-	default:
-		return badUsage("--algorithm: unknown algorithm %q (want pair or sequential)", algo)
 	}
-	plan, err := optimize.NewPlan(p, s, w.Name, algo)
+	plan, err := makePlan(c, p, w.Name, algo)
 	if err != nil {
 		return err
 	}
-	plan.Notes = notes
 	doc, err := plan.MarshalIndent()
 	if err != nil {
 		return err
@@ -89,6 +106,127 @@ func planAction(c *cli.Context) error {
 	}
 	return printPlan(c.App.Writer, plan)
 }
+
+// makePlan runs the chosen algorithm and builds the plan document.
+func makePlan(c *cli.Context, p *optimize.Problem, workload, algo string) (*optimize.Plan, error) {
+	var s optimize.Schedule
+	var notes []string
+	var optimum *float64
+	var settings *pso.Settings
+	if algo == "auto" {
+		if len(p.Jobs) <= optimize.AutoExactJobs {
+			algo = "exact"
+		} else {
+			algo = "pso"
+		}
+		notes = append(notes, fmt.Sprintf("auto chose %s: %d jobs (exact up to %d)", algo, len(p.Jobs), optimize.AutoExactJobs))
+	}
+	switch algo {
+	case "pair":
+		res, err := optimize.PairSchedule(p)
+		if err != nil {
+			return nil, err
+		}
+		s = res.Schedule
+		if res.Exact {
+			notes = append(notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
+		} else {
+			notes = append(notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), optimize.MaxExactPairJobs))
+		}
+	case "sequential":
+		s = optimize.Sequential(p)
+	case "exact":
+		res, err := optimize.Exact(p)
+		if err != nil {
+			return nil, err
+		}
+		s, optimum = res.Schedule, &res.Makespan
+		notes = append(notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
+	case "pso":
+		settings = &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}
+		if bar := newProgressBar(c.App.ErrWriter); bar != nil {
+			settings.Recorder = bar.record
+			defer bar.done()
+		}
+		res, err := optimize.Swarm(p, settings)
+		if err != nil {
+			return nil, err
+		}
+		s = res.Schedule
+		notes = append(notes, fmt.Sprintf("particle swarm: %d particles × %d iterations, seed %d, %d evaluations, last improvement at iteration %d; the pair plan it started from: %s",
+			res.Run.Settings.Particles, res.Run.Settings.Iterations, res.Run.Settings.Seed, res.Run.Evaluations, res.Run.Improved, seconds(res.PairMakespan)))
+		if len(p.Jobs) <= optimize.AutoExactJobs {
+			ex, err := optimize.Exact(p)
+			if err != nil {
+				return nil, err
+			}
+			optimum = &ex.Makespan
+		}
+	}
+	if algo == "exact" || algo == "pso" {
+		before := p.MeanCompletion(s)
+		s = optimize.OrderForCompletion(p, s)
+		notes = append(notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
+			seconds(p.MeanCompletion(s)), seconds(before)))
+	}
+	plan, err := optimize.NewPlan(p, s, workload, algo)
+	if err != nil {
+		return nil, err
+	}
+	plan.Notes = notes
+	if settings != nil {
+		seed := settings.Seed
+		plan.Seed, plan.Particles, plan.Iterations = &seed, settings.Particles, settings.Iterations
+	}
+	if optimum != nil {
+		plan.SetOptimum(*optimum)
+	} else if algo == "pso" {
+		plan.SetLowerBound(optimize.LowerBound(p))
+	}
+	return plan, nil
+}
+
+// writeFlagFile writes data atomically to the path given to flag.
+func writeFlagFile(flag, path string, data []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return badInput(fmt.Errorf("%s %s: directory %s does not exist", flag, path, dir))
+		}
+	}
+	return safefile.WriteFile(path, data, 0o644)
+}
+
+// progressBar draws the swarm's progress on a terminal: one line, redrawn.
+type progressBar struct {
+	w    io.Writer
+	last int
+}
+
+// newProgressBar returns a bar if w is a terminal, else nil: progress never
+// goes to a file or pipe, where it would mix with output others parse.
+func newProgressBar(w io.Writer) *progressBar {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return &progressBar{w: w, last: -1}
+}
+
+func (b *progressBar) record(pr pso.Progress) {
+	const width = 30
+	fill := width * pr.Iteration / max(1, pr.Iterations)
+	if fill == b.last && pr.Iteration != pr.Iterations {
+		return
+	}
+	b.last = fill
+	fmt.Fprintf(b.w, "\rpso [%s%s] %d/%d  best makespan %s ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), pr.Iteration, pr.Iterations, seconds(pr.Best))
+}
+
+func (b *progressBar) done() { fmt.Fprint(b.w, "\r\033[K") }
 
 // printPlan renders a plan for people: a header line, one job table and one
 // placement table per phase, and the totals.
@@ -152,6 +290,12 @@ func printPlan(w io.Writer, pl *optimize.Plan) error {
 	fmt.Fprintf(w, "Sequential makespan: %s (every job alone on all %d VMs)\n", seconds(pl.SequentialMakespan), cl.PrimaryVMs)
 	fmt.Fprintf(w, "Saving:              %.1f %%\n", pl.SavingPercent)
 	fmt.Fprintf(w, "Mean job completion: %s\n", seconds(pl.MeanCompletion))
+	switch {
+	case pl.Optimum != nil:
+		fmt.Fprintf(w, "Optimum:             %s (gap %.2f %%)\n", seconds(*pl.Optimum), *pl.GapPercent)
+	case pl.LowerBound != nil:
+		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
+	}
 	return nil
 }
 
