@@ -59,40 +59,48 @@ type blockIndex struct {
 	idx  []int32 // task ids
 }
 
-func buildIndex(places int, each func(yield func(place, task int32)), jobOf func(task int32) int32) blockIndex {
+// buildIndex builds the index from each, which must yield (place, task, job)
+// in ascending task order. Two passes over the replicas: one counts entries and
+// runs per place, one fills them; jobs are known from the iteration, so no
+// random access to the tasks is needed.
+func buildIndex(places int, each func(yield func(place, task, job int32))) blockIndex {
 	var b blockIndex
 	start := make([]int32, places+1)
-	each(func(p, _ int32) { start[p+1]++ })
+	runStart := make([]int32, places+1)
+	last := make([]int32, places)
+	for p := range last {
+		last[p] = -1
+	}
+	each(func(p, _, j int32) {
+		start[p+1]++
+		if last[p] != j {
+			last[p] = j
+			runStart[p+1]++
+		}
+	})
 	for p := 1; p <= places; p++ {
 		start[p] += start[p-1]
+		runStart[p] += runStart[p-1]
 	}
 	b.idx = make([]int32, start[places])
+	b.runs = make([]run, runStart[places])
+	b.off = runStart
 	fill := slices.Clone(start[:places])
-	each(func(p, t int32) {
+	next := slices.Clone(runStart[:places])
+	for p := range last {
+		last[p] = -1
+	}
+	each(func(p, t, j int32) {
+		if last[p] != j {
+			last[p] = j
+			b.runs[next[p]] = run{job: j, cur: fill[p], hi: fill[p]}
+			next[p]++
+		}
 		b.idx[fill[p]] = t
 		fill[p]++
+		b.runs[next[p]-1].hi = fill[p]
 	})
-	b.group(places, start, jobOf)
 	return b
-}
-
-// group splits each place's task list into runs by job.
-func (b *blockIndex) group(places int, start []int32, jobOf func(task int32) int32) {
-	b.off = make([]int32, places+1)
-	for p := 0; p < places; p++ {
-		b.off[p] = int32(len(b.runs))
-		lo, hi := start[p], start[p+1]
-		for i := lo; i < hi; {
-			j := jobOf(b.idx[i])
-			k := i
-			for k < hi && jobOf(b.idx[k]) == j {
-				k++
-			}
-			b.runs = append(b.runs, run{job: j, cur: i, hi: k})
-			i = k
-		}
-	}
-	b.off[places] = int32(len(b.runs))
 }
 
 // find returns job j's run at place p, or nil.
@@ -194,8 +202,15 @@ func (s *State) placeBlocks(c Cluster) {
 		rackLo[s.rack[i]] = i
 	}
 	rackLo[c.Racks] = c.Nodes
-	s.repOff = make([]int32, 1, len(s.tasks)+1)
-	var reps []int32
+	maps := 0
+	for i := range s.jobs {
+		if !s.jobs[i].noInput {
+			maps += int(s.jobs[i].mapHi - s.jobs[i].mapLo)
+		}
+	}
+	s.repOff = make([]int32, 1, maps+1)
+	s.repTask = make([]int32, 0, maps)
+	reps := make([]int32, 0, maps*c.Replication)
 	has := func(from int, n int32) bool { return slices.Contains(reps[from:], n) }
 	for i := range s.jobs {
 		jr := &s.jobs[i]
@@ -255,23 +270,21 @@ func (s *State) placeBlocks(c Cluster) {
 	}
 	s.reps = reps
 	// Tasks with input, in id order, with their replicas.
-	eachReplica := func(place func(n int32) int32, dedupe bool) func(yield func(p, t int32)) {
-		return func(yield func(p, t int32)) {
+	eachReplica := func(place func(n int32) int32, dedupe bool) func(yield func(p, t, j int32)) {
+		return func(yield func(p, t, j int32)) {
 			for k, t := range s.repTask {
 				rs := reps[s.repOff[k]:s.repOff[k+1]]
+				j := s.tasks[t].job
 				for i, n := range rs {
 					p := place(n)
 					if dedupe && slices.ContainsFunc(rs[:i], func(m int32) bool { return place(m) == p }) {
 						continue
 					}
-					yield(p, t)
+					yield(p, t, j)
 				}
 			}
 		}
 	}
-	nodeOf := func(n int32) int32 { return n }
-	rackOf := func(n int32) int32 { return s.rack[n] }
-	jobOf := func(t int32) int32 { return s.tasks[t].job }
-	s.byNode = buildIndex(s.nodes, eachReplica(nodeOf, false), jobOf)
-	s.byRack = buildIndex(c.Racks, eachReplica(rackOf, true), jobOf)
+	s.byNode = buildIndex(s.nodes, eachReplica(func(n int32) int32 { return n }, false))
+	s.byRack = buildIndex(c.Racks, eachReplica(func(n int32) int32 { return s.rack[n] }, true))
 }

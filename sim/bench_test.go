@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// benchWorkload is n tasks on a cluster sized to them: jobs of 100 maps
+// (5–15 s, HDFS blocks) and 5 reduces (10 s), arriving Poisson at a rate that
+// keeps the map slots of the cluster of n/1000 nodes (20 per rack, 2 map and
+// 1 reduce slot) about 70 % busy, as a production cluster would be.
+func benchWorkload(n int) *Workload {
+	rng := rand.New(rand.NewPCG(uint64(n), 9))
+	nodes := max(10, n/1000)
+	w := &Workload{Name: fmt.Sprintf("bench-%d", n), Cluster: Cluster{Nodes: nodes, Racks: max(1, nodes/20), MapSlots: 2, ReduceSlots: 1}}
+	jobs := n / 105
+	// A job is 100 maps × 10 s = 1000 slot-seconds on 2·nodes map slots:
+	// arrivals every 1000/(0.7·2·nodes) s on average load them to 70 %.
+	gap := 1000 / (0.7 * 2 * float64(nodes))
+	var t float64
+	for j := range jobs {
+		d := make([]float64, 100)
+		for i := range d {
+			d[i] = 5 + 10*rng.Float64()
+		}
+		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Arrival: t, Maps: Tasks{Durations: d}, Reduces: Tasks{Count: 5, Mean: 10}})
+		t += rng.ExpFloat64() * gap
+	}
+	return w
+}
+
+// peakHeap samples the heap in use until stop is closed.
+func peakHeap(stop <-chan struct{}, peak *uint64, wg *sync.WaitGroup) {
+	defer wg.Done()
+	var m runtime.MemStats
+	for {
+		runtime.ReadMemStats(&m)
+		*peak = max(*peak, m.HeapInuse)
+		select {
+		case <-stop:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// BenchmarkRun reports, at 10⁴, 10⁵ and 10⁶ tasks under FIFO and fair with
+// delay scheduling: events/s, the core's events (task ends, arrivals, reduce
+// readiness, retries) per second of wall time, setup included; task-events/s,
+// task starts and ends per second; and the peak heap of one more run, sampled
+// every 20 ms, the workload's own slices included.
+func BenchmarkRun(b *testing.B) {
+	for _, n := range []int{1e4, 1e5, 1e6} {
+		w := benchWorkload(n)
+		for _, p := range []Policy{&FIFO{}, &Fair{Delay: 10}} {
+			b.Run(fmt.Sprintf("tasks=%d/%s", n, p.Name()), func(b *testing.B) {
+				var events, taskEvents int64
+				start := time.Now()
+				for b.Loop() {
+					r, err := Run(w, p, &Settings{Seed: 1})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r.Tasks != w.Tasks() || r.Makespan <= 0 {
+						b.Fatalf("run of %d tasks reports %d tasks, makespan %v", w.Tasks(), r.Tasks, r.Makespan)
+					}
+					events += r.Events
+					taskEvents += 2 * int64(r.Tasks) // every task starts and ends once
+				}
+				elapsed := time.Since(start).Seconds()
+				b.ReportMetric(float64(events)/elapsed, "events/s")
+				b.ReportMetric(float64(taskEvents)/elapsed, "task-events/s")
+				// One more run, untimed, with the heap sampled.
+				runtime.GC()
+				var peak uint64
+				var wg sync.WaitGroup
+				stop := make(chan struct{})
+				wg.Add(1)
+				go peakHeap(stop, &peak, &wg)
+				if _, err := Run(w, p, &Settings{Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+				close(stop)
+				wg.Wait()
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			})
+		}
+	}
+}
