@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
 )
@@ -48,6 +49,7 @@ var fitCommand = &cli.Command{
 		&cli.StringFlag{Name: "observations", Aliases: []string{"i"}, Required: true, Usage: "CSV `FILE` of runs (- for stdin)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
+		chartFlag,
 		formatFlag,
 	}, thresholdFlags...),
 	Action: fitAction,
@@ -59,6 +61,9 @@ func fitAction(c *cli.Context) error {
 	}
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
+		return err
+	}
+	if err := checkChart(c); err != nil {
 		return err
 	}
 	set, err := analysisSettings(c)
@@ -110,6 +115,15 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 	}
 	if out := c.String("output"); out != "" {
 		if err := writeOutput(out, doc); err != nil {
+			return err
+		}
+	}
+	if c.String("chart") != "" {
+		g, err := chart.Fits(w)
+		if err != nil {
+			return err
+		}
+		if err := writeChart(c, g); err != nil {
 			return err
 		}
 	}

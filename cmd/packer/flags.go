@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/workloads"
@@ -103,4 +104,38 @@ func writeOutput(path string, data []byte) error {
 		}
 	}
 	return safefile.WriteFile(path, data, 0o644)
+}
+
+// chartFlag asks a command for a picture of its result.
+var chartFlag = &cli.StringFlag{Name: "chart", Usage: "also draw the result to `FILE` (.svg or .png)"}
+
+// checkChart rejects a --chart path packer cannot write before any work is
+// done: an unknown picture format or a missing directory.
+func checkChart(c *cli.Context) error {
+	path := c.String("chart")
+	if path == "" {
+		return nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg", ".png":
+	default:
+		return badUsage("--chart %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return badInput(fmt.Errorf("--chart %s: directory %s does not exist", path, filepath.Dir(path)))
+	}
+	return nil
+}
+
+// writeChart renders a picture to --chart, if given, atomically.
+func writeChart(c *cli.Context, pic chart.Picture) error {
+	path := c.String("chart")
+	if path == "" {
+		return nil
+	}
+	b, err := pic.Encode(path)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(path, b, 0o644)
 }

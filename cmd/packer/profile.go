@@ -39,6 +39,7 @@ var profileCommand = &cli.Command{
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "runs per node count"},
 		&cli.IntFlag{Name: "vcpus-per-node", Value: 2, Usage: "vCPUs of one node, for CPU utilisation"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
+		chartFlag,
 		formatFlag,
 	}, thresholdFlags...),
 	Action: profileAction,
@@ -47,6 +48,9 @@ var profileCommand = &cli.Command{
 func profileAction(c *cli.Context) error {
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
+		return err
+	}
+	if err := checkChart(c); err != nil {
 		return err
 	}
 	nodes, err := parseNodes(c.String("nodes"))
