@@ -41,6 +41,17 @@ type State struct {
 	busy       [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd    float64
 
+	// found caches the last findTask answer: a policy that asks BestLocality
+	// and then assigns the same job gets one lookup, not two. Anything that
+	// changes a task's state clears it.
+	found struct {
+		ok        bool
+		job, node int
+		kind      Kind
+		task      int32
+		locality  Locality
+	}
+
 	wake     []int32
 	woke     []bool
 	retrying []bool
@@ -263,6 +274,15 @@ func (s *State) removeRunnable(j int, k Kind) {
 // findTask returns job j's best pending task of kind for node and its
 // locality, advancing the indexes' cursors past launched tasks.
 func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
+	if f := &s.found; f.ok && f.job == j && f.node == node && f.kind == k {
+		return f.task, f.locality
+	}
+	t, l := s.lookup(j, node, k)
+	s.found.ok, s.found.job, s.found.node, s.found.kind, s.found.task, s.found.locality = true, j, node, k, t, l
+	return t, l
+}
+
+func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	jr := &s.jobs[j]
 	best, bestLoc := int32(-1), NoInput+1
 	for _, t := range jr.requeued {
@@ -352,6 +372,7 @@ func (s *State) launch(j, node int, k Kind) {
 		jr.requeued = slices.Delete(jr.requeued, i, i+1)
 	}
 	tr := &s.tasks[t]
+	s.found.ok = false
 	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
 	d := tr.base * s.slow[node]
 	switch loc {
@@ -378,6 +399,7 @@ func (s *State) launch(j, node int, k Kind) {
 // freeSlot releases task t's slot and adds its time to the busy total.
 func (s *State) freeSlot(t int32) {
 	tr := &s.tasks[t]
+	s.found.ok = false
 	k, node := tr.kind, int(tr.node)
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
 	slots[slices.Index(slots, t)] = -1

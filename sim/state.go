@@ -103,14 +103,22 @@ func buildIndex(places int, each func(yield func(place, task, job int32))) block
 	return b
 }
 
-// find returns job j's run at place p, or nil.
+// find returns job j's run at place p, or nil: a plain binary search on the
+// runs' job numbers (this is the simulator's hottest loop).
 func (b *blockIndex) find(p int, j int32) *run {
-	rs := b.runs[b.off[p]:b.off[p+1]]
-	i, ok := slices.BinarySearchFunc(rs, j, func(r run, j int32) int { return int(r.job - j) })
-	if !ok {
-		return nil
+	lo, hi := b.off[p], b.off[p+1]
+	for lo < hi {
+		m := int32(uint32(lo+hi) >> 1)
+		if b.runs[m].job < j {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return &rs[i]
+	if lo < b.off[p+1] && b.runs[lo].job == j {
+		return &b.runs[lo]
+	}
+	return nil
 }
 
 // next returns the first pending task of the run, advancing past launched ones.
