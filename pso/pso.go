@@ -78,8 +78,9 @@ type Settings struct {
 	// GOMAXPROCS. It changes the speed, never the result.
 	Workers int
 	// Initial are starting positions for the first particles (for example a
-	// known good solution); each must lie in the box and be feasible. The
-	// rest of the swarm starts at random feasible points.
+	// known good solution); each must lie in the box. An infeasible one is
+	// treated like a particle that found no feasible start. The rest of the
+	// swarm starts at random feasible points.
 	Initial [][]float64
 	// MaxInitTries bounds the random draws per particle when looking for a
 	// feasible starting point; default 1000. A particle that finds none starts
