@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-
 )
 
 func sphere(x []float64) float64 {
