@@ -35,6 +35,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			profileCommand,
 			fitCommand,
 			reportCommand,
+			compareCommand,
 			applyCommand,
 			hostsCommand,
 			statusCommand,

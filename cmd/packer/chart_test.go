@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,5 +31,41 @@ func TestFitChart(t *testing.T) {
 	}
 	if _, err := os.Stat(bad); err == nil {
 		t.Error("bad chart written")
+	}
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "cmp.svg")
+	code, out, errs := packer(t, "", "compare", "--workloads", "W1,W4", "--algorithms", "sequential,pair,exact", "--format", "json", "--chart", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rows []comparison
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 2 workloads × 3 algorithms", len(rows))
+	}
+	// The exact optimum is never worse than the pair plan, which is never
+	// worse than sequential; and the sequential row saves nothing.
+	for i := 0; i < 6; i += 3 {
+		seq, pair, exact := rows[i], rows[i+1], rows[i+2]
+		if seq.SavingPercent != 0 || pair.Makespan > seq.Makespan || exact.Makespan > pair.Makespan*(1+1e-9) {
+			t.Errorf("%s: sequential %v, pair %v, exact %v", seq.Workload, seq.Makespan, pair.Makespan, exact.Makespan)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"W1", "W4", "sequential", "pair", "exact"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("comparison chart lacks %q", want)
+		}
+	}
+	if code, _, errs := packer(t, "", "compare", "--algorithms", "pair,magic"); code != 2 || !strings.Contains(errs, "magic") {
+		t.Errorf("unknown algorithm: exit %d, %q", code, errs)
 	}
 }

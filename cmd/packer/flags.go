@@ -58,18 +58,16 @@ var workloadFlag = &cli.StringFlag{
 	Usage:   "built-in workload name (see: packer workloads) or workload file path (- for stdin)",
 }
 
-// loadWorkload resolves --workload: a path if such a file exists or the value
-// looks like one, else a built-in name.
+// loadWorkload resolves --workload.
 func loadWorkload(c *cli.Context) (*model.Workload, error) {
-	name := c.String("workload")
-	if name == "-" || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json") {
-		w, err := model.ReadWorkloadFile(name, c.App.Reader)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		return w, nil
-	}
-	if _, err := os.Stat(name); err == nil {
+	return loadWorkloadNamed(c, c.String("workload"))
+}
+
+// loadWorkloadNamed resolves a workload name: a path if such a file exists or
+// the name looks like one, else a built-in name.
+func loadWorkloadNamed(c *cli.Context, name string) (*model.Workload, error) {
+	_, statErr := os.Stat(name)
+	if name == "-" || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json") || statErr == nil {
 		w, err := model.ReadWorkloadFile(name, c.App.Reader)
 		if err != nil {
 			return nil, badInput(err)

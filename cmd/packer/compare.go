@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/workloads"
+)
+
+var compareCommand = &cli.Command{
+	Name:  "compare",
+	Usage: "plan several workloads with several algorithms and compare makespans",
+	Description: "Plans each workload (default: the six built-ins) with each algorithm on the same cluster\n" +
+		"and prints one row per workload: makespans, and each algorithm's saving against the first.\n" +
+		"--chart draws the comparison as grouped bars.",
+	Flags: append([]cli.Flag{
+		&cli.StringFlag{Name: "workloads", Value: strings.Join(workloads.Names(), ","), Usage: "comma-separated built-in names or workload files"},
+		&cli.StringFlag{Name: "algorithms", Value: "sequential,pair,pso,exact", Usage: "comma-separated algorithms (the first is the baseline)"},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed"},
+		chartFlag,
+		formatFlag,
+	}, clusterFlags...),
+	Action: compareAction,
+}
+
+// comparison is one workload × algorithm result, as JSON.
+type comparison struct {
+	Workload       string   `json:"workload"`
+	Algorithm      string   `json:"algorithm"`
+	Makespan       float64  `json:"makespan"`
+	SavingPercent  float64  `json:"saving_percent"` // against the sequential makespan
+	MeanCompletion float64  `json:"mean_completion"`
+	Phases         int      `json:"phases"`
+	GapPercent     *float64 `json:"gap_percent,omitempty"`
+}
+
+func compareAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return badUsage("compare takes no arguments, got %q", c.Args().First())
+	}
+	format, err := checkFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	if err := checkChart(c); err != nil {
+		return err
+	}
+	algos := splitList(c.String("algorithms"))
+	for _, a := range algos {
+		switch a {
+		case "auto", "exact", "pso", "pair", "sequential":
+		default:
+			return badUsage("--algorithms: unknown algorithm %q (want auto, exact, pso, pair or sequential)", a)
+		}
+	}
+	names := splitList(c.String("workloads"))
+	if len(algos) == 0 || len(names) == 0 {
+		return badUsage("--workloads and --algorithms need at least one name each")
+	}
+	cl, err := clusterFromFlags(c)
+	if err != nil {
+		return err
+	}
+	var out []comparison
+	var rows []chart.AlgorithmRow
+	for _, name := range names {
+		w, err := loadWorkloadNamed(c, name)
+		if err != nil {
+			return err
+		}
+		p, err := optimize.NewProblem(w, cl)
+		if err != nil {
+			return badInput(err)
+		}
+		row := chart.AlgorithmRow{Workload: w.Name}
+		for _, a := range algos {
+			if a == "exact" && len(p.Jobs) > optimize.MaxExactJobs {
+				return badUsage("--algorithms exact: workload %s has %d jobs, over the exact solver's limit of %d", w.Name, len(p.Jobs), optimize.MaxExactJobs)
+			}
+			pl, err := makePlan(c, p, w.Name, a)
+			if err != nil {
+				return err
+			}
+			out = append(out, comparison{Workload: w.Name, Algorithm: a, Makespan: pl.Makespan, SavingPercent: pl.SavingPercent,
+				MeanCompletion: pl.MeanCompletion, Phases: len(pl.Phases), GapPercent: pl.GapPercent})
+			row.Makespan = append(row.Makespan, pl.Makespan)
+		}
+		rows = append(rows, row)
+	}
+	if c.String("chart") != "" {
+		g, err := chart.Algorithms(algos, rows)
+		if err != nil {
+			return err
+		}
+		if err := writeChart(c, g); err != nil {
+			return err
+		}
+	}
+	if format == "json" {
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
+		return err
+	}
+	header := []string{"workload"}
+	for _, a := range algos {
+		header = append(header, a+" (s)")
+	}
+	for _, a := range algos[1:] {
+		header = append(header, a+" saving")
+	}
+	t := newTable(c.App.Writer, header...)
+	for _, r := range rows {
+		line := []string{r.Workload}
+		for _, m := range r.Makespan {
+			line = append(line, fmt.Sprintf("%.1f", m))
+		}
+		for _, m := range r.Makespan[1:] {
+			line = append(line, fmt.Sprintf("%.1f %%", 100*(1-m/r.Makespan[0])))
+		}
+		t.Append(line)
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "Cluster: %d hosts × %d disks, r = %d, alpha = %g. Savings against %s.\n", cl.Hosts, cl.DisksPerHost, cl.ExtraRatio, cl.Alpha, algos[0])
+	return nil
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
