@@ -32,6 +32,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			planCommand,
 			workloadsCommand,
+			simulateCommand,
 			profileCommand,
 			fitCommand,
 			reportCommand,
