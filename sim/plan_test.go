@@ -1,4 +1,4 @@
-package sim
+package sim_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -28,19 +29,19 @@ func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *optimize.Plan {
 	return pl
 }
 
-// replay runs pl's own jobs (sized by PlanWorkload) under PlanReplay and
+// replay runs pl's own jobs (sized by sim.PlanWorkload) under PlanReplay and
 // returns the makespan and the longest task (alpha included).
 func replay(t testing.TB, pl *optimize.Plan, barrier bool, waves int) (makespan, longest float64) {
 	t.Helper()
-	w, err := PlanWorkload(pl, Cluster{}, waves)
+	w, err := sim.PlanWorkload(pl, sim.Cluster{}, waves)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rw, p, err := ReplayPlan(pl, w, barrier)
+	rw, p, err := sim.ReplayPlan(pl, w, barrier)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Run(rw, p, nil)
+	r, err := sim.Run(rw, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +106,42 @@ func TestPlanReplayRandom(t *testing.T) {
 func TestPlanReplayMismatch(t *testing.T) {
 	w, _ := workloads.Get("W1")
 	pl := pairPlan(t, w, model.PaperCluster()) // 18 primary VMs
-	sw, err := PlanWorkload(pl, Cluster{Nodes: 17}, 1)
+	sw, err := sim.PlanWorkload(pl, sim.Cluster{Nodes: 17}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ReplayPlan(pl, sw, true); !errors.Is(err, ErrPlanMismatch) {
-		t.Errorf("17 nodes for an 18-VM plan: error %v, want ErrPlanMismatch", err)
+	if _, _, err := sim.ReplayPlan(pl, sw, true); !errors.Is(err, sim.ErrPlanMismatch) {
+		t.Errorf("17 nodes for an 18-VM plan: error %v, want sim.ErrPlanMismatch", err)
 	}
-	sw, _ = PlanWorkload(pl, Cluster{}, 1)
+	sw, _ = sim.PlanWorkload(pl, sim.Cluster{}, 1)
 	sw.Jobs[0].Name = "other"
-	if _, _, err := ReplayPlan(pl, sw, true); !errors.Is(err, ErrPlanMismatch) {
-		t.Errorf("renamed job: error %v, want ErrPlanMismatch", err)
+	if _, _, err := sim.ReplayPlan(pl, sw, true); !errors.Is(err, sim.ErrPlanMismatch) {
+		t.Errorf("renamed job: error %v, want sim.ErrPlanMismatch", err)
+	}
+}
+
+// TestFromModel: a packer job becomes waves·n·S tasks of F(n)/waves; alone on
+// the n nodes it takes F(n).
+func TestFromModel(t *testing.T) {
+	w, _ := workloads.Get("W1")
+	sw, err := sim.FromModel(w, sim.Cluster{Nodes: 18, MapSlots: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := sim.Alone(sw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, job := range w.Jobs {
+		// 3 waves × 18 nodes × 2 slots = 108 tasks of F(18)/3.
+		if n := sw.Jobs[j].Maps.N(); n != 108 {
+			t.Errorf("%s: %d tasks, want 108", job.Name, n)
+		}
+		if f := job.Seconds(18); alone[j] < f*(1-1e-12) || alone[j] > f*(1+1e-12) {
+			t.Errorf("%s: alone %v s, model F(18) = %v s", job.Name, alone[j], f)
+		}
+	}
+	if _, err := sim.FromModel(w, sim.Cluster{}, 0); err == nil {
+		t.Error("waves 0 accepted")
 	}
 }

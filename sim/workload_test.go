@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/workloads"
 )
 
 func TestParseWorkloadFile(t *testing.T) {
@@ -85,30 +84,4 @@ func FuzzParseWorkload(f *testing.F) {
 			t.Fatalf("accepted workload does not run: %v", err)
 		}
 	})
-}
-
-// TestFromModel: a packer job becomes waves·n·S tasks of F(n)/waves; alone on
-// the n nodes it takes F(n).
-func TestFromModel(t *testing.T) {
-	w, _ := workloads.Get("W1")
-	sw, err := FromModel(w, Cluster{Nodes: 18, MapSlots: 2}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alone, err := Alone(sw, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for j, job := range w.Jobs {
-		// 3 waves × 18 nodes × 2 slots = 108 tasks of F(18)/3.
-		if n := sw.Jobs[j].Maps.N(); n != 108 {
-			t.Errorf("%s: %d tasks, want 108", job.Name, n)
-		}
-		if f := job.Seconds(18); alone[j] < f*(1-1e-12) || alone[j] > f*(1+1e-12) {
-			t.Errorf("%s: alone %v s, model F(18) = %v s", job.Name, alone[j], f)
-		}
-	}
-	if _, err := FromModel(w, Cluster{}, 0); err == nil {
-		t.Error("waves 0 accepted")
-	}
 }
