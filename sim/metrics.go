@@ -18,6 +18,7 @@ const (
 	TraceFinish                  // a job's last task ends
 )
 
+// String is the event's name in traces: arrive, start, end, kill or finish.
 func (k TraceKind) String() string {
 	return [...]string{"arrive", "start", "end", "kill", "finish"}[k]
 }

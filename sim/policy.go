@@ -9,6 +9,7 @@ const (
 	Reduce
 )
 
+// String is "map" or "reduce".
 func (k Kind) String() string {
 	if k == Reduce {
 		return "reduce"
@@ -28,6 +29,7 @@ const (
 	NoInput
 )
 
+// String is "node", "rack", "remote" or "none".
 func (l Locality) String() string {
 	return [...]string{"node", "rack", "remote", "none"}[l]
 }

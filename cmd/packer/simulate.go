@@ -311,6 +311,7 @@ type csvTrace struct {
 	row    [7]string
 }
 
+// Event writes one row; job events leave task, node and locality empty.
 func (t *csvTrace) Event(e sim.TraceEvent) {
 	t.row = [7]string{t.policy, num(e.Time), e.Kind.String(), t.wl.Jobs[e.Job].Name, "", "", ""}
 	if e.Task >= 0 {
