@@ -1,0 +1,157 @@
+package workloads
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/packer-sched/packer/sim"
+)
+
+// Imported is a simulation workload read from a real trace, together with
+// what the importer assumed to build it and what it counted on the way.
+type Imported struct {
+	Workload *sim.Workload
+	Meta     Metadata
+}
+
+// Metadata describes an import. It is written into the workload file beside
+// the cluster and the jobs; the simulator ignores it.
+type Metadata struct {
+	// Format is the trace format: "swim", "rumen" or "hybs".
+	Format string `json:"format"`
+	// Source is the file the trace was read from.
+	Source string `json:"source"`
+	// Assumptions say, in words, every number the importer made up or
+	// derived, so a reader of the workload knows what is real and what is not.
+	Assumptions []string `json:"assumptions"`
+	// Records is the number of job records read (after the window's start,
+	// up to where reading stopped).
+	Records int `json:"records"`
+	// Jobs, Maps and Reduces count what the workload holds.
+	Jobs    int `json:"jobs"`
+	Maps    int `json:"maps"`
+	Reduces int `json:"reduces"`
+	// SkippedBad counts malformed records skipped with SkipBad.
+	SkippedBad int `json:"skipped_bad"`
+	// DroppedFailed counts jobs whose outcome was not SUCCESS and that were
+	// dropped (Rumen without KeepFailed).
+	DroppedFailed int `json:"dropped_failed,omitempty"`
+	// OutsideWindow counts well-formed jobs outside the window (or beyond
+	// MaxJobs, as far as the reader went).
+	OutsideWindow int `json:"outside_window,omitempty"`
+	// Origin is the trace time, in seconds, that arrival 0 stands for: the
+	// earliest submission imported.
+	Origin float64 `json:"origin"`
+}
+
+// MarshalIndent renders the import as a simulation workload file with a
+// "metadata" object; sim.ParseWorkload reads it back (ignoring metadata).
+func (im *Imported) MarshalIndent() ([]byte, error) {
+	doc := struct {
+		Name     string      `json:"name,omitempty"`
+		Metadata Metadata    `json:"metadata"`
+		Cluster  sim.Cluster `json:"cluster"`
+		Jobs     []sim.Job   `json:"jobs"`
+	}{im.Workload.Name, im.Meta, im.Workload.Cluster, im.Workload.Jobs}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Window selects the jobs to import by submit time, in seconds from the
+// trace's first record, so an analyst can take one hour of a day. The zero
+// value takes everything.
+type Window struct {
+	// From is the earliest submit time taken; 0 means from the beginning
+	// (including a record submitted before the first one, which real traces
+	// with unsynchronised clocks have).
+	From float64
+	// To is the end of the window, exclusive; 0 means no end.
+	To float64
+	// MaxJobs stops reading after that many jobs are taken; 0 means no limit.
+	MaxJobs int
+}
+
+// ErrBadWindow is wrapped by every error about a Window.
+var ErrBadWindow = errors.New("bad window")
+
+func (w Window) validate() error {
+	switch {
+	case math.IsNaN(w.From) || math.IsInf(w.From, 0) || w.From < 0:
+		return fmt.Errorf("%w: from must be finite and not negative, got %v", ErrBadWindow, w.From)
+	case math.IsNaN(w.To) || math.IsInf(w.To, 0) || w.To < 0:
+		return fmt.Errorf("%w: to must be finite and not negative, got %v", ErrBadWindow, w.To)
+	case w.To != 0 && w.To <= w.From:
+		return fmt.Errorf("%w: to (%v s) must be after from (%v s)", ErrBadWindow, w.To, w.From)
+	case w.MaxJobs < 0:
+		return fmt.Errorf("%w: max jobs must not be negative, got %d", ErrBadWindow, w.MaxJobs)
+	}
+	return nil
+}
+
+// admits reports whether a job submitted t seconds after the first record
+// falls in the window.
+func (w Window) admits(t float64) bool {
+	if w.From > 0 && t < w.From {
+		return false
+	}
+	return w.To == 0 || t < w.To
+}
+
+// full reports whether n taken jobs fill the window.
+func (w Window) full(n int) bool { return w.MaxJobs > 0 && n >= w.MaxJobs }
+
+// shiftArrivals makes the earliest arrival 0 and returns the shift, so a
+// window taken from the middle of a day starts at once.
+func shiftArrivals(jobs []sim.Job) float64 {
+	if len(jobs) == 0 {
+		return 0
+	}
+	lo := jobs[0].Arrival
+	for _, j := range jobs {
+		lo = min(lo, j.Arrival)
+	}
+	for i := range jobs {
+		jobs[i].Arrival -= lo
+	}
+	return lo
+}
+
+// count fills the job and task counts of m from jobs.
+func (m *Metadata) count(jobs []sim.Job) {
+	m.Jobs, m.Maps, m.Reduces = len(jobs), 0, 0
+	for _, j := range jobs {
+		m.Maps += j.Maps.N()
+		m.Reduces += j.Reduces.N()
+	}
+}
+
+// clusterWithDefaults fills c's zero fields with sim's defaults explicitly:
+// a workload file with "nodes": 0 is an error, so every field is written.
+func clusterWithDefaults(c sim.Cluster) sim.Cluster {
+	if c.Nodes == 0 {
+		c.Nodes = 18
+	}
+	if c.Racks == 0 {
+		c.Racks = 1
+	}
+	if c.MapSlots == 0 {
+		c.MapSlots = 2
+	}
+	if c.ReduceSlots == 0 {
+		c.ReduceSlots = 1
+	}
+	if c.Replication == 0 {
+		c.Replication = min(3, c.Nodes)
+	}
+	return c
+}
+
+// minTask is the shortest task duration an importer writes, in seconds: the
+// simulator needs positive durations and traces record some tasks as taking
+// 0 ms.
+const minTask = 0.001
