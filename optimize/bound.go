@@ -6,68 +6,74 @@ import (
 )
 
 // LowerBound is a lower bound on the makespan of any schedule, for judging
-// plans too large for the exact solver. It is the larger of two bounds:
+// plans too large for the exact solver. It is the least D that passes two
+// tests every schedule of makespan D passes:
 //
-//   - Longest job: every job runs in some phase, which lasts at least as long
-//     as the job: makespan ≥ max_j min over roles and x of its runtime.
-//   - Area: a job on x VMs with runtime t in a phase of duration d keeps x VMs
-//     for d ≥ t, so it takes at least a_j = min_x x·F_j(x) VM-seconds of the
-//     phase's N primary VMs (or, as an extra, e_j = min_x x·α·F_j(x) of its
-//     P·⌊k/r⌋ extra VMs). Summed over phases: N·D ≥ Σ a_j over primary and
-//     host jobs and P·⌊k/r⌋·D ≥ Σ e_j over extras. The bound is the least D
-//     for which some fractional split of the CPU-only jobs between the two
-//     pools meets both.
+//   - Longest job: every job runs in some phase, which lasts at most D, so
+//     each job must have some role and VM count with runtime ≤ D.
+//   - Area: a job on x VMs with runtime t in a phase of duration d keeps its
+//     x VMs for d ≥ t, so it takes at least x·t VM-seconds of the phase's N
+//     primary VMs (or, as an extra, of its P·⌊k/r⌋ extra VMs). With t ≤ D,
+//     that is at least a_j(D) = min{x·F_j(x) : F_j(x) ≤ D}, or
+//     e_j(D) = min{x·α·F_j(x) : α·F_j(x) ≤ D, x ≤ P·⌊k/r⌋} as an extra.
+//     Summed over phases: N·D ≥ Σ a_j(D) over primary and host jobs and
+//     P·⌊k/r⌋·D ≥ Σ e_j(D) over extras, for some split of the CPU-only jobs
+//     between the pools; the test allows fractional splits, so it is a
+//     relaxation and the bound stays valid.
 //
-// It ignores that a phase lasts as long as its slowest job and that extras
-// need hosts, so it is loose when jobs differ much in length; it is exact
-// when the optimum packs VM-time perfectly.
+// Both tests get easier as D grows (a_j and e_j only fall), so the least D is
+// found by bisection. The bound ignores that a phase lasts as long as its
+// slowest job and that extras need hosts, so it is loose when phases cannot
+// be filled evenly; `packer bench` prints how loose.
 func LowerBound(p *Problem) float64 {
 	ps := newPhaseSolver(p)
-	var longest, fixed float64
+	n, emax := float64(ps.n), float64(ps.emax)
 	type split struct{ a, e float64 }
-	var flex []split
-	for j := range p.Jobs {
-		fastest, a, e := math.Inf(1), math.Inf(1), math.Inf(1)
-		for role := range 3 {
-			t := ps.rt[j][role]
-			for x := 1; x < len(t); x++ {
-				fastest = min(fastest, t[x])
-				if role == roleExtra {
-					e = min(e, float64(x)*t[x])
-				} else {
-					a = min(a, float64(x)*t[x])
-				}
+	flex := make([]split, 0, len(p.Jobs))
+	// area is min x·t[x] over x with t[x] ≤ D; +Inf if none.
+	area := func(t []float64, D float64) float64 {
+		a := math.Inf(1)
+		for x := 1; x < len(t); x++ {
+			if t[x] <= D {
+				a = min(a, float64(x)*t[x])
 			}
 		}
-		longest = max(longest, fastest)
-		if math.IsInf(e, 1) {
-			fixed += a
-		} else {
-			flex = append(flex, split{a, e})
-		}
+		return a
 	}
-	// Moving job j to the extras saves a_j primary VM-seconds for e_j extra
-	// ones: greedy by a_j/e_j is the optimal fractional split.
-	sort.SliceStable(flex, func(x, y int) bool { return flex[x].a*flex[y].e > flex[y].a*flex[x].e })
-	n, emax := float64(ps.n), float64(ps.emax)
 	feasible := func(D float64) bool {
+		fixed := 0.0
+		flex = flex[:0]
+		for j := range p.Jobs {
+			a, e := area(ps.rt[j][rolePrimary], D), area(ps.rt[j][roleExtra], D)
+			switch {
+			case math.IsInf(a, 1):
+				return false // not even primary meets D, so no role does
+			case math.IsInf(e, 1):
+				fixed += a
+			default:
+				flex = append(flex, split{a, e})
+			}
+		}
+		if fixed > n*D {
+			return false
+		}
+		// Moving job j to the extras saves a_j primary VM-seconds for e_j extra
+		// ones: taking the largest a_j/e_j first is the best fractional split.
+		sort.SliceStable(flex, func(x, y int) bool { return flex[x].a*flex[y].e > flex[y].a*flex[x].e })
 		prim, room := fixed, emax*D
 		for _, f := range flex {
 			if room >= f.e {
 				room -= f.e
 				continue
 			}
-			frac := room / f.e
+			prim += (1 - room/f.e) * f.a
 			room = 0
-			prim += (1 - frac) * f.a
 		}
 		return prim <= n*D
 	}
-	lo, hi := 0.0, fixed/n
-	for _, f := range flex {
-		hi += f.a / n
-	}
-	for range 200 {
+	// Sequential, every job alone on all N VMs, is a schedule: it passes.
+	lo, hi := 0.0, p.SequentialMakespan()
+	for range 100 {
 		mid := (lo + hi) / 2
 		if feasible(mid) {
 			hi = mid
@@ -75,5 +81,5 @@ func LowerBound(p *Problem) float64 {
 			lo = mid
 		}
 	}
-	return max(longest, lo)
+	return lo
 }

@@ -1,4 +1,4 @@
-package optimize
+package optimize_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -62,7 +63,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 	}
 	type instance struct {
 		name string
-		p    *Problem
+		p    *optimize.Problem
 	}
 	var cases []instance
 	for _, name := range []string{"W1", "W2", "W3"} {
@@ -70,7 +71,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := NewProblem(w, model.PaperCluster())
+		p, err := optimize.NewProblem(w, model.PaperCluster())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 	}
 	for seed := 1; seed <= random; seed++ {
 		m := 7 + seed%3
-		p, err := NewProblem(RandomWorkload(uint64(seed), m), model.Cluster{Hosts: 2}.WithDefaults())
+		p, err := optimize.NewProblem(optimize.RandomWorkload(uint64(seed), m), model.Cluster{Hosts: 2}.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +93,10 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			if err := WriteLP(&buf, tc.p, tc.name); err != nil {
+			if err := optimize.WriteLP(&buf, tc.p, tc.name); err != nil {
 				t.Fatal(err)
 			}
-			ex, err := Exact(tc.p)
+			ex, err := optimize.Exact(tc.p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,11 +2,9 @@ package optimize
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"slices"
 	"sort"
@@ -16,43 +14,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/pso"
-	"github.com/packer-sched/packer/workloads"
 )
-
-func paperProblem(t testing.TB, name string, hosts int) *Problem {
-	t.Helper()
-	w, err := workloads.Get(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewProblem(w, model.Cluster{Hosts: hosts}.WithDefaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// TestSwarmPaperWorkloads: with the paper's settings (1500 particles, 200
-// iterations) the swarm reaches the exact optimum on W1–W6.
-func TestSwarmPaperWorkloads(t *testing.T) {
-	if testing.Short() {
-		t.Skip("paper settings take a few seconds; the random test below covers -short")
-	}
-	for _, name := range workloads.Names() {
-		p := paperProblem(t, name, 9)
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sr, err := Swarm(p, &pso.Settings{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !scalar.EqualWithinAbsOrRel(sr.Makespan, ex.Makespan, 1e-9, 1e-12) {
-			t.Errorf("%s: swarm %v, optimum %v (gap %.3f %%)", name, sr.Makespan, ex.Makespan, 100*(sr.Makespan/ex.Makespan-1))
-		}
-	}
-}
 
 // TestSwarmRandomGaps is the smaller, always-run version of the acceptance
 // statistics (`packer bench` runs the paper's settings on 50 workloads): on
@@ -241,73 +203,6 @@ func nextPermutation(a []int) bool {
 	a[i], a[j] = a[j], a[i]
 	slices.Reverse(a[i+1:])
 	return true
-}
-
-// TestPlanBound: a plan's optimum, lower bound and gap survive Verify, and
-// Verify catches a wrong gap or an optimum above the makespan.
-func TestPlanBound(t *testing.T) {
-	p := paperProblem(t, "W1", 9)
-	pr, err := PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := Exact(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := NewPlan(p, pr.Schedule, "W1", "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl.SetOptimum(ex.Makespan)
-	// W1: pair 896.44 s, optimum 779.76 s: gap 100·(896.44 − 779.76)/779.76 ≈ 14.96 %.
-	if g := *pl.GapPercent; math.Abs(g-14.96) > 0.01 {
-		t.Errorf("gap %v, want about 14.96", g)
-	}
-	if err := pl.Verify(); err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := pl.MarshalIndent()
-	back, err := ParsePlan(doc, "plan.json")
-	if err != nil || !reflect.DeepEqual(back.Optimum, pl.Optimum) {
-		t.Fatalf("round trip: %v", err)
-	}
-	bad := *pl
-	g := 1.0
-	bad.GapPercent = &g
-	if err := bad.Verify(); !errors.Is(err, ErrBadPlan) {
-		t.Errorf("wrong gap: %v", err)
-	}
-	bad = *pl
-	high := pl.Makespan * 2
-	bad.Optimum = &high
-	if err := bad.Verify(); !errors.Is(err, ErrBadPlan) {
-		t.Errorf("optimum above makespan: %v", err)
-	}
-}
-
-// ExampleExact plans W1 on the paper's cluster optimally: all five jobs share
-// one phase on the 18 primary VMs (overcommitting does not pay here), and the
-// VMs the slowest job does not need go to the others so they finish early.
-func ExampleExact() {
-	w, _ := workloads.Get("W1")
-	p, _ := NewProblem(w, model.PaperCluster())
-	ex, _ := Exact(p)
-	for i, ph := range ex.Schedule.Phases {
-		fmt.Printf("phase %d, %.1f s:\n", i+1, p.PhaseDuration(ph))
-		for _, a := range ph.Jobs {
-			fmt.Printf("  %-8s %2d VMs %-7s %.1f s\n", p.Jobs[a.Job].Name, a.VMs, a.Role, p.Runtime(a.Job, a.VMs, a.Role))
-		}
-	}
-	fmt.Printf("makespan %.1f s, saving %.1f %% against sequential\n", ex.Makespan, 100*(1-ex.Makespan/p.SequentialMakespan()))
-	// Output:
-	// phase 1, 779.8 s:
-	//   s-srt-1   5 VMs primary 687.9 s
-	//   s-srt-2   5 VMs primary 687.9 s
-	//   s-kmns-1  4 VMs primary 637.5 s
-	//   s-kmns-2  3 VMs primary 779.8 s
-	//   s-inv-1   1 VMs primary 391.9 s
-	// makespan 779.8 s, saving 26.7 % against sequential
 }
 
 func BenchmarkExact(b *testing.B) {

@@ -31,6 +31,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			planCommand,
+			benchCommand,
 			workloadsCommand,
 			simulateCommand,
 			profileCommand,
