@@ -55,6 +55,7 @@ type run struct {
 // beyond the search, with no maps and no allocation.
 type blockIndex struct {
 	off  []int32 // runs of place p are runs[off[p]:off[p+1]]
+	hint []int32 // where the last search at place p ended
 	runs []run
 	idx  []int32 // task ids
 }
@@ -85,6 +86,7 @@ func buildIndex(places int, each func(yield func(place, task, job int32))) block
 	b.idx = make([]int32, start[places])
 	b.runs = make([]run, runStart[places])
 	b.off = runStart
+	b.hint = slices.Clone(runStart[:places])
 	fill := slices.Clone(start[:places])
 	next := slices.Clone(runStart[:places])
 	for p := range last {
@@ -103,10 +105,29 @@ func buildIndex(places int, each func(yield func(place, task, job int32))) block
 	return b
 }
 
-// find returns job j's run at place p, or nil: a plain binary search on the
-// runs' job numbers (this is the simulator's hottest loop).
+// find returns job j's run at place p, or nil. The jobs a place is asked
+// about move slowly (FIFO's head job, fair sharing's window of recent jobs),
+// so the search gallops out from where the last one at this place ended and
+// then bisects: O(log distance) instead of O(log runs), and mostly in cache.
 func (b *blockIndex) find(p int, j int32) *run {
-	lo, hi := b.off[p], b.off[p+1]
+	first, end := b.off[p], b.off[p+1]
+	if first == end {
+		return nil
+	}
+	h := min(max(b.hint[p], first), end-1)
+	var lo, hi int32 // the run of j, if any, is in runs[lo:hi]
+	if b.runs[h].job < j {
+		lo, hi = h+1, h+2
+		for step := int32(2); hi < end && b.runs[hi-1].job < j; step *= 2 {
+			lo, hi = hi, hi+step
+		}
+		hi = min(hi, end)
+	} else {
+		lo, hi = h, h+1
+		for step := int32(2); lo > first && b.runs[lo].job > j; step *= 2 {
+			lo, hi = max(lo-step, first), lo+1
+		}
+	}
 	for lo < hi {
 		m := int32(uint32(lo+hi) >> 1)
 		if b.runs[m].job < j {
@@ -115,7 +136,8 @@ func (b *blockIndex) find(p int, j int32) *run {
 			hi = m
 		}
 	}
-	if lo < b.off[p+1] && b.runs[lo].job == j {
+	b.hint[p] = lo
+	if lo < end && b.runs[lo].job == j {
 		return &b.runs[lo]
 	}
 	return nil
