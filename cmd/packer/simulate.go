@@ -42,6 +42,7 @@ var simulateCommand = &cli.Command{
 		&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "simulation or packer workload `FILE`, or built-in NAME (default W1, or the plan's jobs with --plan)"},
 		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ")},
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to replay (packer plan --output)"},
+		&cli.BoolFlag{Name: "barrier", Value: true, Usage: "policy plan runs the plan's phases one after another (--barrier=false is --no-barrier)"},
 		&cli.BoolFlag{Name: "no-barrier", Usage: "policy plan starts each job as soon as its VMs are free (same as plan-no-barrier)"},
 		&cli.IntFlag{Name: "nodes", Usage: "nodes (default: the workload's, 18, or the plan's primary VMs)"},
 		&cli.IntFlag{Name: "racks", Usage: "racks (default: the workload's, or 1)"},
@@ -186,7 +187,7 @@ func parsePolicies(c *cli.Context) ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(c.String("policies"), ",") {
 		n = strings.TrimSpace(n)
-		if n == "plan" && c.Bool("no-barrier") {
+		if n == "plan" && (c.Bool("no-barrier") || !c.Bool("barrier")) {
 			n = "plan-no-barrier"
 		}
 		if !slices.Contains(simPolicies, n) {

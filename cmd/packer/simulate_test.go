@@ -91,6 +91,13 @@ func TestSimulatePlanReplay(t *testing.T) {
 	if math.Abs(seq-pl.SequentialMakespan) > 1e-6 || math.Abs(barrier-pl.Makespan) > 1e-6 || free > barrier {
 		t.Errorf("sequential %v (plan says %v), plan %v (plan says %v), no barrier %v", seq, pl.SequentialMakespan, barrier, pl.Makespan, free)
 	}
+	// --no-barrier and --barrier=false turn policy plan into plan-no-barrier.
+	for _, flag := range []string{"--no-barrier", "--barrier=false"} {
+		code, out, errs := packer(t, "", "simulate", "--plan", path, "-p", "plan", flag, "--format", "csv")
+		if code != 0 || !strings.Contains(out, "\nplan no-barrier,"+num(free)+",") {
+			t.Errorf("%s: exit %d, stderr %q, output:\n%s", flag, code, errs, out)
+		}
+	}
 }
 
 // TestSimulateBadInput: each kind of bad input is one line on stderr, exit
