@@ -175,6 +175,9 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	switch s.Hypervisor {
 	case KVM, QEMU:
 		d.OS.Type = osType{Arch: "x86_64", Value: "hvm"}
+		// Without ACPI the guest's poweroff only halts it, and the domain
+		// never stops: the job's end would go unseen.
+		d.Features = &features{ACPI: &struct{}{}, APIC: &struct{}{}}
 	case Xen:
 		d.OS.Type = osType{Value: "xen"}
 		bus, dev, nic = "xen", "xvda", nil
@@ -224,14 +227,20 @@ type domainDoc struct {
 	Metadata struct {
 		Inner string `xml:",innerxml"`
 	} `xml:"metadata"`
-	Memory     sized   `xml:"memory"`
-	VCPU       int     `xml:"vcpu"`
-	Bootloader string  `xml:"bootloader,omitempty"`
-	OS         osDoc   `xml:"os"`
-	OnPoweroff string  `xml:"on_poweroff"`
-	OnReboot   string  `xml:"on_reboot"`
-	OnCrash    string  `xml:"on_crash"`
-	Devices    devices `xml:"devices"`
+	Memory     sized     `xml:"memory"`
+	VCPU       int       `xml:"vcpu"`
+	Bootloader string    `xml:"bootloader,omitempty"`
+	OS         osDoc     `xml:"os"`
+	Features   *features `xml:"features"`
+	OnPoweroff string    `xml:"on_poweroff"`
+	OnReboot   string    `xml:"on_reboot"`
+	OnCrash    string    `xml:"on_crash"`
+	Devices    devices   `xml:"devices"`
+}
+
+type features struct {
+	ACPI *struct{} `xml:"acpi"`
+	APIC *struct{} `xml:"apic"`
 }
 
 type sized struct {
