@@ -44,3 +44,11 @@ FUZZTIME ?= 30s
 fuzz-profile:
 	$(GO) test ./profile -run '^$$' -fuzz FuzzReadObservations -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
+
+# fuzz-sim runs the simulation workload reader's fuzzer (issue 5), FUZZTIME; bench-sim the
+# simulator's benchmark at 10⁴, 10⁵ and 10⁶ tasks (events/s, peak heap).
+.PHONY: fuzz-sim bench-sim
+fuzz-sim:
+	$(GO) test ./sim -run '^$$' -fuzz FuzzParseWorkload -fuzztime $(FUZZTIME)
+bench-sim:
+	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x
