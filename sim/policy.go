@@ -95,9 +95,11 @@ type OfferObserver interface {
 	Offering(s *State, node int)
 }
 
-// Periodic is a policy with an allocation interval: Tick is called every
-// Interval seconds from time 0 while jobs remain, for example to re-divide
-// slots among users and charge their budgets, and to preempt with State.Kill.
+// Periodic is a policy with an allocation interval: Tick is called at 0,
+// Interval, 2·Interval, ... seconds, for example to re-divide slots among
+// users and charge their budgets, and to preempt with State.Kill. Ticks pause
+// while no job is in the system and resume, on the same grid, when one
+// arrives.
 type Periodic interface {
 	Interval() float64
 	Tick(s *State)

@@ -88,3 +88,20 @@ func TestHandTracePreemption(t *testing.T) {
 		t.Errorf("TaskEnded called %d times, Offering %d; want 2 and 3", p.ends, p.offers)
 	}
 }
+
+func TestTicksPauseWhenIdle(t *testing.T) {
+	// Ticks every 4 s. A (1 map × 1 s) runs 0–1; the tick at 4 finds no job
+	// and pauses. B arrives at 10⁶ and runs 10⁶–10⁶+3; ticks resume at the
+	// next multiple of 4 at or after 10⁶, which is 10⁶ itself (that tick
+	// finds nothing running to kill; B's slot is offered after it).
+	// Without the pause, 250 000 ticks; with it, a handful of events.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "B", Arrival: 1e6, Maps: Tasks{Count: 1, Mean: 3}},
+	}}
+	r := mustRun(t, w, &lifo{interval: 4}, &Settings{IgnoreLocality: true})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 1}, "B": {1e6, 1e6 + 3}})
+	if r.Events > 12 {
+		t.Errorf("%d events, want at most 12", r.Events)
+	}
+}

@@ -36,10 +36,12 @@ type State struct {
 	runnable   [2][]int32
 	version    [2]uint64
 	unfinished int
-	active     int        // jobs submitted and not finished
-	hbStopped  []bool     // nodes whose heartbeats pause while no job is active
-	busy       [2]float64 // slot-seconds used, of finished and killed attempts
-	lastEnd    float64
+	active     int    // jobs submitted and not finished
+	hbStopped  []bool // nodes whose heartbeats pause while no job is active
+	// tickStopped: the policy's allocation ticks pause likewise.
+	tickStopped bool
+	busy        [2]float64 // slot-seconds used, of finished and killed attempts
+	lastEnd     float64
 
 	// found caches the last findTask answer: a policy that asks BestLocality
 	// and then assigns the same job gets one lookup, not two. Anything that
@@ -131,7 +133,11 @@ func (s *State) loop() error {
 			s.poke(int(e.arg))
 		case evTick:
 			per.Tick(s)
-			s.heap.push(event{t: e.t + per.Interval(), kind: evTick})
+			if s.active > 0 {
+				s.heap.push(event{t: e.t + per.Interval(), kind: evTick})
+			} else {
+				s.tickStopped = true // as heartbeats: resumed by the next arrival
+			}
 		}
 		// Slots are offered once everything that happens at this instant has
 		// happened: two jobs submitted at t = 0 compete for the same slots.
@@ -211,18 +217,18 @@ func (s *State) arrive(j int) {
 	jr := &s.jobs[j]
 	jr.arrived = true
 	s.active++
+	if s.tickStopped {
+		s.tickStopped = false
+		iv := s.policy.(Periodic).Interval()
+		s.heap.push(event{t: nextOnGrid(0, iv, s.now), kind: evTick})
+	}
 	if h := s.set.Heartbeat; h > 0 {
 		for n, stopped := range s.hbStopped {
 			if !stopped {
 				continue
 			}
 			s.hbStopped[n] = false
-			off := h * float64(n) / float64(s.nodes)
-			t := off + math.Ceil((s.now-off)/h)*h
-			for t < s.now {
-				t += h
-			}
-			s.heap.push(event{t: t, kind: evHeartbeat, arg: int32(n)})
+			s.heap.push(event{t: nextOnGrid(h*float64(n)/float64(s.nodes), h, s.now), kind: evHeartbeat, arg: int32(n)})
 		}
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1, Locality: NoInput})
@@ -236,6 +242,15 @@ func (s *State) arrive(j int) {
 		s.observeArrive.JobArrived(s, j)
 	}
 	s.wakeIdle(Map)
+}
+
+// nextOnGrid is the first time off + k·period, k ≥ 0 whole, at or after now.
+func nextOnGrid(off, period, now float64) float64 {
+	t := off + math.Ceil(max(0, now-off)/period)*period
+	for t < now {
+		t += period
+	}
+	return t
 }
 
 func (s *State) reducesReady(j int) {
