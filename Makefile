@@ -4,7 +4,7 @@
 
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
-APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients chromium
+APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients chromium libxml2-utils
 
 .PHONY: plan test deps check build bench fuzz
 
@@ -52,3 +52,16 @@ fuzz-sim:
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseWorkload -fuzztime $(FUZZTIME)
 bench-sim:
 	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x
+
+# itest runs the libvirt integration tests (issue 7): a real libvirtd with QEMU (KVM if
+# /dev/kvm is usable, else TCG) deploys a two-phase plan of a tiny busybox appliance.
+# test/itest/run.sh builds the appliance and starts/stops virtlogd and libvirtd by PID.
+# Needs root. fuzz-apply runs the inventory and journal fuzzers (issue 7).
+ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static
+.PHONY: itest fuzz-apply
+itest:
+	$(MAKE) deps APT_PACKAGES="$(APT_PACKAGES) $(ITEST_APT_PACKAGES)"
+	GO=$(GO) test/itest/run.sh
+fuzz-apply:
+	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseInventory -fuzztime $(FUZZTIME)
+	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseJournal -fuzztime $(FUZZTIME)

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs packer's integration tests (go test -tags integration) against a real
+# libvirtd with QEMU. Builds the appliance (build-appliance.sh), then uses the
+# local libvirtd if one answers on qemu:///system, or else starts virtlogd and
+# libvirtd itself in the background and stops exactly those two by PID when
+# done (no systemd needed). KVM is used when /dev/kvm is usable, TCG otherwise.
+# Needs root (libvirtd, /dev/kvm) and the packages in the Makefile's
+# ITEST_APT_PACKAGES. Environment: PACKER_ITEST_APPLIANCE (default
+# /var/tmp/packer-itest), GO (default go), GOTESTFLAGS.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+export PACKER_ITEST_APPLIANCE=${PACKER_ITEST_APPLIANCE:-/var/tmp/packer-itest}
+export PACKER_ITEST_URI=qemu:///system
+
+test/itest/build-appliance.sh "$PACKER_ITEST_APPLIANCE" >/dev/null
+
+if [ -e /dev/kvm ]; then
+  # libvirt re-probes QEMU on every call unless /dev/kvm is group kvm, 0660.
+  getent group kvm >/dev/null && chgrp kvm /dev/kvm && chmod 0660 /dev/kvm || true
+fi
+
+run=$(mktemp -d /tmp/packer-itest-daemons.XXXXXX)
+pids=()
+stop_daemons() {
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    # wait only works for our own children, which these are.
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$run"
+}
+trap stop_daemons EXIT
+
+if virsh -c qemu:///system version >/dev/null 2>&1; then
+  echo "itest: using the running libvirtd"
+else
+  virtlogd >"$run/virtlogd.log" 2>&1 &
+  pids+=($!)
+  libvirtd >"$run/libvirtd.log" 2>&1 &
+  pids+=($!)
+  echo "itest: started virtlogd (pid ${pids[0]}) and libvirtd (pid ${pids[1]})"
+  for _ in $(seq 1 100); do
+    virsh -c qemu:///system version >/dev/null 2>&1 && break
+    kill -0 "${pids[1]}" 2>/dev/null || { cat "$run/libvirtd.log" >&2; exit 1; }
+    sleep 0.2
+  done
+  virsh -c qemu:///system version >/dev/null || { cat "$run/libvirtd.log" >&2; exit 1; }
+fi
+
+# shellcheck disable=SC2086
+$GO test -tags integration -count=1 ${GOTESTFLAGS:--v} -run Integration ./xenlibvirt/... ./cmd/packer/...
