@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,18 @@ func TestTicksPauseWhenIdle(t *testing.T) {
 	checkTimes(t, r, map[string][2]float64{"A": {0, 1}, "B": {1e6, 1e6 + 3}})
 	if r.Events > 12 {
 		t.Errorf("%d events, want at most 12", r.Events)
+	}
+}
+
+// idler never assigns anything.
+type idler struct{}
+
+func (idler) Name() string                 { return "idler" }
+func (idler) Assign(*State, int, Kind) int { return Idle }
+
+func TestStalled(t *testing.T) {
+	_, err := Run(abWorkload(), idler{}, nil)
+	if !errors.Is(err, ErrStalled) {
+		t.Errorf("a policy that never assigns: error %v, want ErrStalled", err)
 	}
 }

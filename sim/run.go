@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -63,6 +64,11 @@ type State struct {
 	observeFinish FinishObserver
 	observeOffer  OfferObserver
 }
+
+// ErrStalled is returned by Run when a policy leaves jobs unfinished with
+// nothing left to happen (it answered Idle to every offer and woke no node):
+// a fault of the policy, not of the input.
+var ErrStalled = errors.New("sim: the run stalled")
 
 // Run simulates workload w under policy p. A nil Settings is the zero
 // Settings. The workload is validated first; its errors wrap
@@ -146,7 +152,7 @@ func (s *State) loop() error {
 		}
 	}
 	if s.unfinished > 0 {
-		return fmt.Errorf("sim: policy %s stalled at t = %g s: %d jobs unfinished and nothing left to happen", s.policy.Name(), s.now, s.unfinished)
+		return fmt.Errorf("%w: policy %s at t = %g s: %d jobs unfinished and nothing left to happen", ErrStalled, s.policy.Name(), s.now, s.unfinished)
 	}
 	return nil
 }

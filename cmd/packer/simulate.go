@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -147,7 +148,9 @@ func simulateAction(c *cli.Context) error {
 			st.Trace = &csvTrace{w: traceCSV, policy: p.Name(), wl: w}
 		}
 		r, err := sim.Run(w, p, &st)
-		if err != nil {
+		if errors.Is(err, sim.ErrStalled) {
+			return err
+		} else if err != nil {
 			return badInput(err)
 		}
 		if alone[key] == nil {
