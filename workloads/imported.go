@@ -14,6 +14,9 @@ import (
 type Imported struct {
 	Workload *sim.Workload
 	Meta     Metadata
+	// Real is, for a Rumen import, what the trace says happened to each job
+	// (Real[i] for Workload.Jobs[i]); nil for the other formats.
+	Real []RealJob
 }
 
 // Metadata describes an import. It is written into the workload file beside

@@ -1,0 +1,710 @@
+package workloads
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/sim"
+)
+
+// RumenSettings tune ReadRumen. The zero value is valid.
+type RumenSettings struct {
+	// Window selects jobs by submit time.
+	Window Window
+	// SkipBad skips malformed job records (counted in Metadata.SkippedBad)
+	// instead of stopping at the first. A truncated or corrupt gzip stream
+	// still stops the import: nothing after it can be read.
+	SkipBad bool
+	// KeepFailed keeps jobs whose outcome is not SUCCESS; by default they are
+	// dropped and counted in Metadata.DroppedFailed.
+	KeepFailed bool
+	// Topology gives the cluster's hosts and racks. Hosts the trace names
+	// that it lacks are added in the racks the trace gives them. Without a
+	// topology the cluster is the hosts the trace names.
+	Topology *Topology
+	// MapSlots and ReduceSlots per node; 0 infers each from the trace as the
+	// most attempts of that kind it shows running at once on one host (a
+	// lower bound on the real slot count), or 2 and 1 if it shows none.
+	MapSlots, ReduceSlots int
+	// Replication is the cluster's replica count for the simulator; default
+	// 3. The jobs' blocks come from the trace whatever it is.
+	Replication int
+}
+
+func (s *RumenSettings) validate() (RumenSettings, error) {
+	var v RumenSettings
+	if s != nil {
+		v = *s
+	}
+	if err := v.Window.validate(); err != nil {
+		return v, fmt.Errorf("workloads: rumen: %w", err)
+	}
+	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > math.MaxInt16 || v.ReduceSlots > math.MaxInt16 {
+		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", math.MaxInt16, v.MapSlots, v.ReduceSlots)
+	}
+	if v.Replication < 0 {
+		return v, fmt.Errorf("workloads: rumen: Replication must not be negative, got %d", v.Replication)
+	}
+	return v, nil
+}
+
+// RealJob is what a trace says happened to an imported job. Times are
+// seconds on the workload's clock (arrival 0 is the earliest imported
+// submission).
+type RealJob struct {
+	ID, Outcome            string
+	Submit, Launch, Finish float64
+	// Bytes are the HDFS and local bytes read and written by the attempts
+	// that produced the job's tasks.
+	Bytes int64
+	// CPUSeconds is their CPU time, or −1 when the trace has no CPU
+	// counters.
+	CPUSeconds float64
+}
+
+// Response is the job's real time from submission to finish.
+func (r RealJob) Response() float64 { return r.Finish - r.Submit }
+
+// The subset of Rumen's LoggedJob that the importer reads.
+type rumenJob struct {
+	JobID       *string     `json:"jobID"`
+	User        string      `json:"user"`
+	Priority    string      `json:"priority"`
+	SubmitTime  *int64      `json:"submitTime"`
+	LaunchTime  int64       `json:"launchTime"`
+	FinishTime  int64       `json:"finishTime"`
+	Outcome     string      `json:"outcome"`
+	MapTasks    []rumenTask `json:"mapTasks"`
+	ReduceTasks []rumenTask `json:"reduceTasks"`
+}
+
+type rumenTask struct {
+	Attempts           []rumenAttempt `json:"attempts"`
+	PreferredLocations []struct {
+		Layers []string `json:"layers"`
+	} `json:"preferredLocations"`
+}
+
+type rumenAttempt struct {
+	HostName             string `json:"hostName"`
+	Result               string `json:"result"`
+	StartTime            int64  `json:"startTime"`
+	FinishTime           int64  `json:"finishTime"`
+	ShuffleFinished      int64  `json:"shuffleFinished"`
+	HDFSBytesRead        int64  `json:"hdfsBytesRead"`
+	HDFSBytesWritten     int64  `json:"hdfsBytesWritten"`
+	FileBytesRead        int64  `json:"fileBytesRead"`
+	FileBytesWritten     int64  `json:"fileBytesWritten"`
+	ResourceUsageMetrics *struct {
+		CumulativeCPUUsage int64 `json:"cumulativeCpuUsage"`
+	} `json:"resourceUsageMetrics"`
+}
+
+// hostTable interns host names as they are met, with the rack of each.
+type hostTable struct {
+	id    map[string]int32
+	names []string
+	rack  []string
+	// fromTopology is the number of hosts the topology gave.
+	fromTopology int
+}
+
+func newHostTable(t *Topology) *hostTable {
+	h := &hostTable{id: map[string]int32{}}
+	if t != nil {
+		for _, r := range t.Racks {
+			for _, host := range r.Hosts {
+				h.add(r.Name, host)
+			}
+		}
+		h.fromTopology = len(h.names)
+	}
+	return h
+}
+
+func (h *hostTable) add(rack, host string) int32 {
+	if id, ok := h.id[host]; ok {
+		return id
+	}
+	id := int32(len(h.names))
+	h.id[host] = id
+	h.names = append(h.names, host)
+	h.rack = append(h.rack, rack)
+	return id
+}
+
+// attempt interns an attempt's host, written "/rack/host" or, in some
+// records, just "host": a host known from elsewhere keeps its rack, an
+// unknown one without a rack goes into a rack named "(unknown)".
+func (h *hostTable) attempt(name string) (int32, bool) {
+	s := unescapeRumen(strings.TrimPrefix(name, "/"))
+	rack, host := "(unknown)", s
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		rack, host = s[:i], s[i+1:]
+		if rack == "" {
+			rack = "(unknown)"
+		}
+	}
+	if host == "" {
+		return 0, false
+	}
+	return h.add(rack, host), true
+}
+
+// topology is the table's hosts grouped by rack, racks in order of first
+// appearance.
+func (h *hostTable) topology() *Topology {
+	t := &Topology{}
+	at := map[string]int{}
+	for i, host := range h.names {
+		k, ok := at[h.rack[i]]
+		if !ok {
+			k = len(t.Racks)
+			at[h.rack[i]] = k
+			t.Racks = append(t.Racks, Rack{Name: h.rack[i]})
+		}
+		t.Racks[k].Hosts = append(t.Racks[k].Hosts, host)
+	}
+	return t
+}
+
+// span is a task attempt's time on a host's slot, for inferring slots.
+type span struct {
+	host       int32
+	kind       sim.Kind
+	start, end int64
+}
+
+// pendingJob is a converted job whose blocks still name hosts, not nodes.
+type pendingJob struct {
+	job    sim.Job
+	blocks [][]int32 // host ids per map; nil for a job that reads no block
+	real   RealJob
+	// submitMS is the trace's submit time.
+	submitMS int64
+}
+
+// rumenStats are counts the conversion reports in the metadata.
+type rumenStats struct {
+	noSuccess   int // tasks of kept jobs without a successful attempt
+	neverRan    int // tasks with no attempt that has times
+	ranHere     int // maps whose replicas were unknown, placed where they ran
+	renamed     int // jobs whose ID repeats an earlier one
+	zeroTask    int // task durations of 0 ms raised to minTask
+	lateReduces int // reduces that started before the last map ended
+}
+
+var rumenPriority = map[string]int{"VERY_LOW": -2, "LOW": -1, "": 0, "NORMAL": 0, "HIGH": 1, "VERY_HIGH": 2}
+
+// ReadRumen reads a Rumen job trace (plain or gzipped): JSON job objects one
+// after another, read one object at a time so a trace of any size streams.
+// Each kept job becomes a simulation job with its real successful attempts'
+// durations, its maps' real replica hosts mapped onto the topology's nodes,
+// and its real submit time; Imported.Real says what really happened to it.
+// name is the file's name in errors and metadata; errors are
+// *model.InputError with the record's line and byte offset (in the
+// decompressed stream).
+//
+// The simulator starts reduces when the last map ends, where Hadoop starts
+// them early to copy map output as it appears; a reduce's duration is
+// therefore the part of its successful attempt after the job's last map
+// finished (or after its own shuffle finished, if that is longer: the hosts'
+// clocks disagree by seconds).
+func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) {
+	s, err := set.validate()
+	if err != nil {
+		return nil, err
+	}
+	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
+	in, err := maybeGzip(r)
+	if err != nil {
+		return nil, bad(err)
+	}
+	im := &Imported{Meta: Metadata{Format: "rumen", Source: name}}
+	hosts := newHostTable(s.Topology)
+	var (
+		jobs   []pendingJob
+		spans  []span
+		st     rumenStats
+		origin int64
+		names  = map[string]int{}
+	)
+	sp := &splitter{r: bufio.NewReaderSize(in, 256<<10), line: 1}
+	for {
+		obj, at, err := sp.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var rj rumenJob
+		if err == nil {
+			if err = json.Unmarshal(obj, &rj); err != nil {
+				err = recordJSONError(obj, at, err)
+			}
+		}
+		if err == nil {
+			err = rj.check()
+		}
+		if err != nil {
+			var fatal *fatalError
+			if s.SkipBad && !errors.As(err, &fatal) {
+				im.Meta.SkippedBad++
+				continue
+			}
+			return nil, bad(fmt.Errorf("job record at %s: %w", at, err))
+		}
+		if im.Meta.Records == 0 {
+			origin = *rj.SubmitTime
+		}
+		im.Meta.Records++
+		spans = rj.spans(hosts, spans)
+		t := float64(*rj.SubmitTime-origin) / 1000
+		if s.Window.full(len(jobs)) {
+			im.Meta.OutsideWindow++
+			break
+		}
+		if !s.Window.admits(t) {
+			im.Meta.OutsideWindow++
+			continue
+		}
+		if rj.Outcome != "SUCCESS" && !s.KeepFailed {
+			im.Meta.DroppedFailed++
+			continue
+		}
+		pj, ok := rj.convert(hosts, &st)
+		if !ok {
+			// Nothing of the job ran: a failed job killed before its tasks.
+			im.Meta.DroppedFailed++
+			continue
+		}
+		base := pj.job.Name
+		if k := names[base]; k > 0 {
+			pj.job.Name = fmt.Sprintf("%s#%d", base, k+1)
+			st.renamed++
+		}
+		names[base]++
+		jobs = append(jobs, pj)
+	}
+	if len(jobs) == 0 {
+		return nil, bad(fmt.Errorf("no jobs to import (%d records, %d outside the window, %d failed dropped, %d malformed skipped)",
+			im.Meta.Records, im.Meta.OutsideWindow, im.Meta.DroppedFailed, im.Meta.SkippedBad))
+	}
+
+	topo := hosts.topology()
+	lay := topo.layout()
+	c := lay.Cluster
+	c.MapSlots, c.ReduceSlots = s.MapSlots, s.ReduceSlots
+	inferred := inferSlots(spans)
+	if c.MapSlots == 0 {
+		c.MapSlots = inferred[sim.Map]
+	}
+	if c.ReduceSlots == 0 {
+		c.ReduceSlots = inferred[sim.Reduce]
+	}
+	c.Replication = s.Replication
+	c = clusterWithDefaults(c)
+	node := make([]int, len(hosts.names))
+	for i, h := range hosts.names {
+		node[i] = lay.Node[h]
+	}
+	w := &sim.Workload{Name: baseName(name), Cluster: c, Jobs: make([]sim.Job, len(jobs))}
+	im.Real = make([]RealJob, len(jobs))
+	for i := range jobs {
+		pj := &jobs[i]
+		if pj.blocks != nil {
+			pj.job.Blocks = make([][]int, len(pj.blocks))
+			for m, reps := range pj.blocks {
+				pj.job.Blocks[m] = make([]int, len(reps))
+				for k, h := range reps {
+					pj.job.Blocks[m][k] = node[h]
+				}
+			}
+		}
+		w.Jobs[i] = pj.job
+		im.Real[i] = pj.real
+	}
+	shift := shiftArrivals(w.Jobs)
+	for i := range im.Real {
+		im.Real[i].Submit -= shift
+		im.Real[i].Launch -= shift
+		im.Real[i].Finish -= shift
+	}
+	im.Workload = w
+	im.Meta.Origin = float64(origin)/1000 + shift
+	im.Meta.count(w.Jobs)
+	slotNote := func(k sim.Kind, given, got int) string {
+		if given > 0 {
+			return fmt.Sprintf("%d %s slots per node (given)", got, k)
+		}
+		if inferred[k] == 0 {
+			return fmt.Sprintf("%d %s slots per node (the simulator's default: the trace shows no %s attempts)", got, k, k)
+		}
+		return fmt.Sprintf("%d %s slots per node: the most %s attempts the trace shows at once on one host", got, k, k)
+	}
+	im.Meta.Assumptions = []string{
+		"task durations are the successful attempts' finishTime − startTime (a task with none: its last attempt's)",
+		"a reduce's duration is the part of its attempt after the job's last map finished (or after its shuffle finished, if longer): the simulator starts reduces when the maps are done",
+		"maps read the blocks of their trace's preferredLocations; a job with no locations reads no block",
+		fmt.Sprintf("cluster: %d hosts in %d racks (%d from the topology, %d more named by the trace); %d hosts sit in another simulated rack, since the simulator's racks are equal-sized",
+			c.Nodes, c.Racks, hosts.fromTopology, len(hosts.names)-hosts.fromTopology, lay.Displaced),
+		slotNote(sim.Map, s.MapSlots, c.MapSlots),
+		slotNote(sim.Reduce, s.ReduceSlots, c.ReduceSlots),
+		fmt.Sprintf("arrival 0 is submit time %.3f s (epoch) of the trace; arrivals keep the trace's gaps", im.Meta.Origin),
+	}
+	for _, n := range []struct {
+		count int
+		what  string
+	}{
+		{st.noSuccess, "tasks without a successful attempt run for their last attempt's time"},
+		{st.neverRan, "tasks with no timed attempt were left out"},
+		{st.ranHere, "maps without preferred locations read a block on the host they ran on"},
+		{st.renamed, "jobs repeat an earlier jobID and got a #k suffix"},
+		{st.zeroTask, fmt.Sprintf("task durations of 0 ms were raised to %g s", minTask)},
+	} {
+		if n.count > 0 {
+			im.Meta.Assumptions = append(im.Meta.Assumptions, fmt.Sprintf("%d %s", n.count, n.what))
+		}
+	}
+	if err := w.Validate(); err != nil {
+		return nil, bad(err)
+	}
+	return im, nil
+}
+
+// check rejects a record the importer cannot use; errors name the field.
+func (rj *rumenJob) check() error {
+	if rj.JobID == nil || *rj.JobID == "" {
+		return errors.New("jobID missing")
+	}
+	if rj.SubmitTime == nil || *rj.SubmitTime <= 0 || *rj.SubmitTime > 1e15 {
+		return fmt.Errorf("job %s: submitTime must be positive epoch milliseconds, got %v", *rj.JobID, fmtPtr(rj.SubmitTime))
+	}
+	return nil
+}
+
+func fmtPtr(p *int64) string {
+	if p == nil {
+		return "nothing"
+	}
+	return fmt.Sprint(*p)
+}
+
+// timed reports whether an attempt has a start and a finish. Real traces
+// hold attempts that finish before they start (a killed attempt's finish is
+// logged by another host's clock): those are treated as untimed.
+func (a *rumenAttempt) timed() bool { return a.StartTime > 0 && a.FinishTime >= a.StartTime }
+
+// chosen is the attempt that stands for the task: its first successful one,
+// else its last timed one; nil if none has times.
+func (t *rumenTask) chosen() (a *rumenAttempt, success bool) {
+	for i := range t.Attempts {
+		if t.Attempts[i].Result == "SUCCESS" && t.Attempts[i].timed() {
+			return &t.Attempts[i], true
+		}
+	}
+	for i := len(t.Attempts) - 1; i >= 0; i-- {
+		if t.Attempts[i].timed() {
+			return &t.Attempts[i], false
+		}
+	}
+	return nil, false
+}
+
+// spans appends every timed attempt's slot time, for inferring slot counts.
+func (rj *rumenJob) spans(h *hostTable, out []span) []span {
+	for k, tasks := range [2][]rumenTask{rj.MapTasks, rj.ReduceTasks} {
+		for _, t := range tasks {
+			for _, a := range t.Attempts {
+				id, ok := h.attempt(a.HostName)
+				if !ok || !a.timed() {
+					continue
+				}
+				out = append(out, span{host: id, kind: sim.Kind(k), start: a.StartTime, end: a.FinishTime})
+			}
+		}
+	}
+	return out
+}
+
+// seconds converts a duration in milliseconds for the simulator.
+func seconds(ms int64, st *rumenStats) float64 {
+	if ms <= 0 {
+		st.zeroTask++
+		return minTask
+	}
+	return min(float64(ms)/1000, sim.MaxTime)
+}
+
+// convert builds the simulation job; ok is false when no task of it ran.
+func (rj *rumenJob) convert(h *hostTable, st *rumenStats) (pj pendingJob, ok bool) {
+	pj.submitMS = *rj.SubmitTime
+	j := &pj.job
+	j.Name, j.User, j.Priority = *rj.JobID, rj.User, rumenPriority[rj.Priority]
+	real := &pj.real
+	real.ID, real.Outcome, real.CPUSeconds = *rj.JobID, rj.Outcome, -1
+	account := func(a *rumenAttempt) {
+		for _, b := range []int64{a.HDFSBytesRead, a.HDFSBytesWritten, a.FileBytesRead, a.FileBytesWritten} {
+			real.Bytes += max(b, 0)
+		}
+		if m := a.ResourceUsageMetrics; m != nil && m.CumulativeCPUUsage > 0 {
+			real.CPUSeconds = max(real.CPUSeconds, 0) + float64(m.CumulativeCPUUsage)/1000
+		}
+	}
+	var lastMap int64
+	var blocks [][]int32
+	withLocations, ranHere := false, 0
+	for i := range rj.MapTasks {
+		t := &rj.MapTasks[i]
+		a, success := t.chosen()
+		if a == nil {
+			st.neverRan++
+			continue
+		}
+		if !success {
+			st.noSuccess++
+		}
+		account(a)
+		lastMap = max(lastMap, a.FinishTime)
+		j.Maps.Durations = append(j.Maps.Durations, seconds(a.FinishTime-a.StartTime, st))
+		var reps []int32
+		for _, loc := range t.PreferredLocations {
+			if len(loc.Layers) < 2 {
+				continue
+			}
+			id := h.add(unescapeRumen(loc.Layers[len(loc.Layers)-2]), unescapeRumen(loc.Layers[len(loc.Layers)-1]))
+			if !slices.Contains(reps, id) {
+				reps = append(reps, id)
+			}
+		}
+		if len(reps) > 0 {
+			withLocations = true
+		} else if id, ok := h.attempt(a.HostName); ok {
+			reps = []int32{id}
+			ranHere++
+		}
+		blocks = append(blocks, reps)
+	}
+	if withLocations && !slices.ContainsFunc(blocks, func(r []int32) bool { return len(r) == 0 }) {
+		pj.blocks = blocks
+		st.ranHere += ranHere
+	} else {
+		j.NoInput = true
+	}
+	for i := range rj.ReduceTasks {
+		a, success := rj.ReduceTasks[i].chosen()
+		if a == nil {
+			st.neverRan++
+			continue
+		}
+		if !success {
+			st.noSuccess++
+		}
+		account(a)
+		from := max(a.StartTime, lastMap)
+		if a.ShuffleFinished >= a.StartTime && a.ShuffleFinished <= a.FinishTime {
+			from = min(from, a.ShuffleFinished)
+		}
+		from = min(from, a.FinishTime)
+		j.Reduces.Durations = append(j.Reduces.Durations, seconds(a.FinishTime-from, st))
+	}
+	if len(j.Maps.Durations)+len(j.Reduces.Durations) == 0 {
+		return pj, false
+	}
+	real.Submit = float64(*rj.SubmitTime) / 1000
+	real.Launch = float64(rj.LaunchTime) / 1000
+	real.Finish = float64(rj.FinishTime) / 1000
+	return pj, true
+}
+
+// inferSlots returns, per kind, the most attempts running at once on one
+// host: a sweep over each host's attempt starts and ends, ends first at equal
+// times (a slot freed and reused in the same millisecond is one slot).
+func inferSlots(spans []span) [2]int {
+	type edge struct {
+		host  int32
+		kind  sim.Kind
+		at    int64
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(spans))
+	for _, s := range spans {
+		edges = append(edges, edge{s.host, s.kind, s.start, 1}, edge{s.host, s.kind, s.end, -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		switch {
+		case a.host != b.host:
+			return int(a.host - b.host)
+		case a.kind != b.kind:
+			return int(a.kind) - int(b.kind)
+		case a.at != b.at:
+			if a.at < b.at {
+				return -1
+			}
+			return 1
+		}
+		return a.delta - b.delta
+	})
+	var best [2]int
+	cur := 0
+	for i, e := range edges {
+		if i > 0 && (e.host != edges[i-1].host || e.kind != edges[i-1].kind) {
+			cur = 0
+		}
+		cur += e.delta
+		best[e.kind] = max(best[e.kind], cur)
+	}
+	return [2]int{min(best[0], math.MaxInt16), min(best[1], math.MaxInt16)}
+}
+
+// fatalError is a failure after which nothing more of the stream can be
+// read (an I/O error, a truncated or corrupt gzip stream): SkipBad cannot
+// skip it.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// maxRecord bounds one job record, in bytes: a real job of 100,000 tasks is
+// about 100 MB of Rumen JSON.
+const maxRecord = 1 << 30
+
+// where is a record's place in the (decompressed) stream.
+type where struct {
+	line   int
+	offset int64
+}
+
+func (w where) String() string { return fmt.Sprintf("line %d (byte %d)", w.line, w.offset) }
+
+// splitter cuts a stream of concatenated JSON objects into one object at a
+// time, tracking strings and nesting only. json.Decoder would stream too,
+// but it cannot resume after a syntax error, and SkipBad must carry on at
+// the next record: the splitter resynchronises at the next top-level '{'.
+type splitter struct {
+	r      *bufio.Reader
+	buf    []byte
+	offset int64
+	line   int
+}
+
+func (s *splitter) read() (byte, error) {
+	c, err := s.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	s.offset++
+	if c == '\n' {
+		s.line++
+	}
+	return c, nil
+}
+
+// next returns the next object's bytes (valid until the following call) and
+// where it starts; io.EOF after the last one.
+func (s *splitter) next() ([]byte, where, error) {
+	var c byte
+	var err error
+	for {
+		if c, err = s.read(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, where{s.line, s.offset}, io.EOF
+			}
+			return nil, where{s.line, s.offset}, &fatalError{readError(err)}
+		}
+		if c == '{' {
+			break
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			at := where{s.line, s.offset - 1}
+			if err := s.skipTo(); err != nil {
+				return nil, at, err
+			}
+			return nil, at, fmt.Errorf("want a JSON object, found %q", c)
+		}
+	}
+	at := where{s.line, s.offset - 1}
+	s.buf = append(s.buf[:0], '{')
+	depth, inString, escaped := 1, false, false
+	for depth > 0 {
+		if c, err = s.read(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, at, &fatalError{fmt.Errorf("the stream ends inside this record (%d bytes in): truncated", len(s.buf))}
+			}
+			return nil, at, &fatalError{readError(err)}
+		}
+		if len(s.buf) >= maxRecord {
+			return nil, at, &fatalError{fmt.Errorf("record longer than %d bytes", maxRecord)}
+		}
+		s.buf = append(s.buf, c)
+		if c == '\n' && !inString && s.recordStartsHere() {
+			return nil, at, fmt.Errorf("record unfinished (%d open brackets) when the next one starts on line %d", depth, s.line)
+		}
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return s.buf, at, nil
+}
+
+// recordStartsHere reports whether the line about to be read starts a new
+// record: '{' in its first two columns. Rumen writes a record per line (" {")
+// or pretty-printed with nested objects indented by at least two spaces, so
+// inside a well-formed record no line starts so, and a record cut short
+// (a bracket missing) ends here rather than swallowing the rest of the stream.
+func (s *splitter) recordStartsHere() bool {
+	b, _ := s.r.Peek(2)
+	return len(b) > 0 && b[0] == '{' || len(b) > 1 && b[0] == ' ' && b[1] == '{'
+}
+
+// skipTo advances to just before the next '{', where the next record most
+// likely starts.
+func (s *splitter) skipTo() error {
+	for {
+		b, err := s.r.Peek(1)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return &fatalError{readError(err)}
+		}
+		if b[0] == '{' {
+			return nil
+		}
+		if _, err := s.read(); err != nil {
+			return &fatalError{readError(err)}
+		}
+	}
+}
+
+// recordJSONError places a decoding error inside a record in the stream.
+func recordJSONError(obj []byte, at where, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("malformed JSON at byte %d: %v", at.offset+syn.Offset, syn)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %s at byte %d: want %v, got JSON %s", typ.Field, at.offset+typ.Offset, typ.Type, typ.Value)
+	}
+	return fmt.Errorf("%v", strings.TrimPrefix(err.Error(), "json: "))
+}
