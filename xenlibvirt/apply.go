@@ -297,7 +297,14 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 func (r *run) failPhase(pd PhaseDeploy, cause error, interrupted bool) error {
 	status := StatusFailed
 	if interrupted {
-		status, cause = StatusInterrupted, fmt.Errorf("%w: %v", ErrInterrupted, cause)
+		status = StatusInterrupted
+		switch {
+		case errors.Is(cause, ErrInterrupted):
+		case errors.Is(cause, context.Canceled):
+			cause = ErrInterrupted
+		default:
+			cause = fmt.Errorf("%w: %v", ErrInterrupted, cause)
+		}
 		if r.set.KeepOnInterrupt {
 			_ = r.setPhase(pd.Index, status, fmt.Errorf("%v; VMs kept running (--keep-on-interrupt)", cause))
 			return cause

@@ -9,6 +9,7 @@ package xenlibvirt_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,17 +62,16 @@ func transientPool(t *testing.T, conn *libvirt.Connect, name, dir string) {
 	t.Cleanup(func() { _ = p.Destroy(); p.Free() })
 }
 
-// TestIntegrationTwoPhasesOnQEMU applies a two-phase plan on two "hosts"
-// that are two URIs of one local libvirtd: each phase boots two real VMs of
-// the appliance, which runs its job and powers off; packer sees the
-// power-offs through lifecycle events, tears the phase down and goes on.
-func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
+// itestSetup prepares two "hosts" that are two URIs of one local libvirtd,
+// each with a transient disk pool, the appliance's pool, a foreign domain
+// that must survive, and a two-phase plan for them.
+func itestSetup(t *testing.T, cmdline string) (*xenlibvirt.Conn, *xenlibvirt.Inventory, *optimize.Plan, string) {
 	dir, uri := itestEnv(t)
 	conn, err := xenlibvirt.Open(uri)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	facts, err := conn.Facts()
 	if err != nil {
 		t.Fatal(err)
@@ -95,11 +95,10 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(work) })
 	transientPool(t, conn.Libvirt(), "packer-itest-images", dir)
-	// Two URIs of the one daemon stand for two hosts, each with its disk.
 	uris := []string{uri, strings.Replace(uri, "qemu://", "qemu+unix://", 1)}
 	inv := &xenlibvirt.Inventory{
 		Image: filepath.Join(dir, "appliance.qcow2"), Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"),
-		Cmdline: "console=ttyS0 quiet panic=-1 packer.run=sleep,1",
+		Cmdline: cmdline,
 	}
 	for i, u := range uris {
 		pool := fmt.Sprintf("packer-itest-h%d-d0", i)
@@ -110,7 +109,6 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	if err := inv.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	// A foreign domain that must survive.
 	foreign, err := conn.Libvirt().DomainDefineXML(fmt.Sprintf("<domain type='%s'><name>packer-itest-foreign</name><memory unit='MiB'>64</memory>"+
 		"<os><type arch='x86_64'>hvm</type></os></domain>", hv))
 	if err != nil {
@@ -135,6 +133,37 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	if len(pl.Phases) != 2 {
 		t.Fatalf("%d phases, want 2", len(pl.Phases))
 	}
+	return conn, inv, pl, work
+}
+
+// assertOnlyForeign checks that only the foreign domain and no disk is left.
+func assertOnlyForeign(t *testing.T, conn *xenlibvirt.Conn, work string) {
+	t.Helper()
+	doms, err := conn.Libvirt().ListAllDomains(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range doms {
+		n, _ := d.GetName()
+		names = append(names, n)
+		d.Free()
+	}
+	if len(names) != 1 || names[0] != "packer-itest-foreign" {
+		t.Errorf("domains left: %v, want only packer-itest-foreign", names)
+	}
+	left, _ := filepath.Glob(filepath.Join(work, "packer-itest-h*-d0", "*"))
+	if len(left) > 0 {
+		t.Errorf("disks left: %v", left)
+	}
+}
+
+// TestIntegrationTwoPhasesOnQEMU applies the two-phase plan: each phase boots
+// two real VMs of the appliance, which runs its job and powers off; packer
+// sees the power-offs through lifecycle events, tears the phase down and
+// goes on to the next.
+func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
+	conn, inv, pl, work := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,1")
 	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
 	if err != nil {
 		t.Fatal(err)
@@ -159,25 +188,66 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	if finished != 4 {
 		t.Errorf("%d guests powered off by themselves, want 4", finished)
 	}
-	doms, err := conn.Libvirt().ListAllDomains(0)
+	assertOnlyForeign(t, conn, work)
+}
+
+// TestIntegrationInterruptThenResume interrupts apply while phase 0's two
+// VMs run a long job: packer destroys them and journals the interruption.
+// The operator then shortens the job and resumes: both phases complete.
+func TestIntegrationInterruptThenResume(t *testing.T) {
+	conn, inv, pl, work := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
+	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, d := range doms {
-		n, _ := d.GetName()
-		names = append(names, n)
-		d.Free()
-	}
-	if len(names) != 1 || names[0] != "packer-itest-foreign" {
-		t.Errorf("domains left: %v, want only packer-itest-foreign", names)
-	}
-	for i := range uris {
-		left, _ := filepath.Glob(filepath.Join(work, fmt.Sprintf("packer-itest-h%d-d0", i), "*"))
-		if len(left) > 0 {
-			t.Errorf("disks left: %v", left)
+	defer hs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	state := filepath.Join(work, "state.json")
+	started := 0
+	log := hookLog{t: t, line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == 2 {
+				cancel() // as SIGINT would
+			}
 		}
+	}}
+	j, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute, Log: log})
+	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatalf("Apply: %v, want interrupted", err)
 	}
+	if j.Status != xenlibvirt.StatusInterrupted || len(j.LiveVMs()) != 0 {
+		t.Errorf("journal %s with %d live VMs", j.Status, len(j.LiveVMs()))
+	}
+	assertOnlyForeign(t, conn, work)
+
+	inv.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=sleep,1"
+	hs2, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs2.Close()
+	j, err = xenlibvirt.Apply(context.Background(), pl, hs2, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if j.Status != xenlibvirt.StatusDone || j.NextPhase() != 2 {
+		t.Errorf("after resume: %s, next phase %d", j.Status, j.NextPhase())
+	}
+	assertOnlyForeign(t, conn, work)
+}
+
+type hookLog struct {
+	t    *testing.T
+	line func(string)
+}
+
+func (l hookLog) Write(b []byte) (int, error) {
+	for _, s := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		l.t.Log(s)
+		l.line(s)
+	}
+	return len(b), nil
 }
 
 // testLog sends the executor's lines to the test log.
