@@ -108,6 +108,16 @@ func (t Tasks) Total() float64 {
 // to well under a millisecond and every run finite.
 const MaxTime = 1e9
 
+// Size limits. Tasks and slots are indexed with 32-bit integers and slot
+// counts kept in 16 bits, and a run needs about 110 bytes per task: these
+// bounds turn absurd input into an error rather than a crash.
+const (
+	MaxNodes        = 1_000_000
+	MaxSlotsPerNode = 1000
+	MaxReplication  = 10
+	MaxTasks        = 100_000_000
+)
+
 // ErrInvalidWorkload is wrapped by every error about a workload's content.
 var ErrInvalidWorkload = errors.New("invalid simulation workload")
 
@@ -135,16 +145,18 @@ func (c Cluster) withDefaults() Cluster {
 func (c Cluster) Validate() error {
 	d := c.withDefaults()
 	switch {
-	case c.Nodes < 0:
-		return fmt.Errorf("%w: cluster.nodes must be at least 1, got %d", ErrInvalidWorkload, c.Nodes)
+	case c.Nodes < 0 || c.Nodes > MaxNodes:
+		return fmt.Errorf("%w: cluster.nodes must be between 1 and %d, got %d", ErrInvalidWorkload, MaxNodes, c.Nodes)
 	case c.Racks < 0 || d.Racks > d.Nodes:
 		return fmt.Errorf("%w: cluster.racks must be between 1 and nodes (%d), got %d", ErrInvalidWorkload, d.Nodes, c.Racks)
-	case c.MapSlots < 0:
-		return fmt.Errorf("%w: cluster.map_slots must be at least 1, got %d", ErrInvalidWorkload, c.MapSlots)
-	case c.ReduceSlots < 0:
-		return fmt.Errorf("%w: cluster.reduce_slots must be at least 1, got %d", ErrInvalidWorkload, c.ReduceSlots)
-	case c.Replication < 0 || d.Replication > d.Nodes:
-		return fmt.Errorf("%w: cluster.replication must be between 1 and nodes (%d), got %d", ErrInvalidWorkload, d.Nodes, c.Replication)
+	case c.MapSlots < 0 || c.MapSlots > MaxSlotsPerNode:
+		return fmt.Errorf("%w: cluster.map_slots must be between 1 and %d, got %d", ErrInvalidWorkload, MaxSlotsPerNode, c.MapSlots)
+	case c.ReduceSlots < 0 || c.ReduceSlots > MaxSlotsPerNode:
+		return fmt.Errorf("%w: cluster.reduce_slots must be between 1 and %d, got %d", ErrInvalidWorkload, MaxSlotsPerNode, c.ReduceSlots)
+	case c.Replication < 0 || d.Replication > min(d.Nodes, MaxReplication):
+		return fmt.Errorf("%w: cluster.replication must be between 1 and nodes (%d) and at most %d, got %d", ErrInvalidWorkload, d.Nodes, MaxReplication, c.Replication)
+	case (d.Nodes+len(c.Extras))*max(d.MapSlots, d.ReduceSlots) > 10*MaxNodes:
+		return fmt.Errorf("%w: cluster: %d nodes × %d slots is more than %d slots", ErrInvalidWorkload, d.Nodes+len(c.Extras), max(d.MapSlots, d.ReduceSlots), 10*MaxNodes)
 	}
 	for i, p := range c.Extras {
 		if p < 0 || p >= d.Nodes {
@@ -163,6 +175,15 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("%w: jobs: the workload has no jobs", ErrInvalidWorkload)
 	}
 	c := w.Cluster.withDefaults()
+	tasks := 0
+	for i := range w.Jobs {
+		// Counts are bounded one by one first, so the sum cannot overflow.
+		m, r := w.Jobs[i].Maps.N(), w.Jobs[i].Reduces.N()
+		if m > MaxTasks || r > MaxTasks || tasks+m+r > MaxTasks {
+			return fmt.Errorf("%w: jobs[%d]: the workload has more than %d tasks", ErrInvalidWorkload, i, MaxTasks)
+		}
+		tasks += m + r
+	}
 	seen := make(map[string]int, len(w.Jobs))
 	for i := range w.Jobs {
 		j := &w.Jobs[i]
