@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/workloads"
 )
 
 func TestSimulateTable(t *testing.T) {
@@ -136,4 +138,61 @@ func TestSimulateBadInput(t *testing.T) {
 			os.Remove(trace)
 		}
 	}
+}
+
+// TestSimulatePackerWorkloadFile: a packer workload file (job models) is
+// converted as the README says; alone on the whole cluster every job takes
+// exactly its model's F(N), so under sequential the makespan is Σ F_j(N) and
+// job i's slowdown Σ_{k ≤ i} F_k(N) ÷ F_i(N).
+func TestSimulatePackerWorkloadFile(t *testing.T) {
+	code, doc, errs := packer(t, "", "workloads", "show", "W2")
+	if code != 0 {
+		t.Fatalf("workloads show: %s", errs)
+	}
+	path := filepath.Join(t.TempDir(), "w2.json")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := packer(t, "", "simulate", "-w", path, "-p", "sequential", "--nodes", "12", "--waves", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var res struct {
+		Tasks    int `json:"tasks"`
+		Policies []struct {
+			Makespan float64 `json:"makespan"`
+			Jobs     []struct {
+				Slowdown float64 `json:"slowdown"`
+			} `json:"jobs"`
+		} `json:"policies"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	p, err := optimize.NewProblem(mustWorkload(t, "W2"), model.Cluster{Hosts: 6, DisksPerHost: 2}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 jobs × 2 waves × 12 nodes × 2 slots = 240 tasks.
+	if want := p.SequentialMakespan(); res.Tasks != 240 || math.Abs(res.Policies[0].Makespan-want) > 1e-9*want {
+		t.Errorf("%d tasks, makespan %v; want 240 and Σ F_j(12) = %v", res.Tasks, res.Policies[0].Makespan, want)
+	}
+	// Job i finishes at Σ_{k ≤ i} F_k(12) and takes F_i(12) alone.
+	var done float64
+	for i, j := range res.Policies[0].Jobs {
+		f := p.Runtime(i, 12, optimize.Primary)
+		done += f
+		if want := done / f; math.Abs(j.Slowdown-want) > 1e-9*want {
+			t.Errorf("job %d: slowdown %v under sequential, want %v", i, j.Slowdown, want)
+		}
+	}
+}
+
+func mustWorkload(t *testing.T, name string) *model.Workload {
+	t.Helper()
+	w, err := workloads.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
