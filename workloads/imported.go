@@ -17,6 +17,9 @@ type Imported struct {
 	// Real is, for a Rumen import, what the trace says happened to each job
 	// (Real[i] for Workload.Jobs[i]); nil for the other formats.
 	Real []RealJob
+	// Hosts names, for a Rumen import, the host each simulated node stands
+	// for (Hosts[i] is node i); nil for the other formats.
+	Hosts []string
 }
 
 // Metadata describes an import. It is written into the workload file beside

@@ -36,6 +36,13 @@ type RumenSettings struct {
 	// Replication is the cluster's replica count for the simulator; default
 	// 3. The jobs' blocks come from the trace whatever it is.
 	Replication int
+	// RackFactor and RemoteFactor are what a rack-local and an off-rack map
+	// cost relative to a node-local one, as sim.Settings has them (defaults
+	// 1.2 and 2, the simulator's). A map's recorded time is divided by the
+	// factor of where it really ran, so that the simulator, which multiplies
+	// by the factor of where it places the task, gives back the real time
+	// when it places the task as Hadoop did.
+	RackFactor, RemoteFactor float64
 }
 
 func (s *RumenSettings) validate() (RumenSettings, error) {
@@ -48,6 +55,15 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 	}
 	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > math.MaxInt16 || v.ReduceSlots > math.MaxInt16 {
 		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", math.MaxInt16, v.MapSlots, v.ReduceSlots)
+	}
+	if v.RackFactor == 0 {
+		v.RackFactor = 1.2
+	}
+	if v.RemoteFactor == 0 {
+		v.RemoteFactor = 2
+	}
+	if !(v.RackFactor >= 1 && v.RemoteFactor >= 1 && v.RackFactor <= 1e6 && v.RemoteFactor <= 1e6) {
+		return v, fmt.Errorf("workloads: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
 	}
 	if v.Replication < 0 {
 		return v, fmt.Errorf("workloads: rumen: Replication must not be negative, got %d", v.Replication)
@@ -193,12 +209,12 @@ type pendingJob struct {
 
 // rumenStats are counts the conversion reports in the metadata.
 type rumenStats struct {
-	noSuccess   int // tasks of kept jobs without a successful attempt
-	neverRan    int // tasks with no attempt that has times
-	ranHere     int // maps whose replicas were unknown, placed where they ran
-	renamed     int // jobs whose ID repeats an earlier one
-	zeroTask    int // task durations of 0 ms raised to minTask
-	lateReduces int // reduces that started before the last map ended
+	noSuccess int    // tasks of kept jobs without a successful attempt
+	neverRan  int    // tasks with no attempt that has times
+	ranHere   int    // maps whose replicas were unknown, placed where they ran
+	renamed   int    // jobs whose ID repeats an earlier one
+	zeroTask  int    // task durations of 0 ms raised to minTask
+	realLoc   [3]int // maps that really ran node-local, rack-local, remote
 }
 
 var rumenPriority = map[string]int{"VERY_LOW": -2, "LOW": -1, "": 0, "NORMAL": 0, "HIGH": 1, "VERY_HIGH": 2}
@@ -277,7 +293,7 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 			im.Meta.DroppedFailed++
 			continue
 		}
-		pj, ok := rj.convert(hosts, &st)
+		pj, ok := rj.convert(hosts, &st, &s)
 		if !ok {
 			// Nothing of the job ran: a failed job killed before its tasks.
 			im.Meta.DroppedFailed++
@@ -310,8 +326,10 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 	c.Replication = s.Replication
 	c = clusterWithDefaults(c)
 	node := make([]int, len(hosts.names))
+	im.Hosts = make([]string, len(hosts.names))
 	for i, h := range hosts.names {
 		node[i] = lay.Node[h]
+		im.Hosts[node[i]] = h
 	}
 	w := &sim.Workload{Name: baseName(name), Cluster: c, Jobs: make([]sim.Job, len(jobs))}
 	im.Real = make([]RealJob, len(jobs))
@@ -351,6 +369,8 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		"task durations are the successful attempts' finishTime − startTime (a task with none: its last attempt's)",
 		"a reduce's duration is the part of its attempt after the job's last map finished (or after its shuffle finished, if longer): the simulator starts reduces when the maps are done",
 		"maps read the blocks of their trace's preferredLocations; a job with no locations reads no block",
+		fmt.Sprintf("maps with locations really ran %d node-local, %d rack-local, %d off-rack; their times were divided by 1, %g and %g to give node-local base times",
+			st.realLoc[sim.NodeLocal], st.realLoc[sim.RackLocal], st.realLoc[sim.Remote], s.RackFactor, s.RemoteFactor),
 		fmt.Sprintf("cluster: %d hosts in %d racks (%d from the topology, %d more named by the trace); %d hosts sit in another simulated rack, since the simulator's racks are equal-sized",
 			c.Nodes, c.Racks, hosts.fromTopology, len(hosts.names)-hosts.fromTopology, lay.Displaced),
 		slotNote(sim.Map, s.MapSlots, c.MapSlots),
@@ -442,7 +462,7 @@ func seconds(ms int64, st *rumenStats) float64 {
 }
 
 // convert builds the simulation job; ok is false when no task of it ran.
-func (rj *rumenJob) convert(h *hostTable, st *rumenStats) (pj pendingJob, ok bool) {
+func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings) (pj pendingJob, ok bool) {
 	pj.submitMS = *rj.SubmitTime
 	j := &pj.job
 	j.Name, j.User, j.Priority = *rj.JobID, rj.User, rumenPriority[rj.Priority]
@@ -459,6 +479,7 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats) (pj pendingJob, ok boo
 	var lastMap int64
 	var blocks [][]int32
 	withLocations, ranHere := false, 0
+	var where []sim.Locality // where each map really ran, relative to its replicas
 	for i := range rj.MapTasks {
 		t := &rj.MapTasks[i]
 		a, success := t.chosen()
@@ -482,17 +503,46 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats) (pj pendingJob, ok boo
 				reps = append(reps, id)
 			}
 		}
+		ran, ranOK := h.attempt(a.HostName)
+		loc := sim.NoInput
 		if len(reps) > 0 {
 			withLocations = true
-		} else if id, ok := h.attempt(a.HostName); ok {
-			reps = []int32{id}
+			if ranOK {
+				loc = sim.Remote
+				for _, r := range reps {
+					switch {
+					case r == ran:
+						loc = sim.NodeLocal
+					case h.rack[r] == h.rack[ran]:
+						loc = min(loc, sim.RackLocal)
+					}
+				}
+			}
+		} else if ranOK {
+			reps = []int32{ran}
+			loc = sim.NodeLocal
 			ranHere++
 		}
 		blocks = append(blocks, reps)
+		where = append(where, loc)
 	}
 	if withLocations && !slices.ContainsFunc(blocks, func(r []int32) bool { return len(r) == 0 }) {
 		pj.blocks = blocks
 		st.ranHere += ranHere
+		// The recorded time includes the real locality's cost; the simulator
+		// adds its own for where it places the task, so the base is the
+		// node-local time.
+		for m, loc := range where {
+			switch loc {
+			case sim.RackLocal:
+				j.Maps.Durations[m] = max(j.Maps.Durations[m]/set.RackFactor, minTask)
+			case sim.Remote:
+				j.Maps.Durations[m] = max(j.Maps.Durations[m]/set.RemoteFactor, minTask)
+			}
+			if loc != sim.NoInput {
+				st.realLoc[loc]++
+			}
+		}
 	} else {
 		j.NoInput = true
 	}

@@ -149,8 +149,16 @@ func ParseSWIMLine(line string) (SWIMJob, error) {
 	return j, nil
 }
 
+// MaxTasks bounds the tasks of one imported job, map and reduce each, and
+// of a whole import: the simulator numbers tasks with 32-bit integers, and a
+// job of more than ten million tasks is a typo in a trace, not a job.
+const (
+	MaxTasks      = 10_000_000
+	MaxTotalTasks = 1 << 30
+)
+
 // job turns a SWIM line into a simulation job with the throughput model.
-func (s *SWIMSettings) job(sj SWIMJob) sim.Job {
+func (s *SWIMSettings) job(sj SWIMJob) (sim.Job, error) {
 	const mb = 1e6
 	var reduces int64
 	if sj.Shuffle > 0 {
@@ -164,6 +172,9 @@ func (s *SWIMSettings) job(sj SWIMJob) sim.Job {
 		split = max(split, sj.Output)
 	}
 	maps := max(1, ceilDiv(split, s.BlockBytes))
+	if maps > MaxTasks || reduces > MaxTasks {
+		return sim.Job{}, fmt.Errorf("job %s: %d maps and %d reduces, more than %d", sj.ID, maps, reduces, MaxTasks)
+	}
 	mapSec := s.TaskSeconds + float64(sj.Input)/float64(maps)/(s.MapMBps*mb)
 	j := sim.Job{Name: sj.ID, Arrival: sj.Submit, NoInput: sj.Input == 0}
 	if reduces == 0 {
@@ -173,7 +184,7 @@ func (s *SWIMSettings) job(sj SWIMJob) sim.Job {
 		j.Reduces = sim.Tasks{Count: int(reduces), Mean: clampTime(redSec)}
 	}
 	j.Maps = sim.Tasks{Count: int(maps), Mean: clampTime(mapSec)}
-	return j
+	return j, nil
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -202,15 +213,11 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 	}
 	im := &Imported{Workload: &sim.Workload{Name: baseName(name), Cluster: s.Cluster},
 		Meta: Metadata{Format: "swim", Source: name}}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	seen := map[string]int{}
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSuffix(sc.Text(), "\r")
+	tasks := 0
+	err = eachLine(in, func(line int, text string) (bool, error) {
 		if strings.TrimSpace(text) == "" {
-			continue
+			return true, nil
 		}
 		sj, err := ParseSWIMLine(text)
 		if err == nil {
@@ -218,27 +225,36 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 				err = fmt.Errorf("job id %q already used on line %d", sj.ID, prev)
 			}
 		}
+		var j sim.Job
+		if err == nil {
+			j, err = s.job(sj)
+		}
+		if err == nil && tasks+j.Maps.N()+j.Reduces.N() > MaxTotalTasks {
+			err = fmt.Errorf("more than %d tasks in all", MaxTotalTasks)
+		}
 		if err != nil {
 			if s.SkipBad {
 				im.Meta.SkippedBad++
-				continue
+				return true, nil
 			}
-			return nil, bad(fmt.Errorf("line %d: %w", line, err))
+			return false, fmt.Errorf("line %d: %w", line, err)
 		}
 		seen[sj.ID] = line
 		im.Meta.Records++
 		if !s.Window.admits(sj.Submit) {
 			im.Meta.OutsideWindow++
-			continue
+			return true, nil
 		}
 		if s.Window.full(len(im.Workload.Jobs)) {
 			im.Meta.OutsideWindow++
-			break
+			return false, nil
 		}
-		im.Workload.Jobs = append(im.Workload.Jobs, s.job(sj))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, bad(fmt.Errorf("after line %d: %w", line, readError(err)))
+		im.Workload.Jobs = append(im.Workload.Jobs, j)
+		tasks += j.Maps.N() + j.Reduces.N()
+		return true, nil
+	})
+	if err != nil {
+		return nil, bad(err)
 	}
 	if len(im.Workload.Jobs) == 0 {
 		return nil, bad(fmt.Errorf("no jobs to import (%d records, %d outside the window, %d malformed skipped)", im.Meta.Records, im.Meta.OutsideWindow, im.Meta.SkippedBad))
@@ -255,6 +271,33 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		fmt.Sprintf("arrival 0 is submit time %g s of the trace", im.Meta.Origin),
 	}
 	return im, im.Workload.Validate()
+}
+
+// maxLine bounds a line of a line-based trace, in bytes.
+const maxLine = 1 << 20
+
+// eachLine calls fn with every line of r (numbered from 1, without its line
+// ending) until fn returns false or an error. A read error, a truncated gzip
+// stream among them, is reported before the incomplete line it cut is
+// parsed, so a cut file is called cut rather than malformed.
+func eachLine(r io.Reader, fn func(line int, text string) (more bool, err error)) error {
+	br := bufio.NewReaderSize(r, maxLine)
+	for line := 1; ; line++ {
+		b, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			return fmt.Errorf("line %d: longer than %d bytes", line, maxLine)
+		case err != nil && !errors.Is(err, io.EOF):
+			return fmt.Errorf("line %d: %w", line, readError(err))
+		case err != nil && len(b) == 0:
+			return nil
+		}
+		text := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+		more, ferr := fn(line, text)
+		if ferr != nil || !more || err != nil {
+			return ferr
+		}
+	}
 }
 
 // maybeGzip returns r, decompressed if it starts with gzip's magic bytes.
