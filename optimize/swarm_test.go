@@ -236,3 +236,55 @@ func BenchmarkSwarm(b *testing.B) {
 		})
 	}
 }
+
+// FuzzParsePlanBound fuzzes plan documents that carry the swarm's settings,
+// an optimum or a lower bound and a gap: never a panic; anything accepted
+// verifies and round-trips.
+func FuzzParsePlanBound(f *testing.F) {
+	p, err := NewProblem(RandomWorkload(4, 5), model.Cluster{Hosts: 2}.WithDefaults())
+	if err != nil {
+		f.Fatal(err)
+	}
+	sr, err := Swarm(p, &pso.Settings{Particles: 20, Iterations: 5, Seed: 3})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ex, err := Exact(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, withOptimum := range []bool{true, false} {
+		pl, err := NewPlan(p, sr.Schedule, "fuzz", "pso")
+		if err != nil {
+			f.Fatal(err)
+		}
+		seed := uint64(3)
+		pl.Seed, pl.Particles, pl.Iterations = &seed, 20, 5
+		if withOptimum {
+			pl.SetOptimum(ex.Makespan)
+		} else {
+			pl.SetLowerBound(LowerBound(p))
+		}
+		b, err := pl.MarshalIndent()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pl, err := ParsePlan(data, "fuzz.json")
+		if err != nil {
+			return
+		}
+		if err := pl.Verify(); err != nil {
+			t.Fatalf("accepted a plan that does not verify: %v", err)
+		}
+		b, err := pl.MarshalIndent()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParsePlan(b, "again.json"); err != nil {
+			t.Fatalf("round trip rejected: %v", err)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package pso
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"runtime"
@@ -199,4 +200,21 @@ func BenchmarkMinimize(b *testing.B) {
 			}
 		})
 	}
+}
+
+// ExampleMinimize minimises (x − 1)² + (y − 1)² over [−5, 5]² with a small
+// swarm; the zero Settings would use the paper's 1500 × 200.
+func ExampleMinimize() {
+	p := Problem{
+		Func:  func(x []float64) float64 { return (x[0]-1)*(x[0]-1) + (x[1]-1)*(x[1]-1) },
+		Lower: []float64{-5, -5},
+		Upper: []float64{5, 5},
+	}
+	res, err := Minimize(p, &Settings{Particles: 40, Iterations: 100, Seed: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%v: f = %.6f at (%.3f, %.3f) after %d evaluations\n", res.Status, res.F, res.X[0], res.X[1], res.Evaluations)
+	// Output:
+	// IterationLimit: f = 0.000000 at (1.000, 1.000) after 4040 evaluations
 }
