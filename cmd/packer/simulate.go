@@ -33,7 +33,7 @@ var simulateCommand = &cli.Command{
 		"policy: makespan, response times, slowdowns (response ÷ the job's time alone on the empty\n" +
 		"cluster), slowdown variability V95 = p95 ÷ median, map locality and slot utilisation.\n\n" +
 		"Policies: fifo (priority, then submit time), fair (max-min fair sharing; --delay D > 0 adds\n" +
-		"delay scheduling, seed 001), sequential (one job at a time on the whole cluster), plan and\n" +
+		"delay scheduling, seed 001; fair:D and fair:D+R name a delay, and rack delay, per entry), sequential (one job at a time on the whole cluster), plan and\n" +
 		"plan-no-barrier (replay --plan: each job on the plan's VMs, phases one after another, or each\n" +
 		"job as soon as its VMs are free).\n\n" +
 		"--workload is a simulation workload file (JSON with a cluster and jobs made of tasks), a\n" +
@@ -41,7 +41,7 @@ var simulateCommand = &cli.Command{
 		"seconds (see the README). Same seed, same output, byte for byte.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "simulation or packer workload `FILE`, or built-in NAME (default W1, or the plan's jobs with --plan)"},
-		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ")},
+		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ") + ", fair:D, fair:D+R"},
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to replay (packer plan --output)"},
 		&cli.BoolFlag{Name: "barrier", Value: true, Usage: "policy plan runs the plan's phases one after another (--barrier=false is --no-barrier)"},
 		&cli.BoolFlag{Name: "no-barrier", Usage: "policy plan starts each job as soon as its VMs are free (same as plan-no-barrier)"},
@@ -138,6 +138,10 @@ func simulateAction(c *cli.Context) error {
 		case "sequential":
 			p = &sim.Sequential{}
 		default:
+			if d, r, ok := fairDelays(name); ok {
+				p = &sim.Fair{Delay: d, RackDelay: r}
+				break
+			}
 			key = "plan" // both replays run the same tasks
 			if w, p, err = sim.ReplayPlan(plan, planBase, name == "plan"); err != nil {
 				return badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
@@ -186,6 +190,26 @@ func simulateAction(c *cli.Context) error {
 	return printSimulation(out, base, set, runs)
 }
 
+// fairDelays reads a policy name "fair:D" or "fair:D+R": fair sharing with
+// delay D and rack delay R, so one table can compare several delays.
+func fairDelays(name string) (d, r int, ok bool) {
+	spec, found := strings.CutPrefix(name, "fair:")
+	if !found {
+		return 0, 0, false
+	}
+	ds, rs, hasRack := strings.Cut(spec, "+")
+	d, err := strconv.Atoi(ds)
+	if err != nil || d < 0 {
+		return 0, 0, false
+	}
+	if hasRack {
+		if r, err = strconv.Atoi(rs); err != nil || r < 0 {
+			return 0, 0, false
+		}
+	}
+	return d, r, true
+}
+
 func parsePolicies(c *cli.Context) ([]string, error) {
 	var names []string
 	for _, n := range strings.Split(c.String("policies"), ",") {
@@ -193,8 +217,8 @@ func parsePolicies(c *cli.Context) ([]string, error) {
 		if n == "plan" && (c.Bool("no-barrier") || !c.Bool("barrier")) {
 			n = "plan-no-barrier"
 		}
-		if !slices.Contains(simPolicies, n) {
-			return nil, badUsage("--policies: unknown policy %q (want %s)", n, strings.Join(simPolicies, ", "))
+		if _, _, ok := fairDelays(n); !ok && !slices.Contains(simPolicies, n) {
+			return nil, badUsage("--policies: unknown policy %q (want %s, or fair:D or fair:D+R for delay scheduling)", n, strings.Join(simPolicies, ", "))
 		}
 		if slices.Contains(names, n) {
 			return nil, badUsage("--policies: %q is listed twice", n)

@@ -120,6 +120,8 @@ func TestSimulateBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"-p", "fifo,lottery"}, `unknown policy "lottery"`},
+		{[]string{"-p", "fair:x"}, `unknown policy "fair:x"`},
+		{[]string{"-p", "fair:3,fair:3"}, `"fair:3" is listed twice`},
 		{[]string{"--map-slots", "0"}, "--map-slots must be at least 1, got 0"},
 		{[]string{"-w", bad}, `bad.json: invalid simulation workload: jobs[0] ("a"): arrival must be finite, not negative`},
 		{[]string{"-p", "plan"}, "plan needs --plan FILE"},
@@ -195,4 +197,19 @@ func mustWorkload(t *testing.T, name string) *model.Workload {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// TestSimulateFairDelays: fair:D and fair:D+R compare delays in one table.
+func TestSimulateFairDelays(t *testing.T) {
+	code, out, errs := packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "-p", "fair,fair:5,fair:5+3", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		names = append(names, strings.Split(line, ",")[0])
+	}
+	if got := strings.Join(names, " | "); got != "fair | fair D=5 | fair D=5+3" {
+		t.Errorf("policies %q, want fair | fair D=5 | fair D=5+3", got)
+	}
 }
