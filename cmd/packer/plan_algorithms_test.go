@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/pso"
 )
 
 // planJSON runs packer plan with --format json and decodes and verifies the
@@ -150,5 +151,30 @@ func TestBenchQuick(t *testing.T) {
 	}
 	if strings.Contains(out, "DIFFERS") {
 		t.Errorf("cbc and the exact solver disagree:\n%s", out)
+	}
+}
+
+// TestProgressBar: no bar for a file (only terminals get one); the bar's
+// line is redrawn in place with the iteration and the best makespan.
+func TestProgressBar(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if newProgressBar(f) != nil {
+		t.Fatal("a progress bar on a regular file")
+	}
+	var buf strings.Builder
+	b := &progressBar{w: &buf, last: -1}
+	b.record(pso.Progress{Iteration: 0, Iterations: 200, Best: 1704.5})
+	b.record(pso.Progress{Iteration: 1, Iterations: 200, Best: 1704.5}) // same width: not redrawn
+	b.record(pso.Progress{Iteration: 100, Iterations: 200, Best: 1346.4})
+	b.done()
+	want := "\rpso [..............................] 0/200  best makespan 1704.5 s (28m24s) " +
+		"\rpso [###############...............] 100/200  best makespan 1346.4 s (22m26s) " +
+		"\r\033[K"
+	if buf.String() != want {
+		t.Errorf("got %q\nwant %q", buf.String(), want)
 	}
 }
