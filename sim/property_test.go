@@ -153,6 +153,7 @@ type invariants struct {
 	ended   map[int]bool
 	lastMap map[int]float64
 	lastEnd map[int]float64
+	kills   int
 }
 
 func newInvariants(t *testing.T, w *Workload, set Settings) *invariants {
@@ -202,6 +203,13 @@ func (v *invariants) Event(e TraceEvent) {
 			v.lastMap[e.Job] = max(v.lastMap[e.Job], e.Time)
 		}
 		v.lastEnd[e.Job] = max(v.lastEnd[e.Job], e.Time)
+	case TraceKill:
+		if _, ok := v.started[e.Task]; !ok || v.ended[e.Task] {
+			v.t.Errorf("task %d killed at %v without running", e.Task, e.Time)
+		}
+		v.running[[2]int{e.Node, int(v.kind[e.Task])}]--
+		delete(v.started, e.Task)
+		v.kills++
 	case TraceFinish:
 		if e.Time != v.lastEnd[e.Job] {
 			v.t.Errorf("job %d finishes at %v, its last task ends at %v", e.Job, e.Time, v.lastEnd[e.Job])
@@ -214,16 +222,19 @@ func (v *invariants) Event(e TraceEvent) {
 // and that every task ran.
 func TestInvariantsRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
+	kills := 0
 	for i := range 150 {
 		w := randomWorkload(rng, true, i%2 == 0)
 		set := Settings{Seed: uint64(i), RackFactor: 1.25, RemoteFactor: 2}
 		if i%3 == 0 {
 			set.Heartbeat = 0.5 + rng.Float64()*3
 		}
-		for _, p := range []Policy{&FIFO{}, &Fair{}, &Fair{Delay: 3, RackDelay: 2}, &Sequential{}} {
+		// lifo kills tasks at every tick: the requeue path under the same checks.
+		for _, p := range []Policy{&FIFO{}, &Fair{}, &Fair{Delay: 3, RackDelay: 2}, &Sequential{}, &lifo{interval: 3}} {
 			v := newInvariants(t, w, set)
 			set.Trace = v
 			r := mustRun(t, w, p, &set)
+			kills += v.kills
 			if len(v.ended) != w.Tasks() {
 				t.Fatalf("case %d, %s: %d of %d tasks ran", i, p.Name(), len(v.ended), w.Tasks())
 			}
@@ -234,4 +245,8 @@ func TestInvariantsRandom(t *testing.T) {
 			}
 		}
 	}
+	if kills == 0 {
+		t.Error("lifo killed no task: the requeue path went untested")
+	}
+	t.Logf("%d tasks killed and run again", kills)
 }
