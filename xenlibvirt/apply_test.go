@@ -723,3 +723,90 @@ func TestDeploymentIdentities(t *testing.T) {
 		}
 	}
 }
+
+// TestOnePhaseAtATime drives the phases by hand, out of order (--phase N):
+// each run boots only its phase's VMs and the journal gathers them; the
+// plan is done once every phase is.
+func TestOnePhaseAtATime(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	app := libvirttest.NewAppliance(t, c, nil)
+	state := filepath.Join(t.TempDir(), "state.json")
+	hs := connect(t, pl, c, nil)
+	booted := 0
+	for k, p := range []int{1, 0, 2} {
+		j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{OnePhase: true, Phase: p, StatePath: state})
+		if err != nil {
+			t.Fatalf("phase %d: %v", p, err)
+		}
+		started := app.Started()[booted:]
+		booted += len(started)
+		// W2 phases have 6, 4, 4 VMs.
+		if want := planVMs(pl)[p]; len(started) != want {
+			t.Errorf("phase %d booted %d VMs, want %d", p, len(started), want)
+		}
+		for _, name := range started {
+			if !inPhase(pl, p)(name) {
+				t.Errorf("phase %d run booted %s", p, name)
+			}
+		}
+		wantStatus := xenlibvirt.StatusPending
+		if k == 2 {
+			wantStatus = xenlibvirt.StatusDone
+		}
+		if j.Status != wantStatus || j.Phases[p].Status != xenlibvirt.StatusDone {
+			t.Errorf("after phase %d: plan %s, phase %s", p, j.Status, j.Phases[p].Status)
+		}
+	}
+	assertEmpty(t, c)
+}
+
+// lossy is a host whose connection drops (as libvirt's close callback
+// reports) once its last VM of the phase has started.
+type lossy struct {
+	xenlibvirt.Hypervisor
+	mu      sync.Mutex
+	watch   func(xenlibvirt.Event)
+	starts  int
+	dropAt  int
+	dropped bool
+}
+
+func (l *lossy) Watch(fn func(xenlibvirt.Event)) (func(), error) {
+	l.mu.Lock()
+	l.watch = fn
+	l.mu.Unlock()
+	return l.Hypervisor.Watch(fn)
+}
+
+func (l *lossy) Start(name string) error {
+	err := l.Hypervisor.Start(name)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.starts++; l.starts == l.dropAt && !l.dropped {
+		l.dropped = true
+		l.watch(xenlibvirt.Event{Err: errors.New("connection to test:///h1.xml lost (reason 0)")})
+	}
+	return err
+}
+
+func TestConnectionLostWhileWaiting(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	libvirttest.NewAppliance(t, c, func(string) bool { return true }) // jobs still running
+	// h1 carries 3 VMs of phase 0 (2 host, 1 extra); it drops after the third starts.
+	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+		if i == 1 {
+			return &lossy{Hypervisor: hv, dropAt: 3}
+		}
+		return hv
+	})
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, nil)
+	if err == nil || err.Error() != "host h1: connection to test:///h1.xml lost (reason 0)" {
+		t.Fatalf("Apply: %v", err)
+	}
+	if j.Phases[0].Status != xenlibvirt.StatusFailed || len(j.LiveVMs()) != 0 {
+		t.Errorf("phase 0 %s, %d live", j.Phases[0].Status, len(j.LiveVMs()))
+	}
+	assertEmpty(t, c)
+}
