@@ -77,6 +77,8 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 type RealJob struct {
 	ID, Outcome            string
 	Submit, Launch, Finish float64
+	// Start is when the first of its tasks' attempts started.
+	Start float64
 	// Bytes are the HDFS and local bytes read and written by the attempts
 	// that produced the job's tasks.
 	Bytes int64
@@ -293,7 +295,7 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 			im.Meta.DroppedFailed++
 			continue
 		}
-		pj, ok := rj.convert(hosts, &st, &s)
+		pj, ok := rj.convert(hosts, &st, &s, origin)
 		if !ok {
 			// Nothing of the job ran: a failed job killed before its tasks.
 			im.Meta.DroppedFailed++
@@ -352,6 +354,7 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		im.Real[i].Submit -= shift
 		im.Real[i].Launch -= shift
 		im.Real[i].Finish -= shift
+		im.Real[i].Start -= shift
 	}
 	im.Workload = w
 	im.Meta.Origin = float64(origin)/1000 + shift
@@ -462,13 +465,15 @@ func seconds(ms int64, st *rumenStats) float64 {
 }
 
 // convert builds the simulation job; ok is false when no task of it ran.
-func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings) (pj pendingJob, ok bool) {
+func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, origin int64) (pj pendingJob, ok bool) {
 	pj.submitMS = *rj.SubmitTime
 	j := &pj.job
 	j.Name, j.User, j.Priority = *rj.JobID, rj.User, rumenPriority[rj.Priority]
 	real := &pj.real
 	real.ID, real.Outcome, real.CPUSeconds = *rj.JobID, rj.Outcome, -1
+	var first int64 = math.MaxInt64
 	account := func(a *rumenAttempt) {
+		first = min(first, a.StartTime)
 		for _, b := range []int64{a.HDFSBytesRead, a.HDFSBytesWritten, a.FileBytesRead, a.FileBytesWritten} {
 			real.Bytes += max(b, 0)
 		}
@@ -566,9 +571,11 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings) (p
 	if len(j.Maps.Durations)+len(j.Reduces.Durations) == 0 {
 		return pj, false
 	}
-	real.Submit = float64(*rj.SubmitTime) / 1000
-	real.Launch = float64(rj.LaunchTime) / 1000
-	real.Finish = float64(rj.FinishTime) / 1000
+	// Times relative to the origin in integer milliseconds first: epoch
+	// seconds as floats would lose the milliseconds' last digits.
+	rel := func(ms int64) float64 { return float64(ms-origin) / 1000 }
+	j.Arrival = rel(*rj.SubmitTime)
+	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(rj.LaunchTime), rel(rj.FinishTime), rel(first)
 	return pj, true
 }
 
@@ -752,9 +759,10 @@ func recordJSONError(obj []byte, at where, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("malformed JSON at byte %d: %v", at.offset+syn.Offset, syn)
+		// Offset counts the bytes read up to and including the bad one.
+		return fmt.Errorf("malformed JSON at byte %d: %v", at.offset+syn.Offset-1, syn)
 	case errors.As(err, &typ):
-		return fmt.Errorf("field %s at byte %d: want %v, got JSON %s", typ.Field, at.offset+typ.Offset, typ.Type, typ.Value)
+		return fmt.Errorf("field %s near byte %d: want %v, got JSON %s", typ.Field, at.offset+typ.Offset, typ.Type, typ.Value)
 	}
 	return fmt.Errorf("%v", strings.TrimPrefix(err.Error(), "json: "))
 }
