@@ -104,6 +104,11 @@ func TestExactEqualsBruteForce(t *testing.T) {
 	for i := range cases {
 		m := 1 + i%6
 		w := RandomWorkload(uint64(i), m)
+		if i%5 == 0 {
+			// A job that slows down with more VMs (b > 0, allowed by the
+			// model) exercises the other branch of the interval logic.
+			w.Jobs[0].Model.B = 0.3
+		}
 		c := randomSmallCluster(rng)
 		p, err := NewProblem(w, c)
 		if err != nil {
