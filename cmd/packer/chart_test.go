@@ -69,3 +69,29 @@ func TestCompare(t *testing.T) {
 		t.Errorf("unknown algorithm: exit %d, %q", code, errs)
 	}
 }
+
+func TestSimulateChart(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "sim.svg")
+	code, _, errs := packer(t, "", "simulate", "-w", filepath.Join("testdata", "simulate-small.json"), "-p", "fifo,fair,fair:5,fair:20", "--chart", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three fair delays make a sweep: the locality panel joins the
+	// makespan, response and slowdown panels.
+	for _, want := range []string{"fifo", "fair D=5", "fair D=20", "Makespan", "Mean response time", "Slowdown distribution", "Locality vs delay D"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("simulation chart lacks %q", want)
+		}
+	}
+	// Without a sweep there is no locality panel.
+	code, _, _ = packer(t, "", "simulate", "-w", filepath.Join("testdata", "simulate-small.json"), "-p", "fifo,fair", "--chart", svg)
+	b, _ = os.ReadFile(svg)
+	if code != 0 || strings.Contains(string(b), "Locality vs delay") {
+		t.Errorf("exit %d; a single fair policy is no sweep", code)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
@@ -60,6 +61,7 @@ var simulateCommand = &cli.Command{
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table, json or csv"},
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
+		chartFlag,
 	},
 	Action: simulateAction,
 }
@@ -84,6 +86,9 @@ func simulateAction(c *cli.Context) error {
 				return badInput(fmt.Errorf("--%s %s: directory %s does not exist", f, path, filepath.Dir(path)))
 			}
 		}
+	}
+	if err := checkChart(c); err != nil {
+		return err
 	}
 	names, err := parsePolicies(c)
 	if err != nil {
@@ -176,6 +181,11 @@ func simulateAction(c *cli.Context) error {
 	}
 	if path := c.String("jobs-csv"); path != "" {
 		if err := safefile.WriteFile(path, jobsCSV(runs), 0o644); err != nil {
+			return err
+		}
+	}
+	if c.String("chart") != "" {
+		if err := simulationChart(c, names, runs); err != nil {
 			return err
 		}
 	}
@@ -460,4 +470,39 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 	}
 	fmt.Fprintln(out, "Times in seconds. Slowdown: response ÷ the job's time alone on the empty cluster; V95 = p95 ÷ median slowdown.")
 	return nil
+}
+
+// simulationChart draws the comparison to --chart: makespan and mean response
+// bars and slowdown CDFs per policy, and, when two or more fair policies with
+// different delays ran (a delay sweep), node locality against D.
+func simulationChart(c *cli.Context, names []string, runs []simRun) error {
+	results := make([]*sim.Result, len(runs))
+	for i, r := range runs {
+		results[i] = r.result
+	}
+	g, err := chart.Comparison(results)
+	if err != nil {
+		return err
+	}
+	var sweep []chart.LocalityPoint
+	seen := map[int]bool{}
+	for i, name := range names {
+		d, ok := c.Int("delay"), name == "fair"
+		if !ok {
+			d, _, ok = fairDelays(name)
+		}
+		if ok && !seen[d] {
+			seen[d] = true
+			sweep = append(sweep, chart.LocalityPoint{D: d, Locality: runs[i].result.Locality.NodeFraction(), Expected: -1})
+		}
+	}
+	if len(sweep) >= 2 {
+		slices.SortFunc(sweep, func(a, b chart.LocalityPoint) int { return a.D - b.D })
+		s, err := chart.LocalitySweep(sweep)
+		if err != nil {
+			return err
+		}
+		g.Plots = append(g.Plots, s.Plots[0])
+	}
+	return writeChart(c, g)
 }
