@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -36,8 +35,8 @@ func ParseHybSLine(line string) (HybSJob, error) {
 	}
 	j := HybSJob{ID: f[0]}
 	n, err := strconv.Atoi(f[1])
-	if err != nil || n < 1 || n > math.MaxInt32 {
-		return j, fmt.Errorf("field 2 (number of tasks): want a positive integer, got %q", f[1])
+	if err != nil || n < 1 || n > MaxTasks {
+		return j, fmt.Errorf("field 2 (number of tasks): want an integer from 1 to %d, got %q", MaxTasks, f[1])
 	}
 	j.Tasks = n
 	for i, p := range []struct {
@@ -101,12 +100,16 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 		Meta: Metadata{Format: "hybs", Source: name}}
 	var jobs []HybSJob
 	seen := map[string]int{}
+	tasks := 0
 	err = eachLine(in, func(line int, text string) (bool, error) {
 		text = strings.TrimSpace(text)
 		if text == "" || strings.HasPrefix(text, "#") {
 			return true, nil
 		}
 		j, err := ParseHybSLine(text)
+		if err == nil && tasks+j.Tasks > sim.MaxTasks {
+			err = fmt.Errorf("more than %d tasks in all", sim.MaxTasks)
+		}
 		if err == nil {
 			if prev, dup := seen[j.ID]; dup {
 				err = fmt.Errorf("job id %q already used on line %d", j.ID, prev)
@@ -126,6 +129,7 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 		}
 		seen[j.ID] = line
 		jobs = append(jobs, j)
+		tasks += j.Tasks
 		im.Workload.Jobs = append(im.Workload.Jobs, sim.Job{Name: j.ID, NoInput: true, Maps: sim.Tasks{Count: j.Tasks, Mean: j.Mean}})
 		return true, nil
 	})
@@ -142,7 +146,10 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 		"service levels and wait times are not part of a simulation workload: the HybS policies read them from the HybS file",
 		fmt.Sprintf("cluster: %d nodes, %d map slots each (not in the format)", s.Cluster.Nodes, s.Cluster.MapSlots),
 	}
-	return jobs, im, im.Workload.Validate()
+	if err := im.Workload.Validate(); err != nil {
+		return nil, nil, bad(err)
+	}
+	return jobs, im, nil
 }
 
 // WriteHybS writes jobs in the HybS format, one line each, numbers in Go's

@@ -53,8 +53,8 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 	if err := v.Window.validate(); err != nil {
 		return v, fmt.Errorf("workloads: rumen: %w", err)
 	}
-	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > math.MaxInt16 || v.ReduceSlots > math.MaxInt16 {
-		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", math.MaxInt16, v.MapSlots, v.ReduceSlots)
+	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > sim.MaxSlotsPerNode || v.ReduceSlots > sim.MaxSlotsPerNode {
+		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
 	}
 	if v.RackFactor == 0 {
 		v.RackFactor = 1.2
@@ -616,7 +616,7 @@ func inferSlots(spans []span) [2]int {
 		cur += e.delta
 		best[e.kind] = max(best[e.kind], cur)
 	}
-	return [2]int{min(best[0], math.MaxInt16), min(best[1], math.MaxInt16)}
+	return [2]int{min(best[0], sim.MaxSlotsPerNode), min(best[1], sim.MaxSlotsPerNode)}
 }
 
 // fatalError is a failure after which nothing more of the stream can be

@@ -149,13 +149,10 @@ func ParseSWIMLine(line string) (SWIMJob, error) {
 	return j, nil
 }
 
-// MaxTasks bounds the tasks of one imported job, map and reduce each, and
-// of a whole import: the simulator numbers tasks with 32-bit integers, and a
-// job of more than ten million tasks is a typo in a trace, not a job.
-const (
-	MaxTasks      = 10_000_000
-	MaxTotalTasks = 1 << 30
-)
+// MaxTasks bounds the tasks of one imported job, map and reduce each: a job
+// of more than ten million tasks is a typo in a trace, not a job. A whole
+// import is bounded by the simulator's sim.MaxTasks.
+const MaxTasks = 10_000_000
 
 // job turns a SWIM line into a simulation job with the throughput model.
 func (s *SWIMSettings) job(sj SWIMJob) (sim.Job, error) {
@@ -229,8 +226,8 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		if err == nil {
 			j, err = s.job(sj)
 		}
-		if err == nil && tasks+j.Maps.N()+j.Reduces.N() > MaxTotalTasks {
-			err = fmt.Errorf("more than %d tasks in all", MaxTotalTasks)
+		if err == nil && tasks+j.Maps.N()+j.Reduces.N() > sim.MaxTasks {
+			err = fmt.Errorf("more than %d tasks in all", sim.MaxTasks)
 		}
 		if err != nil {
 			if s.SkipBad {
@@ -270,7 +267,10 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		fmt.Sprintf("cluster: %d nodes in %d racks, %d map and %d reduce slots per node (not in the trace)", s.Cluster.Nodes, s.Cluster.Racks, s.Cluster.MapSlots, s.Cluster.ReduceSlots),
 		fmt.Sprintf("arrival 0 is submit time %g s of the trace", im.Meta.Origin),
 	}
-	return im, im.Workload.Validate()
+	if err := im.Workload.Validate(); err != nil {
+		return nil, bad(err)
+	}
+	return im, nil
 }
 
 // maxLine bounds a line of a line-based trace, in bytes.
