@@ -89,7 +89,7 @@ func (ps *phaseSolver) span(j, role int, T float64) (lo, hi int) {
 	return 1, hi
 }
 
-// plan is one feasible way to run a phase: a role and VM count per job.
+// phasePlan is one feasible way to run a phase: a role and VM count per job.
 type phasePlan struct {
 	jobs  []int
 	roles []int
