@@ -394,21 +394,24 @@ func (sw *swarm) leader(i int) int {
 }
 
 // updateBests moves personal bests to feasible improvements and the global
-// best to the best personal best; ties keep the lower particle index, so the
-// outcome does not depend on evaluation order. It reports whether the global
-// best improved.
+// best to the best personal best, scanning particles in index order and
+// moving only on a strict improvement, so the outcome does not depend on the
+// order evaluations finished in. It reports whether the global best improved.
 func (sw *swarm) updateBests() bool {
-	improved := false
+	before := math.Inf(1)
+	if sw.best >= 0 {
+		before = sw.pbestF[sw.best]
+	}
 	for i := range sw.x {
 		if sw.feasible[i] && (!sw.hasBest[i] || sw.f[i] < sw.pbestF[i]) {
 			copy(sw.pbest[i], sw.x[i])
 			sw.pbestF[i], sw.hasBest[i] = sw.f[i], true
 		}
 		if sw.hasBest[i] && (sw.best < 0 || sw.pbestF[i] < sw.pbestF[sw.best]) {
-			sw.best, improved = i, true
+			sw.best = i
 		}
 	}
-	return improved
+	return sw.best >= 0 && sw.pbestF[sw.best] < before
 }
 
 // evaluate computes feasibility and the objective for the listed particles on
