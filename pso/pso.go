@@ -376,7 +376,7 @@ func (sw *swarm) step() {
 }
 
 // leader is the particle whose personal best particle i follows: the global
-// best, or the best of its ring neighbourhood (ties to the lower offset).
+// best, or the best of its ring neighbourhood (on ties, itself, else the lowest offset).
 func (sw *swarm) leader(i int) int {
 	k := sw.s.Neighbors
 	n := len(sw.x)
