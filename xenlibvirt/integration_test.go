@@ -10,114 +10,23 @@ package xenlibvirt_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"libvirt.org/go/libvirt"
-
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/xenlibvirt"
+	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
 
-// itestEnv is the appliance directory and the libvirt URI, from
-// PACKER_ITEST_APPLIANCE and PACKER_ITEST_URI.
-func itestEnv(t *testing.T) (dir, uri string) {
-	dir = os.Getenv("PACKER_ITEST_APPLIANCE")
-	if dir == "" {
-		dir = "/var/tmp/packer-itest"
-	}
-	uri = os.Getenv("PACKER_ITEST_URI")
-	if uri == "" {
-		uri = "qemu:///system"
-	}
-	for _, f := range []string{"vmlinuz", "initrd.img", "appliance.qcow2"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			t.Fatalf("appliance incomplete (run test/itest/build-appliance.sh %s): %v", dir, err)
-		}
-	}
-	return dir, uri
-}
-
-// transientPool creates a directory pool that vanishes when destroyed (at the
-// test's end) or when libvirtd stops, so the tests leave nothing defined.
-func transientPool(t *testing.T, conn *libvirt.Connect, name, dir string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if old, err := conn.LookupStoragePoolByName(name); err == nil {
-		// Left by a killed earlier run of this test: it is ours by name.
-		_ = old.Destroy()
-		old.Free()
-	}
-	p, err := conn.StoragePoolCreateXML(fmt.Sprintf("<pool type='dir'><name>%s</name><target><path>%s</path></target></pool>", name, dir), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Destroy(); p.Free() })
-}
-
-// itestSetup prepares two "hosts" that are two URIs of one local libvirtd,
-// each with a transient disk pool, the appliance's pool, a foreign domain
-// that must survive, and a two-phase plan for them.
-func itestSetup(t *testing.T, cmdline string) (*xenlibvirt.Conn, *xenlibvirt.Inventory, *optimize.Plan, string) {
-	dir, uri := itestEnv(t)
-	conn, err := xenlibvirt.Open(uri)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	facts, err := conn.Facts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hv := xenlibvirt.QEMU
-	for _, v := range facts.VirtTypes {
-		if v == "kvm" {
-			hv = xenlibvirt.KVM
-		}
-	}
-	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv)
-
-	// Under the appliance directory, not t.TempDir (mode 0700): QEMU runs as
-	// its own user and must reach the disks.
-	work, err := os.MkdirTemp(dir, "work-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(work) })
-	transientPool(t, conn.Libvirt(), "packer-itest-images", dir)
-	uris := []string{uri, strings.Replace(uri, "qemu://", "qemu+unix://", 1)}
-	inv := &xenlibvirt.Inventory{
-		Image: filepath.Join(dir, "appliance.qcow2"), Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"),
-		Cmdline: cmdline,
-	}
-	for i, u := range uris {
-		pool := fmt.Sprintf("packer-itest-h%d-d0", i)
-		transientPool(t, conn.Libvirt(), pool, filepath.Join(work, pool))
-		inv.Hosts = append(inv.Hosts, xenlibvirt.InventoryHost{Name: fmt.Sprintf("h%d", i), URI: u, Hypervisor: hv,
-			Cores: 1, MemoryMiB: 512, Disks: []string{pool}, Network: xenlibvirt.UserNetwork})
-	}
-	if err := inv.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	foreign, err := conn.Libvirt().DomainDefineXML(fmt.Sprintf("<domain type='%s'><name>packer-itest-foreign</name><memory unit='MiB'>64</memory>"+
-		"<os><type arch='x86_64'>hvm</type></os></domain>", hv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = foreign.Undefine(); foreign.Free() })
-
-	// Two jobs, one after the other on P = 2 hosts × k = 1 disk: 2 phases of
-	// 2 VMs with cores/k = 1 vCPU and 512 MiB / (1 + 1) = 256 MiB each.
+// itestSetup prepares the two QEMU "hosts" (libvirttest.NewQEMUCluster) and
+// a two-phase plan for them: two jobs one after the other on P = 2 hosts ×
+// k = 1 disk, 2 VMs per phase with cores/k = 1 vCPU and 512 MiB / (1 + 1) =
+// 256 MiB each.
+func itestSetup(t *testing.T, cmdline string) (*libvirttest.QEMUCluster, *optimize.Plan) {
+	q := libvirttest.NewQEMUCluster(t, cmdline)
 	w := &model.Workload{Name: "itest", Jobs: []model.Job{
 		{Name: "wordcount", Model: model.PowerLaw{A: 60, B: -0.5}, CPUIntensive: true},
 		{Name: "sort", Model: model.PowerLaw{A: 90, B: -0.7}, IOIntensive: true},
@@ -133,29 +42,7 @@ func itestSetup(t *testing.T, cmdline string) (*xenlibvirt.Conn, *xenlibvirt.Inv
 	if len(pl.Phases) != 2 {
 		t.Fatalf("%d phases, want 2", len(pl.Phases))
 	}
-	return conn, inv, pl, work
-}
-
-// assertOnlyForeign checks that only the foreign domain and no disk is left.
-func assertOnlyForeign(t *testing.T, conn *xenlibvirt.Conn, work string) {
-	t.Helper()
-	doms, err := conn.Libvirt().ListAllDomains(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, d := range doms {
-		n, _ := d.GetName()
-		names = append(names, n)
-		d.Free()
-	}
-	if len(names) != 1 || names[0] != "packer-itest-foreign" {
-		t.Errorf("domains left: %v, want only packer-itest-foreign", names)
-	}
-	left, _ := filepath.Glob(filepath.Join(work, "packer-itest-h*-d0", "*"))
-	if len(left) > 0 {
-		t.Errorf("disks left: %v", left)
-	}
+	return q, pl
 }
 
 // TestIntegrationTwoPhasesOnQEMU applies the two-phase plan: each phase boots
@@ -163,13 +50,13 @@ func assertOnlyForeign(t *testing.T, conn *xenlibvirt.Conn, work string) {
 // sees the power-offs through lifecycle events, tears the phase down and
 // goes on to the next.
 func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
-	conn, inv, pl, work := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,1")
-	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
+	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,1")
+	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hs.Close()
-	state := filepath.Join(work, "state.json")
+	state := filepath.Join(q.Work, "state.json")
 	start := time.Now()
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
 	if err != nil {
@@ -188,14 +75,15 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	if finished != 4 {
 		t.Errorf("%d guests powered off by themselves, want 4", finished)
 	}
-	assertOnlyForeign(t, conn, work)
+	q.AssertOnlyForeign(t)
 }
 
 // TestIntegrationInterruptThenResume interrupts apply while phase 0's two
 // VMs run a long job: packer destroys them and journals the interruption.
 // The operator then shortens the job and resumes: both phases complete.
 func TestIntegrationInterruptThenResume(t *testing.T) {
-	conn, inv, pl, work := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
+	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
+	inv := q.Inventory
 	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +91,7 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	defer hs.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	state := filepath.Join(work, "state.json")
+	state := filepath.Join(q.Work, "state.json")
 	started := 0
 	log := hookLog{t: t, line: func(l string) {
 		if strings.HasSuffix(l, ": started") {
@@ -219,7 +107,7 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	if j.Status != xenlibvirt.StatusInterrupted || len(j.LiveVMs()) != 0 {
 		t.Errorf("journal %s with %d live VMs", j.Status, len(j.LiveVMs()))
 	}
-	assertOnlyForeign(t, conn, work)
+	q.AssertOnlyForeign(t)
 
 	inv.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=sleep,1"
 	hs2, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
@@ -234,7 +122,7 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	if j.Status != xenlibvirt.StatusDone || j.NextPhase() != 2 {
 		t.Errorf("after resume: %s, next phase %d", j.Status, j.NextPhase())
 	}
-	assertOnlyForeign(t, conn, work)
+	q.AssertOnlyForeign(t)
 }
 
 type hookLog struct {

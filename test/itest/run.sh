@@ -51,4 +51,5 @@ else
 fi
 
 # shellcheck disable=SC2086
-$GO test -tags integration -count=1 ${GOTESTFLAGS:--v} -run Integration ./xenlibvirt/... ./cmd/packer/...
+# -p 1: the packages share one libvirtd, its pools and the foreign domain.
+$GO test -tags integration -count=1 -p 1 ${GOTESTFLAGS:--v} -run Integration ./xenlibvirt/... ./cmd/packer/...

@@ -1,0 +1,141 @@
+package libvirttest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/packer-sched/packer/xenlibvirt"
+)
+
+// ForeignDomain is the name of the domain QEMUCluster defines beside packer's,
+// which must survive every apply and destroy.
+const ForeignDomain = "packer-itest-foreign"
+
+// QEMUCluster is two "hosts" for integration tests: two URIs of the one
+// local libvirtd (qemu:///system and qemu+unix:///system), each with a
+// transient disk pool, plus a transient pool over the appliance's directory
+// and a foreign domain. Transient pools vanish when the test ends or
+// libvirtd stops, so nothing stays defined.
+type QEMUCluster struct {
+	Conn      *xenlibvirt.Conn
+	Inventory *xenlibvirt.Inventory
+	// Work holds the disk pools' directories (under the appliance's
+	// directory: QEMU runs as its own user and cannot enter t.TempDir).
+	Work string
+}
+
+// NewQEMUCluster connects to PACKER_ITEST_URI (default qemu:///system) and
+// prepares the hosts for the appliance in PACKER_ITEST_APPLIANCE (default
+// /var/tmp/packer-itest, built by test/itest/build-appliance.sh); each host
+// declares 1 core, 512 MiB and one disk, and VMs boot the appliance with
+// cmdline. KVM is used when libvirt offers it, else QEMU's TCG.
+func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
+	t.Helper()
+	dir := os.Getenv("PACKER_ITEST_APPLIANCE")
+	if dir == "" {
+		dir = "/var/tmp/packer-itest"
+	}
+	uri := os.Getenv("PACKER_ITEST_URI")
+	if uri == "" {
+		uri = "qemu:///system"
+	}
+	for _, f := range []string{"vmlinuz", "initrd.img", "appliance.qcow2"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("appliance incomplete (run test/itest/build-appliance.sh %s): %v", dir, err)
+		}
+	}
+	conn, err := xenlibvirt.Open(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	facts, err := conn.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv := xenlibvirt.QEMU
+	for _, v := range facts.VirtTypes {
+		if v == "kvm" {
+			hv = xenlibvirt.KVM
+		}
+	}
+	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv)
+	work, err := os.MkdirTemp(dir, "work-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	if _, err := conn.Pool(dir); err != nil {
+		// No pool over the appliance yet (an operator's would do as well).
+		transientPool(t, conn.Libvirt(), "packer-itest-images", dir)
+	}
+	inv := &xenlibvirt.Inventory{
+		Image: filepath.Join(dir, "appliance.qcow2"), Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"),
+		Cmdline: cmdline,
+	}
+	for i, u := range []string{uri, strings.Replace(uri, "qemu://", "qemu+unix://", 1)} {
+		pool := fmt.Sprintf("packer-itest-h%d-d0", i)
+		transientPool(t, conn.Libvirt(), pool, filepath.Join(work, pool))
+		inv.Hosts = append(inv.Hosts, xenlibvirt.InventoryHost{Name: fmt.Sprintf("h%d", i), URI: u, Hypervisor: hv,
+			Cores: 1, MemoryMiB: 512, Disks: []string{pool}, Network: xenlibvirt.UserNetwork})
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := conn.Libvirt().DomainDefineXML(fmt.Sprintf("<domain type='%s'><name>%s</name><memory unit='MiB'>64</memory>"+
+		"<os><type arch='x86_64'>hvm</type></os></domain>", hv, ForeignDomain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = foreign.Undefine(); foreign.Free() })
+	return &QEMUCluster{Conn: conn, Inventory: inv, Work: work}
+}
+
+// transientPool creates a directory pool that vanishes when destroyed.
+func transientPool(t testing.TB, conn *libvirt.Connect, name, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if old, err := conn.LookupStoragePoolByName(name); err == nil {
+		// Left by a killed earlier run: packer-itest-* pools are the tests'.
+		_ = old.Destroy()
+		old.Free()
+	}
+	p, err := conn.StoragePoolCreateXML(fmt.Sprintf("<pool type='dir'><name>%s</name><target><path>%s</path></target></pool>", name, dir), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Destroy(); p.Free() })
+}
+
+// AssertOnlyForeign fails the test unless the foreign domain is the only
+// domain and no disk is left in the pools.
+func (q *QEMUCluster) AssertOnlyForeign(t testing.TB) {
+	t.Helper()
+	doms, err := q.Conn.Libvirt().ListAllDomains(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range doms {
+		n, _ := d.GetName()
+		names = append(names, n)
+		d.Free()
+	}
+	if len(names) != 1 || names[0] != ForeignDomain {
+		t.Errorf("domains left: %v, want only %s", names, ForeignDomain)
+	}
+	left, _ := filepath.Glob(filepath.Join(q.Work, "packer-itest-h*-d0", "*"))
+	if len(left) > 0 {
+		t.Errorf("disks left: %v", left)
+	}
+}
