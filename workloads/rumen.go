@@ -36,6 +36,12 @@ type RumenSettings struct {
 	// Replication is the cluster's replica count for the simulator; default
 	// 3. The jobs' blocks come from the trace whatever it is.
 	Replication int
+	// Nodes, if not 0, moves the jobs onto a cluster of Nodes nodes in
+	// Racks racks (default 1) instead of the trace's hosts, to ask what the
+	// real jobs would do on a cluster of one's own. The trace's block
+	// locations name hosts that cluster does not have, so maps read no block
+	// there and run at their base (node-local) times.
+	Nodes, Racks int
 	// RackFactor and RemoteFactor are what a rack-local and an off-rack map
 	// cost relative to a node-local one, as sim.Settings has them (defaults
 	// 1.2 and 2, the simulator's). A map's recorded time is divided by the
@@ -64,6 +70,9 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 	}
 	if !(v.RackFactor >= 1 && v.RemoteFactor >= 1 && v.RackFactor <= 1e6 && v.RemoteFactor <= 1e6) {
 		return v, fmt.Errorf("workloads: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
+	}
+	if v.Nodes < 0 || v.Racks < 0 || v.Racks > 0 && v.Nodes == 0 {
+		return v, fmt.Errorf("workloads: rumen: Nodes must not be negative and Racks needs Nodes, got %d and %d", v.Nodes, v.Racks)
 	}
 	if v.Replication < 0 {
 		return v, fmt.Errorf("workloads: rumen: Replication must not be negative, got %d", v.Replication)
@@ -317,6 +326,9 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 	topo := hosts.topology()
 	lay := topo.layout()
 	c := lay.Cluster
+	if s.Nodes > 0 {
+		c = sim.Cluster{Nodes: s.Nodes, Racks: s.Racks}
+	}
 	c.MapSlots, c.ReduceSlots = s.MapSlots, s.ReduceSlots
 	inferred := inferSlots(spans)
 	if c.MapSlots == 0 {
@@ -337,7 +349,9 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 	im.Real = make([]RealJob, len(jobs))
 	for i := range jobs {
 		pj := &jobs[i]
-		if pj.blocks != nil {
+		if s.Nodes > 0 {
+			pj.job.NoInput = true
+		} else if pj.blocks != nil {
 			pj.job.Blocks = make([][]int, len(pj.blocks))
 			for m, reps := range pj.blocks {
 				pj.job.Blocks[m] = make([]int, len(reps))
@@ -368,14 +382,19 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		}
 		return fmt.Sprintf("%d %s slots per node: the most %s attempts the trace shows at once on one host", got, k, k)
 	}
+	where := fmt.Sprintf("cluster: %d hosts in %d racks (%d from the topology, %d more named by the trace); %d hosts sit in another simulated rack, since the simulator's racks are equal-sized",
+		c.Nodes, c.Racks, hosts.fromTopology, len(hosts.names)-hosts.fromTopology, lay.Displaced)
+	if s.Nodes > 0 {
+		where = fmt.Sprintf("cluster: %d nodes in %d racks (given) instead of the trace's %d hosts; maps read no block there", c.Nodes, c.Racks, len(hosts.names))
+		im.Hosts = nil
+	}
 	im.Meta.Assumptions = []string{
 		"task durations are the successful attempts' finishTime − startTime (a task with none: its last attempt's)",
 		"a reduce's duration is the part of its attempt after the job's last map finished (or after its shuffle finished, if longer): the simulator starts reduces when the maps are done",
 		"maps read the blocks of their trace's preferredLocations; a job with no locations reads no block",
 		fmt.Sprintf("maps with locations really ran %d node-local, %d rack-local, %d off-rack; their times were divided by 1, %g and %g to give node-local base times",
 			st.realLoc[sim.NodeLocal], st.realLoc[sim.RackLocal], st.realLoc[sim.Remote], s.RackFactor, s.RemoteFactor),
-		fmt.Sprintf("cluster: %d hosts in %d racks (%d from the topology, %d more named by the trace); %d hosts sit in another simulated rack, since the simulator's racks are equal-sized",
-			c.Nodes, c.Racks, hosts.fromTopology, len(hosts.names)-hosts.fromTopology, lay.Displaced),
+		where,
 		slotNote(sim.Map, s.MapSlots, c.MapSlots),
 		slotNote(sim.Reduce, s.ReduceSlots, c.ReduceSlots),
 		fmt.Sprintf("arrival 0 is submit time %.3f s (epoch) of the trace; arrivals keep the trace's gaps", im.Meta.Origin),

@@ -44,14 +44,16 @@ var fitCommand = &cli.Command{
 	Description: "Reads a CSV of runs with a header and the columns job, nodes, seconds and optionally\n" +
 		"cpu_util (0–1) and io_mbps, for any number of jobs (for example from Hadoop job\n" +
 		"histories), fits F(n) = a·n^b to each job's runs, classifies it at the reference size, and\n" +
-		"prints the fits. --output writes the profiled jobs as a workload file for packer plan.",
+		"prints the fits. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
+		"--rumen FILE instead takes the real jobs of a Rumen trace: each job's own task durations are\n" +
+		"replayed alone in the simulator at every --nodes count and those runtimes fitted (fit_rumen.go).",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "observations", Aliases: []string{"i"}, Required: true, Usage: "CSV `FILE` of runs (- for stdin)"},
+		&cli.StringFlag{Name: "observations", Aliases: []string{"i"}, Usage: "CSV `FILE` of runs (- for stdin); or --rumen FILE"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
 		chartFlag,
 		formatFlag,
-	}, thresholdFlags...),
+	}, append(thresholdFlags, fitRumenFlags...)...),
 	Action: fitAction,
 }
 
@@ -70,7 +72,13 @@ func fitAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.IsSet("rumen") {
+		return fitRumen(c, set, format) // fit_rumen.go: runs replayed from a real trace
+	}
 	path := c.String("observations")
+	if path == "" {
+		return badUsage("fit needs --observations FILE (measured runs) or --rumen FILE (a real trace)")
+	}
 	var r io.Reader = c.App.Reader
 	file := "<stdin>"
 	if path != "-" {

@@ -17,7 +17,7 @@ var workloadsCommand = &cli.Command{
 	Usage: "list the built-in workloads, or print one as a workload file",
 	Action: func(c *cli.Context) error {
 		if c.NArg() > 0 {
-			return badUsage("unknown workloads subcommand %q (want show NAME or merge FILE...)", c.Args().First())
+			return badUsage("unknown workloads subcommand %q (want show NAME, merge FILE... or import FILE)", c.Args().First())
 		}
 		t := newTable(c.App.Writer, "name", "jobs", "description")
 		for _, n := range workloads.Names() {
@@ -51,6 +51,7 @@ var workloadsCommand = &cli.Command{
 			},
 		},
 		workloadsMergeCommand,
+		workloadsImportCommand,
 	},
 }
 

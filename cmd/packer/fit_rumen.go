@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/profile"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// fitRumenFlags are packer fit's flags for real jobs from a Rumen trace, kept
+// apart from the measured-runs flags: the runs here are simulated replays of
+// the real tasks, not measurements.
+var fitRumenFlags = []cli.Flag{
+	&cli.StringFlag{Name: "rumen", Usage: "fit the real jobs of a Rumen trace `FILE` (plain or gzipped) instead of --observations"},
+	&cli.StringFlag{Name: "nodes", Value: "2,4,6,9,12,18", Usage: "--rumen: node counts to replay each job alone on"},
+	&cli.BoolFlag{Name: "keep-failed", Usage: "--rumen: also fit jobs whose outcome is not SUCCESS (their tasks that ran)"},
+}
+
+// fitRumen is packer fit --rumen: each real job's own task durations (its
+// successful attempts) are replayed alone in the simulator, FIFO on one rack
+// of n nodes with the trace's slots per node, for every n of --nodes; the
+// makespans are fitted to F(n) = a·n^b and the job classified from its bytes
+// (and CPU counters, where the trace has them) over the replayed runtime, as
+// profile.Analyze does for measured runs.
+func fitRumen(c *cli.Context, set *profile.Settings, format string) error {
+	if c.IsSet("observations") {
+		return badUsage("--rumen and --observations are two sources of runs: give one")
+	}
+	nodes, err := parseNodes(c.String("nodes"))
+	if err != nil {
+		return err
+	}
+	path := c.String("rumen")
+	in, name, closeIn, err := openTrace(c, path)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	im, err := workloads.ReadRumen(in, name, &workloads.RumenSettings{KeepFailed: c.Bool("keep-failed")})
+	if err != nil {
+		return badInput(err)
+	}
+	wname := c.String("name")
+	if wname == "" {
+		wname = im.Workload.Name
+	}
+	ns := make([]string, len(nodes))
+	for i, n := range nodes {
+		ns[i] = fmt.Sprint(n)
+	}
+	cl := im.Workload.Cluster
+	w := &model.Workload{Name: wname, Description: fmt.Sprintf("fitted by packer fit --rumen from %s: each real job's task durations replayed alone on %s nodes (%d map, %d reduce slots each)",
+		name, strings.Join(ns, ", "), cl.MapSlots, cl.ReduceSlots)}
+	var results []*profile.Result
+	for i, j := range im.Workload.Jobs {
+		obs, err := workloads.AloneObservations(j, im.Real[i], nodes, cl)
+		if err != nil {
+			return err
+		}
+		res, err := profile.Analyze(j.Name, obs, set)
+		if err != nil {
+			return badInput(fmt.Errorf("%s: job %s: %w", name, j.Name, err))
+		}
+		user := ""
+		if j.User != "" {
+			user = " by " + j.User
+		}
+		res.Job.Description = fmt.Sprintf("real job%s: %d maps, %d reduces, %.0f s in the trace", user, j.Maps.N(), j.Reduces.N(), im.Real[i].Response())
+		results = append(results, res)
+		w.Jobs = append(w.Jobs, res.Job)
+	}
+	return emitWorkload(c, w, results, format)
+}
