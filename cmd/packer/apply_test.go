@@ -190,3 +190,60 @@ func TestApplyInterruptKeepsThenDestroy(t *testing.T) {
 	}
 	assertNoPackerDomains(t, c)
 }
+
+func TestHostsCheckUnreachableAndMisfit(t *testing.T) {
+	c, planPath, _, pl := simulated(t, libvirttest.HostSpec{}, libvirttest.HostSpec{CPUs: 2})
+	// A third inventory host that no connection reaches, and h1 declaring
+	// the 4 cores its libvirt does not have.
+	inv := *c.Inventory
+	inv.Hosts = append(append([]xenlibvirt.InventoryHost(nil), inv.Hosts...), xenlibvirt.InventoryHost{Name: "h2", URI: "test:///nowhere.xml",
+		Hypervisor: "kvm", Cores: 4, MemoryMiB: 8192, Disks: []string{"disk0", "disk1"}, Network: "default"})
+	inv.Hosts[1].Cores = 4
+	data, err := json.Marshal(&inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invPath := filepath.Join(t.TempDir(), "inventory.json")
+	if err := os.WriteFile(invPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := packer(t, "", "hosts", "check", "--inventory", invPath, "--plan", planPath)
+	// h1: phase 0 puts 2 host VMs × 2 vCPUs = 4 on its 2 CPUs.
+	wantErr := "packer: hosts check: plan " + pl.ID + " does not fit (1 problems)\n"
+	if code != 1 || errs != wantErr {
+		t.Errorf("exit %d, stderr %q, want 1, %q", code, errs, wantErr)
+	}
+	for _, want := range []string{"│ h2   │ test:///nowhere.xml │ no: no simulated host with URI test:///nowhere.xml",
+		"plan " + pl.ID + " does not fit:\n  host h1: phase 0 needs 4 CPUs (2 VMs × 2), libvirt says 2\n"} {
+		if !strings.Contains(regexp.MustCompile(` +│`).ReplaceAllString(out, " │"), regexp.MustCompile(` +│`).ReplaceAllString(want, " │")) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Without the plan only reachability counts.
+	code, _, errs = packer(t, "", "hosts", "check", "--inventory", invPath, "--format", "json")
+	if code != 1 || errs != "packer: hosts check: 1 of 3 hosts unreachable\n" {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestStatusJSONIsTheJournal(t *testing.T) {
+	c, planPath, invPath, pl := simulated(t)
+	libvirttest.NewAppliance(t, c, nil)
+	state := filepath.Join(t.TempDir(), "state.json")
+	if code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--phase", "1"); code != 0 {
+		t.Fatalf("apply --phase 1: %s", errs)
+	}
+	code, out, _ := packer(t, "", "status", "--state", state, "--format", "json")
+	onDisk, err := os.ReadFile(state)
+	if code != 0 || err != nil || out != string(onDisk) {
+		t.Fatalf("status --format json (exit %d) differs from the state file", code)
+	}
+	j, err := xenlibvirt.ParseJournal([]byte(out), "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only phase 1 (s-srt-2 on 1 VM, s-dsim-1 on 3) ran.
+	if j.Plan != pl.ID || j.Status != "pending" || j.Phases[1].Status != "done" || len(j.VMs) != 4 {
+		t.Errorf("journal: plan %s status %s phase 1 %s, %d VMs", j.Plan, j.Status, j.Phases[1].Status, len(j.VMs))
+	}
+}
