@@ -92,6 +92,12 @@ func workloadsImportAction(c *cli.Context) error {
 		return badUsage("--service-level must lie in [0, 1], got %v", lv)
 	}
 	window := workloads.Window{From: c.Float64("from"), To: c.Float64("to"), MaxJobs: c.Int("max-jobs")}
+	if !(window.From >= 0 && window.From <= sim.MaxTime && window.To >= 0 && window.To <= sim.MaxTime) {
+		return badUsage("--from and --to must be seconds between 0 and %g, got %v and %v", sim.MaxTime, window.From, window.To)
+	}
+	if c.IsSet("to") && window.To <= window.From {
+		return badUsage("--to %v must be after --from %v", window.To, window.From)
+	}
 	cluster := sim.Cluster{Nodes: c.Int("nodes"), Racks: c.Int("racks"), MapSlots: c.Int("map-slots"),
 		ReduceSlots: c.Int("reduce-slots"), Replication: c.Int("replication")}
 	for _, out := range []string{c.String("output"), c.String("hybs")} {
