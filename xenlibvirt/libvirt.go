@@ -402,12 +402,14 @@ func stoppedReason(d libvirt.DomainEventStoppedDetailType) string {
 // Close implements Hypervisor.
 func (c *Conn) Close() error {
 	c.mu.Lock()
-	if c.subs != nil {
-		_ = c.conn.DomainEventDeregister(c.cbID)
-		_ = c.conn.UnregisterCloseCallback()
-		c.subs, c.closeFn = nil, nil
-	}
+	registered, id := c.subs != nil, c.cbID
+	c.subs, c.closeFn = nil, nil
 	c.mu.Unlock()
+	// Outside the lock: a callback in flight on the event loop takes it.
+	if registered {
+		_ = c.conn.DomainEventDeregister(id)
+		_ = c.conn.UnregisterCloseCallback()
+	}
 	_, err := c.conn.Close()
 	return lvErr(err)
 }
