@@ -18,6 +18,9 @@ import (
 // go test ./workloads -run '^$' -bench FB2010 -benchtime 1x -policies fifo,fair,tyrex-dynamic
 var benchPolicies = flag.String("policies", "fifo,fair", "comma-separated policies for BenchmarkFB2010Day")
 
+// benchBlockMB is the HDFS block size BenchmarkFB2010Day imports with.
+var benchBlockMB = flag.Int("block-mb", 256, "block size in MiB for BenchmarkFB2010Day")
+
 // benchPolicy returns the simulator policy of that name.
 func benchPolicy(name string) (sim.Policy, error) {
 	switch name {
@@ -32,15 +35,16 @@ func benchPolicy(name string) (sim.Policy, error) {
 }
 
 // fb2010 is the full FB-2010 day as BenchmarkFB2010Day simulates it: 3,000
-// nodes in 150 racks (the 2010 cluster's size) and 256 MiB blocks (so the
-// day's 845 TB of input are 4.0 million maps rather than 16 million).
+// nodes in 150 racks (the 2010 cluster's size) and, by default, 256 MiB
+// blocks (so the day's 845 TB of input are 4.0 million maps rather than the
+// 16 million of 64 MiB blocks; -block-mb 64 runs those).
 func fb2010(tb testing.TB) *Imported {
 	f, err := os.Open("testdata/swim-FB-2010_samples_24_times_1hr_0.tsv")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	im, err := ReadSWIM(f, f.Name(), &SWIMSettings{Cluster: sim.Cluster{Nodes: 3000, Racks: 150}, BlockBytes: 256 << 20})
+	im, err := ReadSWIM(f, f.Name(), &SWIMSettings{Cluster: sim.Cluster{Nodes: 3000, Racks: 150}, BlockBytes: int64(*benchBlockMB) << 20})
 	if err != nil {
 		tb.Fatal(err)
 	}

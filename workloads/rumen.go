@@ -158,6 +158,9 @@ func newHostTable(t *Topology) *hostTable {
 
 func (h *hostTable) add(rack, host string) int32 {
 	if id, ok := h.id[host]; ok {
+		if h.rack[id] == unknownRack {
+			h.rack[id] = rack // first met without its rack
+		}
 		return id
 	}
 	id := int32(len(h.names))
@@ -167,16 +170,19 @@ func (h *hostTable) add(rack, host string) int32 {
 	return id
 }
 
+// unknownRack holds the hosts the trace names without a rack, anywhere.
+const unknownRack = "(unknown)"
+
 // attempt interns an attempt's host, written "/rack/host" or, in some
 // records, just "host": a host known from elsewhere keeps its rack, an
 // unknown one without a rack goes into a rack named "(unknown)".
 func (h *hostTable) attempt(name string) (int32, bool) {
 	s := unescapeRumen(strings.TrimPrefix(name, "/"))
-	rack, host := "(unknown)", s
+	rack, host := unknownRack, s
 	if i := strings.LastIndexByte(s, '/'); i >= 0 {
 		rack, host = s[:i], s[i+1:]
 		if rack == "" {
-			rack = "(unknown)"
+			rack = unknownRack
 		}
 	}
 	if host == "" {
