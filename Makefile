@@ -65,3 +65,15 @@ itest:
 fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseInventory -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseJournal -fuzztime $(FUZZTIME)
+
+# fuzz-workloads runs the trace readers' fuzzers (issue 8), FUZZTIME each; bench-workloads
+# imports and simulates the full FB-2010 day (POLICIES, e.g. fifo,fair,tyrex-dynamic once it exists).
+POLICIES ?= fifo,fair
+.PHONY: fuzz-workloads bench-workloads
+fuzz-workloads:
+	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadRumen -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
+bench-workloads:
+	$(GO) test ./workloads -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
