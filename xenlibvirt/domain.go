@@ -125,6 +125,17 @@ func identity(name, hypervisor string, salt int) (uuid, mac string) {
 // privileges (QEMU/KVM only).
 const UserNetwork = "user"
 
+// identityArgs are the packer.* words that tell a guest who it is.
+func identityArgs(vm VM) []string {
+	m := vm.Meta
+	args := []string{"packer.plan=" + m.Plan, "packer.job=" + nameSafe(m.Job), "packer.index=" + strconv.Itoa(m.Index),
+		"packer.role=" + m.Role, "packer.hostname=" + vm.Hostname, "packer.master=" + vm.MasterHostname}
+	if m.Master {
+		args = append(args, "packer.is_master=1")
+	}
+	return args
+}
+
 // DomainSpec is what DomainXML needs beyond the VM's identity.
 type DomainSpec struct {
 	// Hypervisor is kvm, qemu or xen.
@@ -178,6 +189,14 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 		// Without ACPI the guest's poweroff only halts it, and the domain
 		// never stops: the job's end would go unseen.
 		d.Features = &features{ACPI: &struct{}{}, APIC: &struct{}{}}
+		// An appliance booting from its disk has no packer kernel command
+		// line: it reads its identity from SMBIOS (dmidecode -t 11 lists
+		// the OEM strings, -s system-serial-number is the hostname).
+		d.Sysinfo = &sysinfo{Type: "smbios",
+			System: []sysEntry{{Name: "manufacturer", Value: "packer"}, {Name: "product", Value: "packer Hadoop appliance"},
+				{Name: "serial", Value: vm.Hostname}},
+			OEM: identityArgs(vm)}
+		d.OS.SMBIOS = &smbios{Mode: "sysinfo"}
 	case Xen:
 		d.OS.Type = osType{Value: "xen"}
 		bus, dev, nic = "xen", "xvda", nil
@@ -192,11 +211,7 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	}
 	if s.Kernel != "" {
 		d.OS.Kernel, d.OS.Initrd = s.Kernel, s.Initrd
-		args := []string{"packer.plan=" + m.Plan, "packer.job=" + nameSafe(m.Job), "packer.index=" + strconv.Itoa(m.Index),
-			"packer.role=" + m.Role, "packer.hostname=" + vm.Hostname, "packer.master=" + vm.MasterHostname}
-		if m.Master {
-			args = append(args, "packer.is_master=1")
-		}
+		args := identityArgs(vm)
 		if s.Cmdline != "" {
 			args = append(args, s.Cmdline)
 		}
@@ -230,6 +245,7 @@ type domainDoc struct {
 	Memory     sized     `xml:"memory"`
 	VCPU       int       `xml:"vcpu"`
 	Bootloader string    `xml:"bootloader,omitempty"`
+	Sysinfo    *sysinfo  `xml:"sysinfo"`
 	OS         osDoc     `xml:"os"`
 	Features   *features `xml:"features"`
 	OnPoweroff string    `xml:"on_poweroff"`
@@ -249,16 +265,32 @@ type sized struct {
 }
 
 type osDoc struct {
-	Type    osType `xml:"type"`
-	Kernel  string `xml:"kernel,omitempty"`
-	Initrd  string `xml:"initrd,omitempty"`
-	Cmdline string `xml:"cmdline,omitempty"`
-	Boot    *boot  `xml:"boot"`
+	Type    osType  `xml:"type"`
+	Kernel  string  `xml:"kernel,omitempty"`
+	Initrd  string  `xml:"initrd,omitempty"`
+	Cmdline string  `xml:"cmdline,omitempty"`
+	Boot    *boot   `xml:"boot"`
+	SMBIOS  *smbios `xml:"smbios"`
 }
 
 type osType struct {
 	Arch  string `xml:"arch,attr,omitempty"`
 	Value string `xml:",chardata"`
+}
+
+type sysinfo struct {
+	Type   string     `xml:"type,attr"`
+	System []sysEntry `xml:"system>entry"`
+	OEM    []string   `xml:"oemStrings>entry"`
+}
+
+type sysEntry struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:",chardata"`
+}
+
+type smbios struct {
+	Mode string `xml:"mode,attr"`
 }
 
 type boot struct {
