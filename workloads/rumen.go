@@ -220,8 +220,6 @@ type pendingJob struct {
 	job    sim.Job
 	blocks [][]int32 // host ids per map; nil for a job that reads no block
 	real   RealJob
-	// submitMS is the trace's submit time.
-	submitMS int64
 }
 
 // rumenStats are counts the conversion reports in the metadata.
@@ -329,6 +327,9 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 			im.Meta.Records, im.Meta.OutsideWindow, im.Meta.DroppedFailed, im.Meta.SkippedBad))
 	}
 
+	if s.Nodes == 0 && len(hosts.names) == 0 {
+		return nil, bad(errors.New("the trace names no hosts and no topology was given: no cluster to replay on (give a topology, or Nodes)"))
+	}
 	topo := hosts.topology()
 	lay := topo.layout()
 	c := lay.Cluster
@@ -491,7 +492,6 @@ func seconds(ms int64, st *rumenStats) float64 {
 
 // convert builds the simulation job; ok is false when no task of it ran.
 func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, origin int64) (pj pendingJob, ok bool) {
-	pj.submitMS = *rj.SubmitTime
 	j := &pj.job
 	j.Name, j.User, j.Priority = *rj.JobID, rj.User, rumenPriority[rj.Priority]
 	real := &pj.real
