@@ -163,7 +163,7 @@ func TestGanttStructure(t *testing.T) {
 						if !ok {
 							t.Fatalf("no bar for phase %d %s[%d]", ph.Index, v.Job, v.Index)
 						}
-						lane := fmt.Sprintf("%d/%d/0", h.Host, 0)
+						var lane string
 						if v.Disk != nil {
 							lane = fmt.Sprintf("%d/%d/0", h.Host, *v.Disk)
 						} else {
