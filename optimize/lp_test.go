@@ -24,7 +24,9 @@ func cbcObjective(t *testing.T, lp []byte) float64 {
 	if err := os.WriteFile(in, lp, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("cbc", in, "solve", "solu", sol).CombinedOutput()
+	// cbc's preprocessing does not pay on these small models: without it the
+	// test's 23 instances took 15 s of CPU instead of 47 s.
+	out, err := exec.Command("cbc", in, "-preprocess", "off", "solve", "solu", sol).CombinedOutput()
 	if err != nil {
 		t.Fatalf("cbc: %v\n%s", err, tail(out))
 	}
