@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -289,13 +290,32 @@ func TestRumenTruncatedGzip(t *testing.T) {
 	}
 }
 
-// TestRumenDeterministic imports twice: the same bytes.
+// TestRumenDeterministic imports again and concurrently, sharing one
+// topology: the same bytes every time.
 func TestRumenDeterministic(t *testing.T) {
 	top := readTopologyFile(t)
 	a, _ := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top}).MarshalIndent()
-	b, _ := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top}).MarshalIndent()
-	if !bytes.Equal(a, b) {
-		t.Error("two imports differ")
+	docs := make([][]byte, 3)
+	var wg sync.WaitGroup
+	for i := range docs {
+		wg.Add(1)
+		go func() { // no t.Fatal off the test's goroutine: an error leaves docs[i] nil
+			defer wg.Done()
+			f, err := os.Open(rumen19Path)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			if im, err := ReadRumen(f, rumen19Path, &RumenSettings{Topology: top}); err == nil {
+				docs[i], _ = im.MarshalIndent()
+			}
+		}()
+	}
+	wg.Wait()
+	for i, b := range docs {
+		if !bytes.Equal(a, b) {
+			t.Errorf("import %d differs from the first", i+1)
+		}
 	}
 	if _, err := sim.ParseWorkload(a, "w.json"); err != nil {
 		t.Error(err)

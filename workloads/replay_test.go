@@ -1,0 +1,74 @@
+package workloads
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/packer-sched/packer/sim"
+)
+
+// TestAloneObservations replays a hand-worked job: 4 maps of 10 s and one
+// reduce of 5 s, with 2 map slots per node.
+func TestAloneObservations(t *testing.T) {
+	j := sim.Job{Name: "j", Arrival: 99, Maps: sim.Tasks{Durations: []float64{10, 10, 10, 10}}, Reduces: sim.Tasks{Durations: []float64{5}},
+		Blocks: [][]int{{500}, {501}, {502}, {503}}} // the trace's hosts: dropped, the replay has no such nodes
+	real := RealJob{Bytes: 30e6, CPUSeconds: 30}
+	obs, err := AloneObservations(j, real, []int{1, 2}, sim.Cluster{MapSlots: 2, ReduceSlots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 node: 2 slots, 2 waves of maps = 20 s, then the reduce: 25 s.
+	// 2 nodes: 4 slots, one wave = 10 s, then the reduce: 15 s.
+	// I/O: 30 MB / 25 s = 1.2 MB/s, / 15 s = 2 MB/s.
+	// CPU: 30 s / (25 s × 1 node × 2 slots) = 0.6; 30 / (15 × 2 × 2) = 0.5.
+	want := []struct{ n, secs, io, cpu float64 }{{1, 25, 1.2, 0.6}, {2, 15, 2, 0.5}}
+	for i, w := range want {
+		o := obs[i]
+		if float64(o.Nodes) != w.n || !scalar.EqualWithinAbs(o.Seconds, w.secs, 1e-9) ||
+			!scalar.EqualWithinAbs(*o.IOMBps, w.io, 1e-9) || !scalar.EqualWithinAbs(*o.CPUUtil, w.cpu, 1e-9) {
+			t.Errorf("n = %v: got %d nodes %v s, %v MB/s, CPU %v; want %+v", w.n, o.Nodes, o.Seconds, *o.IOMBps, *o.CPUUtil, w)
+		}
+	}
+	// No CPU counters in the trace: no CPU utilisation, not a made-up one.
+	obs, _ = AloneObservations(j, RealJob{Bytes: 1, CPUSeconds: -1}, []int{3}, sim.Cluster{})
+	if obs[0].CPUUtil != nil {
+		t.Error("CPU utilisation without CPU counters")
+	}
+	if _, err := AloneObservations(j, real, []int{0}, sim.Cluster{}); err == nil {
+		t.Error("0 nodes accepted")
+	}
+}
+
+// TestInferSlots: host 0 runs maps [0, 10), [5, 15) and [10, 20): at most
+// two at once, since the one ending at 10 frees its slot for the one
+// starting at 10; host 1 runs three reduces over [0, 30) at once.
+func TestInferSlots(t *testing.T) {
+	spans := []span{
+		{0, sim.Map, 0, 10}, {0, sim.Map, 5, 15}, {0, sim.Map, 10, 20},
+		{1, sim.Reduce, 0, 30}, {1, sim.Reduce, 1, 30}, {1, sim.Reduce, 2, 30},
+		{1, sim.Map, 40, 50},
+	}
+	if got := inferSlots(spans); got != [2]int{2, 3} {
+		t.Errorf("got %v, want [2 3]", got)
+	}
+}
+
+// TestRumenOntoOwnCluster moves the 19 real jobs onto 18 nodes: no blocks,
+// every map reads none, and the replay runs.
+func TestRumenOntoOwnCluster(t *testing.T) {
+	im := readRumenFile(t, rumen19Path, &RumenSettings{Nodes: 18})
+	c := im.Workload.Cluster
+	if c.Nodes != 18 || c.Racks != 1 || im.Hosts != nil || !strings.Contains(strings.Join(im.Meta.Assumptions, "\n"), "18 nodes in 1 racks (given)") {
+		t.Fatalf("cluster %+v, assumptions %v", c, im.Meta.Assumptions)
+	}
+	for _, j := range im.Workload.Jobs {
+		if j.Blocks != nil || !j.NoInput {
+			t.Fatalf("job %s keeps the trace's blocks", j.Name)
+		}
+	}
+	if _, err := sim.Run(im.Workload, &sim.FIFO{}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
