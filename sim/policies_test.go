@@ -1,0 +1,219 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestDPSharesLargestRemainder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		rates []float64
+		slots int
+		want  []int
+	}{
+		// Seed 000's Fig. 1: price 4 + 1.5 + 2 = 7.5; quotas 4/7.5·15 = 8,
+		// 1.5/7.5·15 = 3, 2/7.5·15 = 4, whole already.
+		{"seed example", []float64{4, 1.5, 2}, 15, []int{8, 3, 4}},
+		// 10/3 = 3.33 each: floors 3+3+3 = 9, the one slot left goes to the
+		// first of the tied remainders.
+		{"tie", []float64{1, 1, 1}, 10, []int{4, 3, 3}},
+		// Quotas 2/7·10 = 2.857 and 5/7·10 = 7.143: floors 2 and 7, the
+		// slot left to the larger remainder 0.857.
+		{"remainder", []float64{2, 5}, 10, []int{3, 7}},
+		// A queue that takes no part gets nothing, even a leftover slot:
+		// 1/2·3 = 1.5 each → 1, 1, and the third to the first.
+		{"non-payer", []float64{1, 0, 1}, 3, []int{2, 0, 1}},
+		{"nobody pays", []float64{0, 0}, 4, []int{0, 0}},
+	} {
+		if got := Shares(c.rates, c.slots); !slices.Equal(got, c.want) {
+			t.Errorf("%s: Shares(%v, %d) = %v, want %v", c.name, c.rates, c.slots, got, c.want)
+		}
+	}
+}
+
+func TestDPBudgetExhaustionFallsBackToFIFO(t *testing.T) {
+	// One node, 2 map slots, ticks every 10 s. B (queue b, no budget) is
+	// first in the workload, A (queue a, budget 3, rate 1) second; both at 0.
+	// Tick 0: only a can pay, share 2 of 2: A runs 2 maps 0–10, B waits.
+	// Tick 10 (before the task ends at 10): a pays 1 × 2 slots → budget 1;
+	// still paying, A runs 10–20. Tick 20: pays 2 → −1: nobody can pay, so
+	// DP is FIFO and B, first in the workload, takes a slot: B 20–30, A's
+	// fifth map 20–30 and its sixth 30–40.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "B", User: "b", Maps: Tasks{Count: 1, Mean: 10}},
+		{Name: "A", User: "a", Maps: Tasks{Count: 6, Mean: 10}},
+	}}
+	p := &DP{Every: 10, Budget: map[string]float64{"a": 3}}
+	r := mustRun(t, w, p, &Settings{IgnoreLocality: true})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 40}, "B": {20, 30}})
+	if got := p.Spent()["a"]; got != 4 {
+		t.Errorf("queue a spent %v, want 4 (2 slots at 10 and at 20)", got)
+	}
+	// With no budget anywhere DP is FIFO throughout: same times as FIFO.
+	zero := mustRun(t, w, &DP{Every: 10}, &Settings{IgnoreLocality: true})
+	fifo := mustRun(t, w, &FIFO{}, &Settings{IgnoreLocality: true})
+	for j := range zero.Jobs {
+		if zero.Jobs[j].Start != fifo.Jobs[j].Start || zero.Jobs[j].Finish != fifo.Jobs[j].Finish {
+			t.Errorf("no budgets: job %s %v–%v, FIFO %v–%v", zero.Jobs[j].Name, zero.Jobs[j].Start, zero.Jobs[j].Finish, fifo.Jobs[j].Start, fifo.Jobs[j].Finish)
+		}
+	}
+}
+
+func TestDPPreemption(t *testing.T) {
+	// One node, 2 map slots, ticks every 10 s, both queues rate 1, budget 100.
+	// A (2 maps × 30 s) runs alone from 0. B (2 maps × 5 s) arrives at 5:
+	// its share is 0 until the tick at 10 makes it 1 of 2; a holds 2 > 1,
+	// so A's most recent task (both began at 0: the higher id, task 1) is
+	// killed, 10 s lost. B runs 10–15 and 15–20. At 20 A is at its share
+	// (1 running) and the freed slot stays idle (no work conservation)
+	// until the tick at 30, after A's first map ends at 30, gives a both
+	// slots: the killed map runs again 30–60.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "A", User: "a", Maps: Tasks{Count: 2, Mean: 30}},
+		{Name: "B", User: "b", Arrival: 5, Maps: Tasks{Count: 2, Mean: 5}},
+	}}
+	p := &DP{Every: 10, DefaultBudget: 100, Preempt: true}
+	r := mustRun(t, w, p, &Settings{IgnoreLocality: true})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 60}, "B": {10, 20}})
+	if p.Kills() != 1 || p.Wasted() != 10 {
+		t.Errorf("kills %d, wasted %v slot-seconds; want 1 and 10", p.Kills(), p.Wasted())
+	}
+	// Work conserving: the slot freed at 20 goes to A's killed map, 20–50.
+	p = &DP{Every: 10, DefaultBudget: 100, Preempt: true, WorkConserving: true}
+	r = mustRun(t, w, p, &Settings{IgnoreLocality: true})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 50}, "B": {10, 20}})
+}
+
+func TestHybSPriorityByHand(t *testing.T) {
+	// α = 1, β = −1, γ = −1: job waited 30 s against an average of 20, maps
+	// of 10 s against 40, 6 tasks left against 12:
+	// (30/20)^1 · (10/40)^−1 · (6/12)^−1 = 1.5 · 4 · 2 = 12.
+	got := HybSPriority(1, -1, -1, 0, 30, 20, 10, 40, 6, 12, 3)
+	if got != 12 {
+		t.Errorf("priority %v, want 12", got)
+	}
+	// δ = 2 with user weight u = 3 multiplies by 9: 108.
+	if got := HybSPriority(1, -1, -1, 2, 30, 20, 10, 40, 6, 12, 3); got != 108 {
+		t.Errorf("priority with δ = 2: %v, want 108", got)
+	}
+}
+
+func TestHybSOrder(t *testing.T) {
+	// One node, one map slot, all jobs at 0 (every wait equal, so α does not
+	// matter). Big: 4 maps × 10 s; Small: 1 map × 10 s. Averages: maps 10 s
+	// each, tasks (4 + 1)/2 = 2.5. With γ = −1 Small's priority is
+	// (1/2.5)^−1 = 2.5 against Big's (4/2.5)^−1 = 0.625: Small runs 0–10,
+	// Big 10–50. FCFS (α = 1 only) ties at 1, so workload order: Big 0–40,
+	// Small 40–50.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "Big", Maps: Tasks{Count: 4, Mean: 10}},
+		{Name: "Small", Maps: Tasks{Count: 1, Mean: 10}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1, Beta: -1, Gamma: -1}, set),
+		map[string][2]float64{"Small": {0, 10}, "Big": {10, 50}})
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1}, set),
+		map[string][2]float64{"Big": {0, 40}, "Small": {40, 50}})
+	// Service level 0.5 caps Big at ⌈F · 0.5⌉ running maps, F its maps not
+	// done, on a node with 4 slots: at 0 F = 4, 2 run 0–10; at 10 F = 2, one
+	// runs 10–20; at 20 F = 1, the last runs 20–30.
+	w.Cluster.MapSlots = 4
+	w.Jobs = w.Jobs[:1]
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1, ServiceLevel: 0.5}, set),
+		map[string][2]float64{"Big": {0, 30}})
+}
+
+func TestTyrexStaticMovesAtTimer(t *testing.T) {
+	// Two nodes, one map slot each, partitions of one node each. A: 3 maps ×
+	// 10 s; B: 1 map × 5 s at 15. Timer T1 = 20. A's maps run in P1 (node 0)
+	// 0–10 and 10–20; at 20 its partial size reaches 10 + 10 = 20 = T1 and it
+	// moves: its third map runs on node 1 (P2) 20–30, and node 0 goes to B,
+	// 20–25.
+	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 3, Mean: 10}},
+		{Name: "B", Arrival: 15, Maps: Tasks{Count: 1, Mean: 5}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Timers: []float64{20}}
+	r := mustRun(t, w, p, set)
+	checkTimes(t, r, map[string][2]float64{"A": {0, 30}, "B": {20, 25}})
+	if p.Partition(0) != 1 || p.Partial(0, 0) != 20 || p.Partial(0, 1) != 10 || p.Moves() != 1 {
+		t.Errorf("A in P%d, partial sizes %v and %v, %d moves; want P2, 20, 10, 1",
+			p.Partition(0)+1, p.Partial(0, 0), p.Partial(0, 1), p.Moves())
+	}
+	// A timer just above 20 keeps A in P1: its third map 20–30 there, B 30–35.
+	p = &Tyrex{Capacities: []float64{0.5, 0.5}, Timers: []float64{20.5}}
+	checkTimes(t, mustRun(t, w, p, set), map[string][2]float64{"A": {0, 30}, "B": {30, 35}})
+	if p.Moves() != 0 {
+		t.Errorf("%d moves with T1 = 20.5, want 0", p.Moves())
+	}
+}
+
+func TestTyrexCutoffByHand(t *testing.T) {
+	// Sizes 1, 2, 3, 4, 100: mean 22, variance (21² + 20² + 19² + 18² + 78²)/5
+	// = 7610/5 = 1522, SCV 1522/484 = 3.14 > 2.
+	xs := []float64{1, 2, 3, 4, 100}
+	if got := SCV(xs); math.Abs(got-1522.0/484) > 1e-12 {
+		t.Fatalf("SCV %v, want 1522/484", got)
+	}
+	// Just below p = 4: L = {1, 2, 3, p, p} → at p = 3: mean 2.4, variance
+	// 0.64, SCV 0.111; R = {4 − p, 100 − p}, SCV ((96)/2)²/(52 − p)² ≈ 1 at
+	// p → 4: L − R < 0. From p = 4 on: R = {100 − p} alone, SCV 0, and
+	// L = {1, 2, 3, 4, p} has SCV > 0: L − R > 0. So the cutoff is 4 and
+	// only the job of 100 moves.
+	p, ok := Cutoff(xs)
+	if !ok || math.Abs(p-4) > 1e-6 {
+		t.Errorf("cutoff %v (%v), want 4", p, ok)
+	}
+	// Exponential-like sizes cross continuously: check the defining equation
+	// there, SCV(min(X, p)) = SCV(X − p | X > p), to 1e-6.
+	ys := []float64{1, 1.5, 2, 3, 5, 8, 13, 21, 34, 55, 89, 400}
+	p, _ = Cutoff(ys)
+	var l, r []float64
+	for _, y := range ys {
+		l = append(l, min(y, p))
+		if y > p {
+			r = append(r, y-p)
+		}
+	}
+	if d := SCV(l) - SCV(r); math.Abs(d) > 0.05 {
+		t.Logf("cutoff %v: SCV(L) %v, SCV(R) %v (a jump in the empirical function)", p, SCV(l), SCV(r))
+	}
+	if _, ok := Cutoff([]float64{3, 3}); ok {
+		t.Error("equal sizes have no cutoff")
+	}
+}
+
+func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
+	// P1 = node 0 with 5 map slots, P2 = node 1. The big job (100 maps × 1 s)
+	// is first in FIFO order and takes all of P1 at 0; four small jobs of 1–4
+	// maps × 1 s wait. At 1 the partial sizes in P1 are {5, 0, 0, 0, 0}:
+	// mean 1, variance (16 + 4·1)/5 = 4, SCV 4 > 2. L_p = {p, 0, 0, 0, 0} has
+	// SCV 4 for every p and R_p = {5 − p} has 0, so the cutoff tends to 0 and
+	// the big job moves to P2. The small jobs then run in P1 from 1: s1 1–2,
+	// s2 1–2, s3 and s4 have 7 maps for 5 slots left after s1 and s2 take 3:
+	// they finish by 3. Without timers (everything in P1) they wait until
+	// the big job's 20 waves are done: finish 21 or 22.
+	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 5}, Jobs: []Job{
+		{Name: "big", Maps: Tasks{Count: 100, Mean: 1}},
+		{Name: "s1", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "s2", Maps: Tasks{Count: 2, Mean: 1}},
+		{Name: "s3", Maps: Tasks{Count: 3, Mean: 1}},
+		{Name: "s4", Maps: Tasks{Count: 4, Mean: 1}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Dynamic: true}
+	r := mustRun(t, w, p, set)
+	if p.Partition(0) != 1 {
+		t.Errorf("big job in P%d, want P2", p.Partition(0)+1)
+	}
+	st := &Tyrex{Capacities: []float64{0.5, 0.5}} // no timers: all in P1
+	rs := mustRun(t, w, st, set)
+	for j := 1; j < 5; j++ {
+		if r.Jobs[j].Finish > 3 || rs.Jobs[j].Finish < 21 {
+			t.Errorf("%s finishes at %v with dynamic timers (want ≤ 3), %v without (want ≥ 21)", r.Jobs[j].Name, r.Jobs[j].Finish, rs.Jobs[j].Finish)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Tyrex is seed 004's size-based partitioning (section IV): the nodes, and so
+// their map and reduce slots, are split into K partitions with capacities
+// C_1..C_K (fractions of the cluster), each served FIFO. Every job enters P1;
+// its partial size in a partition is the total run time of its tasks that
+// completed there (slot-seconds). A job leaves P_k for P_k+1 when it is too big
+// for it, keeping its completed work; its tasks still running in P_k finish
+// there, and its further tasks run in P_k+1.
+//
+// When is a job too big? Static (STATICTAGS): as soon as its partial size in
+// P_k reaches the timer T_k (the task completion that brings it to T_k or
+// beyond moves it; T_K = ∞). Dynamic (DYNAMICTAGS): at every task completion,
+// in each partition but the last whose current jobs' partial sizes X (0 for
+// a job that has completed nothing there yet, so a job that holds the whole
+// partition while others wait stands out) have a
+// squared coefficient of variation above 2, the cutoff p with
+// SCV(min(X, p)) = SCV(X − p | X > p) is found (Cutoff) and the jobs above it
+// move on.
+//
+// Partitions are whole nodes, node i in the partition whose cumulative
+// capacity first exceeds i/N, so partition k has about C_k·N nodes; no
+// partition lends idle slots to another, as in the seed.
+type Tyrex struct {
+	// Capacities are the partitions' shares of the nodes, summing to 1.
+	// Default {0.3, 0.7}, the seed's choice.
+	Capacities []float64
+	// Timers are T_1..T_K−1 in seconds for the static policy; a missing or
+	// zero timer is ∞. Ignored when Dynamic.
+	Timers []float64
+	// Dynamic selects DYNAMICTAGS.
+	Dynamic bool
+	// SCVLimit is the squared CV above which the dynamic policy migrates;
+	// default 2.
+	SCVLimit float64
+
+	part    []int8 // node → partition
+	jobPart []int8 // job → partition
+	partial [][]float64
+	active  []int32 // arrived, unfinished, FIFO order
+	moves   int
+	// finishedIn counts jobs by the partition they were in when they finished.
+	finishedIn []int
+}
+
+var (
+	_ Policy          = (*Tyrex)(nil)
+	_ Starter         = (*Tyrex)(nil)
+	_ ArrivalObserver = (*Tyrex)(nil)
+	_ TaskObserver    = (*Tyrex)(nil)
+	_ FinishObserver  = (*Tyrex)(nil)
+)
+
+// Name is "tyrex-static" or "tyrex-dynamic".
+func (t *Tyrex) Name() string {
+	if t.Dynamic {
+		return "tyrex-dynamic"
+	}
+	return "tyrex-static"
+}
+
+func (t *Tyrex) capacities() []float64 {
+	if len(t.Capacities) == 0 {
+		return []float64{0.3, 0.7}
+	}
+	return t.Capacities
+}
+
+// Validate rejects capacities that are not positive or do not sum to 1, and
+// negative timers.
+func (t *Tyrex) Validate() error {
+	sum := 0.0
+	for i, c := range t.capacities() {
+		if !(c > 0 && c <= 1) {
+			return fmt.Errorf("sim: tyrex: capacity %d must be in (0, 1], got %v", i+1, c)
+		}
+		sum += c
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("sim: tyrex: capacities must sum to 1, got %v", sum)
+	}
+	for i, v := range t.Timers {
+		if !(v >= 0) {
+			return fmt.Errorf("sim: tyrex: timer %d must not be negative, got %v", i+1, v)
+		}
+	}
+	if t.SCVLimit < 0 {
+		return fmt.Errorf("sim: tyrex: SCV limit must not be negative, got %v", t.SCVLimit)
+	}
+	return nil
+}
+
+// Start splits the nodes. It panics on capacities that Validate rejects, or
+// on more partitions than nodes.
+func (t *Tyrex) Start(s *State) {
+	if err := t.Validate(); err != nil {
+		panic(err.Error())
+	}
+	caps := t.capacities()
+	if len(caps) > s.Nodes() || len(caps) > 127 {
+		panic(fmt.Sprintf("sim: tyrex: %d partitions for %d nodes", len(caps), s.Nodes()))
+	}
+	t.part = make([]int8, s.Nodes())
+	// Cumulative boundaries rounded to whole nodes, each partition at least one.
+	lo := 0
+	cum := 0.0
+	for k, c := range caps {
+		cum += c
+		hi := int(math.Round(cum * float64(s.Nodes())))
+		hi = max(hi, lo+1)
+		hi = min(hi, s.Nodes()-(len(caps)-1-k))
+		if k == len(caps)-1 {
+			hi = s.Nodes()
+		}
+		for n := lo; n < hi; n++ {
+			t.part[n] = int8(k)
+		}
+		lo = hi
+	}
+	t.jobPart = make([]int8, s.Jobs())
+	t.partial = make([][]float64, len(caps))
+	for k := range t.partial {
+		t.partial[k] = make([]float64, s.Jobs())
+	}
+	t.active = t.active[:0]
+	t.moves = 0
+	t.finishedIn = make([]int, len(caps))
+}
+
+// Partition is job j's current partition, 0-based.
+func (t *Tyrex) Partition(j int) int { return int(t.jobPart[j]) }
+
+// Partial is job j's partial size in partition k: the run time of its tasks
+// that completed there.
+func (t *Tyrex) Partial(j, k int) float64 { return t.partial[k][j] }
+
+// Moves is how many migrations the last run made.
+func (t *Tyrex) Moves() int { return t.moves }
+
+// FinishedIn is how many jobs of the last run finished in each partition.
+func (t *Tyrex) FinishedIn() []int { return slices.Clone(t.finishedIn) }
+
+// PartitionNodes is how many nodes partition k has.
+func (t *Tyrex) PartitionNodes(k int) int {
+	n := 0
+	for _, p := range t.part {
+		if int(p) == k {
+			n++
+		}
+	}
+	return n
+}
+
+// JobArrived puts the job in P1, in FIFO order (arrival, then workload order:
+// arrivals come in that order).
+func (t *Tyrex) JobArrived(_ *State, j int) { t.active = append(t.active, int32(j)) }
+
+// JobFinished forgets the job.
+func (t *Tyrex) JobFinished(_ *State, j int) {
+	if i := slices.Index(t.active, int32(j)); i >= 0 {
+		t.active = slices.Delete(t.active, i, i+1)
+	}
+	t.finishedIn[t.jobPart[j]]++
+}
+
+// TaskEnded adds the task's run time to its job's partial size in the
+// partition of the node it ran on, then migrates.
+func (t *Tyrex) TaskEnded(s *State, task int) {
+	j := s.TaskJob(task)
+	k := int(t.part[s.TaskNode(task)])
+	t.partial[k][j] += s.Now() - s.TaskStart(task)
+	last := len(t.partial) - 1
+	if !t.Dynamic {
+		cur := int(t.jobPart[j])
+		if cur < last && k == cur && !s.Finished(j) {
+			if T := t.timer(cur); t.partial[cur][j] >= T {
+				t.move(s, j)
+			}
+		}
+		return
+	}
+	limit := t.SCVLimit
+	if limit == 0 {
+		limit = 2
+	}
+	for p := 0; p < last; p++ {
+		var xs []float64
+		var js []int32
+		for _, a := range t.active {
+			if int(t.jobPart[a]) == p {
+				xs = append(xs, t.partial[p][a])
+				js = append(js, a)
+			}
+		}
+		if len(xs) < 2 || slices.Max(xs) == 0 || SCV(xs) <= limit {
+			continue
+		}
+		c, ok := Cutoff(xs)
+		if !ok {
+			continue
+		}
+		for i, a := range js {
+			if xs[i] > c {
+				t.move(s, int(a))
+			}
+		}
+	}
+}
+
+func (t *Tyrex) timer(k int) float64 {
+	if k < len(t.Timers) && t.Timers[k] > 0 {
+		return t.Timers[k]
+	}
+	return math.Inf(1)
+}
+
+// move sends job j to the next partition and offers that partition's free
+// slots, which may have been idle for want of a job.
+func (t *Tyrex) move(s *State, j int) {
+	t.jobPart[j]++
+	t.moves++
+	to := t.jobPart[j]
+	for n, p := range t.part {
+		if p == to && (s.FreeSlots(n, Map) > 0 || s.FreeSlots(n, Reduce) > 0) {
+			s.Wake(n)
+		}
+	}
+}
+
+// Assign gives the slot to the first job, in FIFO order, of the node's
+// partition with a pending task of the slot's kind.
+func (t *Tyrex) Assign(s *State, node int, k Kind) int {
+	p := t.part[node]
+	for _, j := range t.active {
+		if t.jobPart[j] == p && s.Pending(int(j), k) > 0 {
+			return int(j)
+		}
+	}
+	return Idle
+}
+
+// SCV is the squared coefficient of variation of xs, population variance over
+// squared mean; 0 for an empty set or a zero mean.
+func SCV(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var mean float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if mean == 0 {
+		return 0
+	}
+	var v float64
+	for _, x := range xs {
+		v += (x - mean) * (x - mean)
+	}
+	v /= float64(len(xs))
+	return v / (mean * mean)
+}
+
+// Cutoff finds seed 004's optimal cutoff point for the sizes xs: the p in
+// (0, max xs) where SCV(min(X, p)) = SCV(X − p | X > p), by bisection on
+// f(p) = SCV(L_p) − SCV(R_p), which is 0 or above near the maximum (R_p is
+// one value). For positive sizes it is below 0 near 0 (L_p is constant, R_p
+// nearly X); where it is not (many zero sizes: jobs waiting) the cutoff tends
+// to 0 and every job that has made progress is above it. It reports false
+// when xs has fewer than two distinct values.
+func Cutoff(xs []float64) (float64, bool) {
+	hi := slices.Max(xs)
+	if hi == slices.Min(xs) {
+		return 0, false
+	}
+	l := make([]float64, len(xs))
+	r := make([]float64, 0, len(xs))
+	f := func(p float64) float64 {
+		r = r[:0]
+		for i, x := range xs {
+			l[i] = min(x, p)
+			if x > p {
+				r = append(r, x-p)
+			}
+		}
+		return SCV(l) - SCV(r)
+	}
+	lo := 0.0
+	for range 100 {
+		m := (lo + hi) / 2
+		if f(m) < 0 {
+			lo = m
+		} else {
+			hi = m
+		}
+		if hi-lo <= 1e-9*hi {
+			break
+		}
+	}
+	return hi, true
+}
