@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,9 +33,9 @@ var workloadsImportCommand = &cli.Command{
 		"hybs: seed 002's simulator input (jobid tasks mean-seconds wait service-level).\n\n" +
 		"--from/--to/--max-jobs take a window (seconds from the trace's first job). A malformed\n" +
 		"record stops the import with its line or byte; --skip-bad skips and counts them.\n" +
-		"Flags go before FILE.",
+		"Flags may come before or after FILE.",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "format", Usage: "trace format: swim, rumen or hybs", Required: true},
+		&cli.StringFlag{Name: "format", Usage: "trace format: swim, rumen or hybs (required)"},
 		&cli.StringFlag{Name: "topology", Usage: "rumen: topology `FILE` (hosts by rack)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload to `FILE` instead of standard output"},
 		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in seed 002's HybS format to `FILE`"},
@@ -58,14 +60,21 @@ var workloadsImportCommand = &cli.Command{
 }
 
 func workloadsImportAction(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return badUsage("workloads import takes one trace FILE (flags before it), got %d arguments", c.NArg())
+	if c.NArg() < 1 {
+		return badUsage("workloads import takes one trace FILE, got none")
 	}
 	path := c.Args().First()
-	format := c.String("format")
+	o, err := parseTrailing(c, c.Args().Slice()[1:])
+	if err != nil {
+		return err
+	}
+	if !o.IsSet("format") {
+		return badUsage("workloads import needs --format swim, rumen or hybs")
+	}
+	format := o.String("format")
 	for _, f := range []string{"nodes", "racks", "map-slots", "reduce-slots", "replication", "max-jobs"} {
-		if c.IsSet(f) && c.Int(f) < 1 {
-			return badUsage("--%s must be at least 1, got %d", f, c.Int(f))
+		if o.IsSet(f) && o.Int(f) < 1 {
+			return badUsage("--%s must be at least 1, got %d", f, o.Int(f))
 		}
 	}
 	only := map[string][]string{
@@ -74,33 +83,33 @@ func workloadsImportAction(c *cli.Context) error {
 	}
 	for f, names := range only {
 		for _, n := range names {
-			if c.IsSet(n) && format != f {
+			if o.IsSet(n) && format != f {
 				return badUsage("--%s applies to --format %s only", n, f)
 			}
 		}
 	}
-	if format == "rumen" && c.IsSet("nodes") && c.IsSet("topology") {
+	if format == "rumen" && o.IsSet("nodes") && o.IsSet("topology") {
 		return badUsage("--nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)")
 	}
-	if format == "rumen" && c.IsSet("racks") && !c.IsSet("nodes") {
+	if format == "rumen" && o.IsSet("racks") && !o.IsSet("nodes") {
 		return badUsage("--racks needs --nodes with --format rumen (otherwise the racks are the trace's)")
 	}
-	if format == "hybs" && (c.IsSet("from") || c.IsSet("to")) {
+	if format == "hybs" && (o.IsSet("from") || o.IsSet("to")) {
 		return badUsage("--from and --to do not apply to --format hybs: its jobs all arrive at 0")
 	}
-	if lv := c.Float64("service-level"); !(lv >= 0 && lv <= 1) {
+	if lv := o.Float64("service-level"); !(lv >= 0 && lv <= 1) {
 		return badUsage("--service-level must lie in [0, 1], got %v", lv)
 	}
-	window := workloads.Window{From: c.Float64("from"), To: c.Float64("to"), MaxJobs: c.Int("max-jobs")}
+	window := workloads.Window{From: o.Float64("from"), To: o.Float64("to"), MaxJobs: o.Int("max-jobs")}
 	if !(window.From >= 0 && window.From <= sim.MaxTime && window.To >= 0 && window.To <= sim.MaxTime) {
 		return badUsage("--from and --to must be seconds between 0 and %g, got %v and %v", sim.MaxTime, window.From, window.To)
 	}
-	if c.IsSet("to") && window.To <= window.From {
+	if o.IsSet("to") && window.To <= window.From {
 		return badUsage("--to %v must be after --from %v", window.To, window.From)
 	}
-	cluster := sim.Cluster{Nodes: c.Int("nodes"), Racks: c.Int("racks"), MapSlots: c.Int("map-slots"),
-		ReduceSlots: c.Int("reduce-slots"), Replication: c.Int("replication")}
-	for _, out := range []string{c.String("output"), c.String("hybs")} {
+	cluster := sim.Cluster{Nodes: o.Int("nodes"), Racks: o.Int("racks"), MapSlots: o.Int("map-slots"),
+		ReduceSlots: o.Int("reduce-slots"), Replication: o.Int("replication")}
+	for _, out := range []string{o.String("output"), o.String("hybs")} {
 		if out != "" {
 			if err := writableDir(out); err != nil {
 				return err
@@ -116,29 +125,29 @@ func workloadsImportAction(c *cli.Context) error {
 	var im *workloads.Imported
 	switch format {
 	case "swim":
-		set := &workloads.SWIMSettings{Window: window, SkipBad: c.Bool("skip-bad"), Cluster: cluster,
-			MapMBps: c.Float64("map-mbps"), ReduceMBps: c.Float64("reduce-mbps"), TaskSeconds: c.Float64("task-seconds")}
+		set := &workloads.SWIMSettings{Window: window, SkipBad: o.Bool("skip-bad"), Cluster: cluster,
+			MapMBps: o.Float64("map-mbps"), ReduceMBps: o.Float64("reduce-mbps"), TaskSeconds: o.Float64("task-seconds")}
 		for _, f := range []struct {
 			flag string
 			dst  *int64
 		}{{"block-size-mb", &set.BlockBytes}, {"reduce-size-mb", &set.ReduceBytes}} {
-			mb := c.Float64(f.flag)
+			mb := o.Float64(f.flag)
 			if !(mb >= 1.0/1024 && mb <= 1<<30) {
 				return badUsage("--%s must lie between 1 KiB and 1 PiB, got %v MiB", f.flag, mb)
 			}
 			*f.dst = int64(mb * (1 << 20))
 		}
 		for _, f := range []string{"map-mbps", "reduce-mbps", "task-seconds"} {
-			if v := c.Float64(f); !(v > 0 && v <= 1e9) {
+			if v := o.Float64(f); !(v > 0 && v <= 1e9) {
 				return badUsage("--%s must be positive, got %v", f, v)
 			}
 		}
 		im, err = workloads.ReadSWIM(in, name, set)
 	case "rumen":
-		set := &workloads.RumenSettings{Window: window, SkipBad: c.Bool("skip-bad"), KeepFailed: c.Bool("keep-failed"),
+		set := &workloads.RumenSettings{Window: window, SkipBad: o.Bool("skip-bad"), KeepFailed: o.Bool("keep-failed"),
 			MapSlots: cluster.MapSlots, ReduceSlots: cluster.ReduceSlots, Replication: cluster.Replication,
 			Nodes: cluster.Nodes, Racks: cluster.Racks}
-		if tp := c.String("topology"); tp != "" {
+		if tp := o.String("topology"); tp != "" {
 			f, err := os.Open(tp)
 			if err != nil {
 				return badInput(&model.InputError{File: tp, Err: err})
@@ -151,7 +160,7 @@ func workloadsImportAction(c *cli.Context) error {
 		}
 		im, err = workloads.ReadRumen(in, name, set)
 	case "hybs":
-		_, im, err = workloads.ReadHybS(in, name, &workloads.HybSSettings{SkipBad: c.Bool("skip-bad"), MaxJobs: window.MaxJobs, Cluster: cluster})
+		_, im, err = workloads.ReadHybS(in, name, &workloads.HybSSettings{SkipBad: o.Bool("skip-bad"), MaxJobs: window.MaxJobs, Cluster: cluster})
 	default:
 		return badUsage("--format: unknown trace format %q (want swim, rumen or hybs)", format)
 	}
@@ -162,8 +171,8 @@ func workloadsImportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if hp := c.String("hybs"); hp != "" {
-		jobs, err := workloads.HybSFromSim(im.Workload, c.Float64("service-level"))
+	if hp := o.String("hybs"); hp != "" {
+		jobs, err := workloads.HybSFromSim(im.Workload, o.Float64("service-level"))
 		if err != nil {
 			return badInput(err)
 		}
@@ -177,7 +186,7 @@ func workloadsImportAction(c *cli.Context) error {
 	}
 	// The summary goes where it cannot spoil the JSON.
 	report := c.App.ErrWriter
-	if out := c.String("output"); out != "" {
+	if out := o.String("output"); out != "" {
 		if err := writeOutput(out, doc); err != nil {
 			return err
 		}
@@ -215,4 +224,83 @@ func openTrace(c *cli.Context, path string) (io.Reader, string, func(), error) {
 		return nil, "", nil, badInput(&model.InputError{File: path, Err: err})
 	}
 	return f, path, func() { f.Close() }, nil
+}
+
+// importOptions reads import's flags from the command line as urfave/cli
+// parsed it and from the flags given after FILE, which it does not parse
+// (it stops at the first argument): the issue writes the command as
+// `import --format swim FILE --output w.json`, and people do too.
+type importOptions struct {
+	c     *cli.Context
+	after *flag.FlagSet
+	set   map[string]string // primary name → the name used, of the flags given after FILE
+}
+
+// parseTrailing parses the arguments after FILE with the command's own flags.
+func parseTrailing(c *cli.Context, args []string) (*importOptions, error) {
+	o := &importOptions{c: c, after: flag.NewFlagSet("import", flag.ContinueOnError), set: map[string]string{}}
+	o.after.SetOutput(io.Discard)
+	primary := map[string]string{}
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(o.after); err != nil {
+			return nil, err
+		}
+		for _, n := range f.Names() {
+			primary[n] = f.Names()[0]
+		}
+	}
+	if err := o.after.Parse(args); err != nil {
+		return nil, badUsage("workloads import: %v", err)
+	}
+	if o.after.NArg() > 0 {
+		return nil, badUsage("workloads import takes one trace FILE, got also %q", o.after.Arg(0))
+	}
+	// Each alias is its own flag in the set: remember which one was used.
+	o.after.Visit(func(f *flag.Flag) { o.set[primary[f.Name]] = f.Name })
+	return o, nil
+}
+
+// value is the flag's text when it was given after FILE.
+func (o *importOptions) value(name string) (string, bool) {
+	used, ok := o.set[name]
+	if !ok {
+		return "", false
+	}
+	return o.after.Lookup(used).Value.String(), true
+}
+
+func (o *importOptions) IsSet(name string) bool {
+	_, after := o.set[name]
+	return after || o.c.IsSet(name)
+}
+
+func (o *importOptions) String(name string) string {
+	if v, ok := o.value(name); ok {
+		return v
+	}
+	return o.c.String(name)
+}
+
+func (o *importOptions) Bool(name string) bool {
+	if v, ok := o.value(name); ok {
+		b, _ := strconv.ParseBool(v) // the flag set parsed it already
+		return b
+	}
+	return o.c.Bool(name)
+}
+
+func (o *importOptions) Float64(name string) float64 {
+	if v, ok := o.value(name); ok {
+		x, _ := strconv.ParseFloat(v, 64)
+		return x
+	}
+	return o.c.Float64(name)
+}
+
+func (o *importOptions) Int(name string) int {
+	if v, ok := o.value(name); ok {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	return o.c.Int(name)
 }

@@ -82,7 +82,9 @@ func TestImportBadInput(t *testing.T) {
 		{[]string{"--format", "swim", "--topology", importRumenTop, bad}, "packer: --topology applies to --format rumen only"},
 		{[]string{"--format", "rumen", "--nodes", "9", "--topology", importRumenTop, importRumen19}, "packer: --nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)"},
 		{[]string{"--format", "swim", "--from", "10", "--to", "5", bad}, "packer: --to 5 must be after --from 10"},
-		{[]string{"--format", "swim", bad, "--skip-bad"}, "packer: workloads import takes one trace FILE (flags before it), got 2 arguments"},
+		{[]string{"--format", "swim", bad, "more.tsv"}, `packer: workloads import takes one trace FILE, got also "more.tsv"`},
+		{[]string{bad}, "packer: workloads import needs --format swim, rumen or hybs"},
+		{[]string{bad, "--format", "swim", "--bogus"}, "packer: workloads import: flag provided but not defined: -bogus"},
 		{[]string{"--format", "swim", filepath.Join(dir, "none.tsv")}, "packer: " + filepath.Join(dir, "none.tsv") + ": open " + filepath.Join(dir, "none.tsv") + ": no such file or directory"},
 	} {
 		code, _, errs := packer(t, "", append([]string{"workloads", "import"}, c.args...)...)
@@ -93,8 +95,9 @@ func TestImportBadInput(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a failed import left its output file")
 	}
-	// --skip-bad keeps job0 and says how many lines were skipped.
-	code, _, errs := packer(t, "", "workloads", "import", "--format", "swim", "--skip-bad", "-o", out, bad)
+	// --skip-bad keeps job0 and says how many lines were skipped; flags may
+	// follow FILE, as the issue writes the command.
+	code, _, errs := packer(t, "", "workloads", "import", bad, "--format", "swim", "--skip-bad", "-o", out)
 	if code != 0 {
 		t.Fatalf("skip-bad: exit %d: %s", code, errs)
 	}
