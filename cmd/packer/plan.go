@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/pso"
@@ -25,19 +26,21 @@ var planCommand = &cli.Command{
 		"each phase's jobs and placement, the makespan, the sequential makespan and the saving.\n" +
 		"Algorithms: pair (seed 003's pair scheduler, exact pairing), sequential (every job alone\n" +
 		"on all N VMs), exact (the optimum of seed 003's phase model, any number of jobs per phase,\n" +
-		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto (exact\n" +
-		"up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
+		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto, the\n" +
+		"default (exact up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
 		"lower bound, and the gap. --output writes the plan document (JSON) for apply and simulate;\n" +
-		"--export-lp writes the phase model as a CPLEX-LP MILP for cbc, glpsol or any MILP solver.",
+		"--export-lp writes the phase model as a CPLEX-LP MILP for cbc, glpsol or any MILP solver;\n" +
+		"--chart draws the plan as a Gantt chart (SVG or PNG).",
 	Flags: append([]cli.Flag{
 		workloadFlag,
-		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "pair", Usage: "auto, exact, pso, pair or sequential"},
+		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: "auto, exact, pso, pair or sequential"},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (seed 003: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (seed 003: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
+		chartFlag,
 		formatFlag,
 	}, clusterFlags...),
 	Action: planAction,
@@ -56,6 +59,9 @@ func planAction(c *cli.Context) error {
 	case "auto", "exact", "pso", "pair", "sequential":
 	default:
 		return badUsage("--algorithm: unknown algorithm %q (want auto, exact, pso, pair or sequential)", algo)
+	}
+	if err := checkChart(c); err != nil {
+		return err
 	}
 	if c.Int("particles") < 1 {
 		return badUsage("--particles: must be at least 1, got %d", c.Int("particles"))
@@ -99,6 +105,9 @@ func planAction(c *cli.Context) error {
 		if err := writeOutput(out, doc); err != nil {
 			return err
 		}
+	}
+	if err := writeChart(c, chart.Gantt(plan)); err != nil {
+		return err
 	}
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
