@@ -72,3 +72,23 @@ func TestRumenOntoOwnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRumenCounters: bytes are summed over the chosen attempts' four
+// counters (−1 means absent), CPU from resourceUsageMetrics where present.
+func TestRumenCounters(t *testing.T) {
+	rec := `{"jobID":"j","submitTime":1000,"finishTime":9000,"outcome":"SUCCESS","mapTasks":[` +
+		`{"attempts":[{"hostName":"/r/a","result":"FAILED","startTime":1000,"finishTime":1500,"hdfsBytesRead":999},` +
+		`{"hostName":"/r/a","result":"SUCCESS","startTime":2000,"finishTime":4000,"hdfsBytesRead":100,"hdfsBytesWritten":-1,"fileBytesRead":20,"fileBytesWritten":3,` +
+		`"resourceUsageMetrics":{"cumulativeCpuUsage":1500}}]},` +
+		`{"attempts":[{"hostName":"/r/b","result":"SUCCESS","startTime":2000,"finishTime":2500,"hdfsBytesRead":4000,"resourceUsageMetrics":{"cumulativeCpuUsage":250}}]}]}`
+	im, err := ReadRumen(strings.NewReader(rec), "t.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bytes: 100 + 20 + 3 (the failed attempt's 999 is not the task's) + 4000 = 4123.
+	// CPU: 1.5 s + 0.25 s = 1.75 s. Maps: 2 s and 0.5 s.
+	r, j := im.Real[0], im.Workload.Jobs[0]
+	if r.Bytes != 4123 || r.CPUSeconds != 1.75 || len(j.Maps.Durations) != 2 || j.Maps.Durations[0] != 2 || j.Maps.Durations[1] != 0.5 {
+		t.Errorf("real %+v, maps %v", r, j.Maps.Durations)
+	}
+}
