@@ -65,6 +65,7 @@ itest:
 fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseInventory -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseJournal -fuzztime $(FUZZTIME)
+	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseMetadata -fuzztime $(FUZZTIME)
 
 # fuzz-workloads runs the trace readers' fuzzers (issue 8), FUZZTIME each; bench-workloads
 # imports and simulates the full FB-2010 day (POLICIES, e.g. fifo,fair,tyrex-dynamic once it exists).

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -176,4 +177,45 @@ func TestOwns(t *testing.T) {
 			t.Errorf("Owns(%s, %s, %+v) = %v", tc.plan, tc.name, tc.m, got)
 		}
 	}
+}
+
+// FuzzParseMetadata: whatever a job or plan is called, the metadata packer
+// writes into the domain XML parses back to the same values, so ownership
+// never hinges on escaping; and ParseMetadata never panics on raw input.
+func FuzzParseMetadata(f *testing.F) {
+	f.Add("w2-045a8bb1", "s-srt-1", "host", 3, "<vm><plan>p</plan></vm>")
+	f.Add("a&b", "<job>\"'", "extra", 0, "<vm><plan>")
+	f.Add("", "x]]>y", "primary", -1, "")
+	f.Fuzz(func(t *testing.T, plan, job, role string, index int, raw string) {
+		_, _ = ParseMetadata(raw)
+		for _, s := range []string{plan, job, role} {
+			if !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+				return r < 0x20 && r != '\t' && r != '\n' || r == '\r' || r == 0xFFFE || r == 0xFFFF || r == utf8.RuneError
+			}) {
+				return // not representable in XML 1.0 at all
+			}
+		}
+		name := DomainName(plan, 1, job, index)
+		vm := VM{Meta: Metadata{Plan: plan, Phase: 1, Job: job, Role: role, Index: index, Master: index == 0, Name: name}, Name: name}
+		vm.UUID, vm.MAC = identity(name, KVM, 0)
+		got, err := DomainXML(vm, DomainSpec{Hypervisor: KVM, VCPUs: 1, MemoryMiB: 1, DiskPath: "/d", Network: "default"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Meta struct {
+				Inner string `xml:",innerxml"`
+			} `xml:"metadata"`
+		}
+		if err := xml.Unmarshal([]byte(got), &doc); err != nil {
+			t.Fatalf("domain XML does not parse: %v\n%s", err, got)
+		}
+		m, err := ParseMetadata(doc.Meta.Inner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != vm.Meta {
+			t.Fatalf("read back %+v, wrote %+v", m, vm.Meta)
+		}
+	})
 }
