@@ -810,3 +810,91 @@ func TestConnectionLostWhileWaiting(t *testing.T) {
 	}
 	assertEmpty(t, c)
 }
+
+// TestResumeClearsKeptVMsFirst: VMs kept running at an interrupt are torn
+// down by --resume before their phase runs again; the plan then completes.
+// A disk someone swapped for their own (same path, other backing file) is
+// left alone by the teardown and reported.
+func TestResumeClearsKeptVMsFirst(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	hold := true
+	var mu sync.Mutex
+	app := libvirttest.NewAppliance(t, c, func(string) bool { mu.Lock(); defer mu.Unlock(); return hold })
+	ctx, cancel := context.WithCancel(context.Background())
+	started := 0
+	log := &logHook{line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == 6 {
+				cancel()
+			}
+		}
+	}}
+	state := filepath.Join(t.TempDir(), "state.json")
+	hs := connect(t, pl, c, nil)
+	if _, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, Log: log}); !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	hold = false
+	mu.Unlock()
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, Resume: true})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	var cleared int
+	for _, l := range j.Log {
+		if strings.HasSuffix(l, "destroyed and undefined") {
+			cleared++
+		}
+	}
+	// 6 kept + 14 run = 20 teardowns in the log; all phases done, boots 6 + 14.
+	if cleared != 20 || j.Status != xenlibvirt.StatusDone || len(app.Started()) != 20 {
+		t.Errorf("teardowns %d, status %s, boots %d; want 20, done, 20", cleared, j.Status, len(app.Started()))
+	}
+	assertEmpty(t, c)
+}
+
+func TestDestroyLeavesASwappedDisk(t *testing.T) {
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	libvirttest.NewAppliance(t, c, func(string) bool { return true })
+	ctx, cancel := context.WithCancel(context.Background())
+	started := 0
+	log := &logHook{line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == 6 {
+				cancel()
+			}
+		}
+	}}
+	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
+	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatal(err)
+	}
+	// Someone replaces h0's overlay of VM s-srt-1-0 with a volume of their own.
+	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 0)
+	disk := libvirttest.DiskDir("h0", 0) + "/" + victim + ".qcow2"
+	if err := c.Conns[0].DeleteVolume(disk); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Conns[0].CreateOverlay("disk0", victim+".qcow2", libvirttest.Kernel, "raw", 1); err != nil {
+		t.Fatal(err)
+	}
+	err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
+	want := "host h0: VM " + victim + ": disk " + disk + " is not an overlay of " + libvirttest.Image + "; left alone"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Destroy: %v\nwant %s", err, want)
+	}
+	if got := c.Volumes(t, 0); !slices.Equal(got, []string{disk}) {
+		t.Errorf("h0 disks %v, want only the swapped %s", got, disk)
+	}
+	for i := range c.Conns {
+		for _, d := range c.Domains(t, i) {
+			t.Errorf("host h%d: domain %s left", i, d)
+		}
+	}
+	if got := c.Volumes(t, 1); len(got) > 0 {
+		t.Errorf("h1 disks left: %v", got)
+	}
+}
