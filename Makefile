@@ -78,3 +78,17 @@ fuzz-workloads:
 	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
 bench-workloads:
 	$(GO) test ./workloads -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
+
+# pictures regenerates the README's pictures and the example report with the tool itself.
+.PHONY: pictures
+pictures: deps
+	$(GO) build -o bin/packer ./cmd/packer
+	bin/packer plan --chart docs/img/w1-gantt.svg >/dev/null
+	bin/packer plan -w W5 --hosts 10 --chart docs/img/w5-gantt.svg >/dev/null
+	bin/packer compare --chart docs/img/w1-w6.svg >/dev/null
+	tmp=$$(mktemp -d) && \
+	bin/packer plan -w W3 -o $$tmp/plan.json >/dev/null && \
+	bin/packer simulate --plan $$tmp/plan.json -p fifo,fair,sequential,plan,plan-no-barrier --format json > $$tmp/sim.json && \
+	bin/packer fit --observations cmd/packer/testdata/fit-observations.csv -o $$tmp/profile.json >/dev/null && \
+	bin/packer report --plan $$tmp/plan.json --simulation $$tmp/sim.json --profile $$tmp/profile.json -o docs/example-report.html && \
+	rm -rf $$tmp

@@ -74,7 +74,10 @@ func (g *Grid) SVG() ([]byte, error) {
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart: svg: %w", err)
 	}
-	return b.Bytes(), nil
+	// vgsvg names only the Liberation face, which few browsers have; give
+	// them its metric twins and a generic family to fall back on, rather than
+	// embedding the font (hundreds of kilobytes a picture).
+	return bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
 }
 
 // PNG renders the grid at 2 pixels per point.

@@ -1,5 +1,5 @@
-// Package workloads holds packer's built-in job sets and, in time, importers of
-// outside traces.
+// Package workloads holds packer's built-in job sets and the importers of
+// outside traces (SWIM, Rumen and the HybS simulator format).
 //
 // The built-ins are seed 003's: seven jobs (section 6) and the six workloads
 // W1–W6 of its Table 1. The seed prints no model numbers, only their shape, so
