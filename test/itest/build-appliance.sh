@@ -13,7 +13,14 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 if [ ! -s "$dir/vmlinuz" ]; then
-  pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+  resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
+  pkg=$(resolve)
+  if [ -z "$pkg" ]; then
+    # A fresh machine may have no package lists yet.
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    pkg=$(resolve)
+  fi
   [ -n "$pkg" ] || { echo "build-appliance: cannot resolve linux-image-amd64" >&2; exit 1; }
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
