@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // PairOption names how a pair of jobs shares the cluster.
@@ -233,4 +235,18 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 		}
 	}
 	return out
+}
+
+// PairPlan plans a workload on a cluster with the pair scheduler and returns
+// the plan document: NewProblem, PairSchedule and NewPlan in one call.
+func PairPlan(w *model.Workload, c model.Cluster) (*Plan, error) {
+	p, err := NewProblem(w, c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := PairSchedule(p)
+	if err != nil {
+		return nil, err
+	}
+	return NewPlan(p, res.Schedule, w.Name, "pair")
 }

@@ -14,15 +14,7 @@ import (
 
 func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *optimize.Plan {
 	t.Helper()
-	p, err := optimize.NewProblem(w, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := optimize.PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := optimize.NewPlan(p, res.Schedule, w.Name, "pair")
+	pl, err := optimize.PairPlan(w, c)
 	if err != nil {
 		t.Fatal(err)
 	}

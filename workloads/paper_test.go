@@ -103,15 +103,7 @@ func TestPairPlansSave(t *testing.T) {
 		w, _ := Get(c.name)
 		cl := model.PaperCluster()
 		cl.Hosts = c.hosts
-		p, err := optimize.NewProblem(w, cl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := optimize.PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := optimize.NewPlan(p, res.Schedule, w.Name, "pair")
+		pl, err := optimize.PairPlan(w, cl)
 		if err != nil {
 			t.Fatal(err)
 		}
