@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -165,6 +166,11 @@ func assertNoPackerDomains(t *testing.T, c *libvirttest.Cluster) {
 // journaled; status lists them; destroy removes them.
 func TestApplyInterruptKeepsThenDestroy(t *testing.T) {
 	c, planPath, invPath, pl := simulated(t)
+	// Should the signal ever outlive packer's own handler, it must not
+	// kill the test binary.
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
 	var mu sync.Mutex
 	booted := 0
 	libvirttest.NewAppliance(t, c, func(string) bool {
