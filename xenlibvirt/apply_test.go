@@ -30,15 +30,7 @@ func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
 	}
 	c := model.PaperCluster()
 	c.Hosts = hosts
-	p, err := optimize.NewProblem(w, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := optimize.PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := optimize.NewPlan(p, res.Schedule, w.Name, "pair")
+	pl, err := optimize.PairPlan(w, c)
 	if err != nil {
 		t.Fatal(err)
 	}
