@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -215,5 +216,32 @@ func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
 		if r.Jobs[j].Finish > 3 || rs.Jobs[j].Finish < 21 {
 			t.Errorf("%s finishes at %v with dynamic timers (want ≤ 3), %v without (want ≥ 21)", r.Jobs[j].Name, r.Jobs[j].Finish, rs.Jobs[j].Finish)
 		}
+	}
+}
+
+func TestTaskFairWeightsByTasks(t *testing.T) {
+	// One node, 4 map slots, all at 0. Big: 9 maps × 10 s; Small: 3 maps ×
+	// 10 s. Slots go to the lower running ÷ tasks: Big 0/9, Small 0/3 → Big
+	// (tie to the earlier); Big 1/9 = 0.11 vs Small 0 → Small; Big 0.11 vs
+	// Small 0.33 → Big; Big 0.22 vs 0.33 → Big. So Big runs 3, Small 1 in
+	// the first wave (shares 9 : 3 of 4 slots = 3 : 1). Max-min fair would
+	// give 2 and 2.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 4}, Jobs: []Job{
+		{Name: "Big", Maps: Tasks{Count: 9, Mean: 10}},
+		{Name: "Small", Maps: Tasks{Count: 3, Mean: 10}},
+	}}
+	rec := &recorder{}
+	mustRun(t, w, &TaskFair{}, &Settings{IgnoreLocality: true, Trace: rec})
+	first := map[int]int{}
+	for _, l := range rec.lines {
+		var tm float64
+		var kind string
+		var job int
+		if _, err := fmt.Sscanf(l, "%g %s job=%d", &tm, &kind, &job); err == nil && tm == 0 && kind == "start" {
+			first[job]++
+		}
+	}
+	if first[0] != 3 || first[1] != 1 {
+		t.Errorf("first wave: Big %d slots, Small %d; want 3 and 1", first[0], first[1])
 	}
 }

@@ -305,3 +305,56 @@ func Cutoff(xs []float64) (float64, bool) {
 	}
 	return hi, true
 }
+
+// TaskFair is seed 004's baseline FAIR as that seed describes it: "a discrete
+// version of the weighted processor-sharing discipline which allocates slots
+// to jobs proportional to the number of their tasks". A free slot goes to the
+// job with the fewest running tasks of the slot's kind per task of that kind
+// it has in all (ties to the earlier job), so a job of 1000 maps is entitled
+// to 100 times the slots of a job of 10. Fair is the unweighted (max-min)
+// sharing of seed 001.
+type TaskFair struct {
+	active []int32
+}
+
+var (
+	_ Policy          = (*TaskFair)(nil)
+	_ Starter         = (*TaskFair)(nil)
+	_ ArrivalObserver = (*TaskFair)(nil)
+	_ FinishObserver  = (*TaskFair)(nil)
+)
+
+// Name is "fair-by-tasks".
+func (*TaskFair) Name() string { return "fair-by-tasks" }
+
+// Start forgets the previous run.
+func (f *TaskFair) Start(*State) { f.active = f.active[:0] }
+
+// JobArrived adds the job.
+func (f *TaskFair) JobArrived(_ *State, j int) { f.active = append(f.active, int32(j)) }
+
+// JobFinished removes the job.
+func (f *TaskFair) JobFinished(_ *State, j int) {
+	if i := slices.Index(f.active, int32(j)); i >= 0 {
+		f.active = slices.Delete(f.active, i, i+1)
+	}
+}
+
+// Assign picks the job furthest below its weighted share.
+func (f *TaskFair) Assign(s *State, _ int, k Kind) int {
+	best, bestRatio := Idle, math.Inf(1)
+	for _, j32 := range f.active {
+		j := int(j32)
+		if s.Pending(j, k) == 0 {
+			continue
+		}
+		n := s.Job(j).Maps.N()
+		if k == Reduce {
+			n = s.Job(j).Reduces.N()
+		}
+		if r := float64(s.Running(j, k)) / float64(n); r < bestRatio {
+			best, bestRatio = j, r
+		}
+	}
+	return best
+}

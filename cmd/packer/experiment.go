@@ -1,0 +1,664 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/packer-sched/packer/sim"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// experiment regenerates one seed paper's headline comparison. run computes,
+// for one seed, values[row][column]; the command takes the median over seeds
+// and checks the paper's direction on the medians.
+type experiment struct {
+	name, paper, title string
+	columns            []string
+	rows               []string
+	// reported is the paper's number or claim per row ("" for none).
+	reported []string
+	run      func(seed uint64, small bool) ([][]float64, error)
+	checks   func(med [][]float64) []expCheck
+}
+
+// expCheck is one of the paper's directions and whether our numbers follow it.
+type expCheck struct {
+	Claim string `json:"claim"`
+	Holds bool   `json:"holds"`
+}
+
+// expValue is a median over seeds with the range.
+type expValue struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// expRow is one row of an experiment's table.
+type expRow struct {
+	Label  string     `json:"label"`
+	Values []expValue `json:"values"`
+	Paper  string     `json:"paper,omitempty"`
+}
+
+// expResult is an experiment's outcome, the JSON of `packer experiment run`.
+type expResult struct {
+	Name    string     `json:"name"`
+	Paper   string     `json:"paper"`
+	Title   string     `json:"title"`
+	Seeds   []uint64   `json:"seeds"`
+	Columns []string   `json:"columns"`
+	Rows    []expRow   `json:"rows"`
+	Checks  []expCheck `json:"checks"`
+}
+
+var experimentCommand = &cli.Command{
+	Name:  "experiment",
+	Usage: "regenerate the seed papers' headline comparisons in the simulator",
+	Description: "packer experiment list names the experiments; packer experiment run NAME... (or all) runs\n" +
+		"each over --seeds seeds (1..N), prints every number as the median over seeds with min–max,\n" +
+		"the paper's number beside it, and whether the paper's direction holds on the medians.",
+	Subcommands: []*cli.Command{
+		{
+			Name:   "list",
+			Usage:  "list the experiments",
+			Action: experimentList,
+		},
+		{
+			Name:      "run",
+			Usage:     "run experiments (all, or the ones named)",
+			ArgsUsage: "[NAME...|all]",
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "seeds", Value: 5, Usage: "seeds 1..N; numbers are medians over them"},
+				formatFlag,
+			},
+			Action: experimentRun,
+		},
+	},
+}
+
+func experimentList(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return badUsage("experiment list takes no arguments, got %q", c.Args().First())
+	}
+	t := newTable(c.App.Writer, "NAME", "SEED", "WHAT")
+	for _, e := range experiments() {
+		t.Append([]string{e.name, e.paper, e.title})
+	}
+	return t.Render()
+}
+
+func experimentRun(c *cli.Context) error {
+	format, err := checkFormat(c, "table", "json")
+	if err != nil {
+		return err
+	}
+	n := c.Int("seeds")
+	if n < 1 || n > 1000 {
+		return badUsage("--seeds must be between 1 and 1000, got %d", n)
+	}
+	all := experiments()
+	var chosen []experiment
+	names := c.Args().Slice()
+	if len(names) == 0 || (len(names) == 1 && names[0] == "all") {
+		chosen = all
+	} else {
+		for _, name := range names {
+			if strings.HasPrefix(name, "-") {
+				return badUsage("experiment run: flag %s after a name: flags go first (packer experiment run --seeds 3 NAME)", name)
+			}
+			i := slices.IndexFunc(all, func(e experiment) bool { return e.name == name })
+			if i < 0 {
+				known := make([]string, len(all))
+				for k, e := range all {
+					known[k] = e.name
+				}
+				return badUsage("experiment run: unknown experiment %q (want all or one of %s)", name, strings.Join(known, ", "))
+			}
+			chosen = append(chosen, all[i])
+		}
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+	}
+	var results []*expResult
+	for _, e := range chosen {
+		r, err := runExperiment(e, seeds, false)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if format == "json" {
+		data, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(c.App.Writer, "%s\n", data)
+		return err
+	}
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		if err := printExperiment(c.App.Writer, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runExperiment runs e on every seed, two at a time per core; the order of
+// the results does not depend on which finishes first.
+func runExperiment(e experiment, seeds []uint64, small bool) (*expResult, error) {
+	vals := make([][][]float64, len(seeds))
+	errs := make([]error, len(seeds))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, s := range seeds {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			vals[i], errs[i] = e.run(s, small)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("experiment %s, seed %d: %w", e.name, seeds[i], err)
+		}
+	}
+	r := &expResult{Name: e.name, Paper: e.paper, Title: e.title, Seeds: seeds, Columns: e.columns}
+	med := make([][]float64, len(e.rows))
+	for row, label := range e.rows {
+		er := expRow{Label: label}
+		if row < len(e.reported) {
+			er.Paper = e.reported[row]
+		}
+		med[row] = make([]float64, len(e.columns))
+		for col := range e.columns {
+			xs := make([]float64, len(seeds))
+			for i := range seeds {
+				xs[i] = vals[i][row][col]
+			}
+			v := summarise(xs)
+			er.Values = append(er.Values, v)
+			med[row][col] = v.Median
+		}
+		r.Rows = append(r.Rows, er)
+	}
+	if e.checks != nil {
+		r.Checks = e.checks(med)
+	}
+	return r, nil
+}
+
+// summarise is the median (the mean of the middle two for an even count) and
+// range.
+func summarise(xs []float64) expValue {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return expValue{Median: m, Min: s[0], Max: s[len(s)-1]}
+}
+
+func fmtValue(v expValue, seeds int) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', decimals(x), 64) }
+	if seeds == 1 || v.Min == v.Max {
+		return f(v.Median)
+	}
+	return fmt.Sprintf("%s [%s–%s]", f(v.Median), f(v.Min), f(v.Max))
+}
+
+func decimals(x float64) int {
+	switch a := math.Abs(x); {
+	case a >= 100:
+		return 0
+	case a >= 10:
+		return 1
+	}
+	return 2
+}
+
+func printExperiment(w io.Writer, r *expResult) error {
+	fmt.Fprintf(w, "%s (seed %s): %s — median [min–max] over %d seeds\n", r.Name, r.Paper, r.Title, len(r.Seeds))
+	t := newTable(w, append(append([]string{""}, r.Columns...), "PAPER")...)
+	for _, row := range r.Rows {
+		cells := []string{row.Label}
+		for _, v := range row.Values {
+			cells = append(cells, fmtValue(v, len(r.Seeds)))
+		}
+		t.Append(append(cells, row.Paper))
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, ch := range r.Checks {
+		mark := "holds"
+		if !ch.Holds {
+			mark = "DOES NOT HOLD"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", mark, ch.Claim)
+	}
+	return nil
+}
+
+// runPolicies runs every policy on w and returns the results, slowdowns
+// filled in from the jobs' alone times when alone is true.
+func runPolicies(w *sim.Workload, seed uint64, alone bool, ps ...sim.Policy) ([]*sim.Result, error) {
+	set := &sim.Settings{Seed: seed}
+	var a []float64
+	if alone {
+		var err error
+		if a, err = sim.Alone(w, set); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*sim.Result, len(ps))
+	for i, p := range ps {
+		r, err := sim.Run(w, p, set)
+		if err != nil {
+			return nil, err
+		}
+		if alone {
+			r.Summarize(a)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// experiments lists every experiment, in the order of the seeds.
+func experiments() []experiment {
+	out := []experiment{dpSharesExperiment(), dpBoostExperiment(), delayLocalityExperiment()}
+	out = append(out, hybsExperiment("hybs-exp1", "experiment 1: 21 Grid, TeraSort and WordCount jobs on 36 map slots", "2.4× faster than fair", workloads.HybSExp1))
+	out = append(out, hybsExperiment("hybs-exp2", "experiment 2: 95 TeraSort jobs of 50–148 maps of 4–6 s", "2.1× faster than fair", workloads.HybSExp2))
+	for _, v := range []struct {
+		name string
+		v    workloads.TyrexVariability
+		load float64
+	}{{"tyrex-hvw", workloads.HVW, 0.7}, {"tyrex-mvw", workloads.MVW, 0.7}, {"tyrex-lvw", workloads.LVW, 0.7}, {"tyrex-load90", workloads.HVW, 0.9}} {
+		out = append(out, tyrexExperiment(v.name, v.v, v.load))
+	}
+	return out
+}
+
+// ---- seed 000: Dynamic Priority ----
+
+func dpSharesExperiment() experiment {
+	const queues = 10
+	rows := make([]string, queues)
+	reported := make([]string, queues)
+	for q := range rows {
+		rows[q] = fmt.Sprintf("q%d (rate %d, %.1f %%)", q+1, q+1, 100*float64(q+1)/55)
+	}
+	reported[0] = "10 service levels, ordered by spending (Fig. 5, 8)"
+	reported[1] = "levels 1 and 2 a bit below ideal (Fig. 8)"
+	return experiment{
+		name: "dp-shares", paper: "000",
+		title: "10 queues with spending rate n (share n/55) on 110 map slots: slot share while every queue has work, " +
+			"and the completion time of each queue's first job",
+		columns: []string{"DP map share %", "DP+preempt+work-conserving %", "FIFO map share %", "DP first job (s)", "FIFO first job (s)"},
+		rows:    rows, reported: reported,
+		run: func(seed uint64, small bool) ([][]float64, error) {
+			jobs := 4
+			if small {
+				jobs = 2
+			}
+			w := workloads.DPQueues(queues, jobs, seed)
+			rates := map[string]float64{}
+			for q := 1; q <= queues; q++ {
+				rates[fmt.Sprintf("q%d", q)] = float64(q)
+			}
+			out := make([][]float64, queues)
+			for q := range out {
+				out[q] = make([]float64, 5)
+			}
+			for i, p := range []sim.Policy{
+				&sim.DP{Spending: rates, DefaultBudget: 1e9},
+				&sim.DP{Spending: rates, DefaultBudget: 1e9, WorkConserving: true, Preempt: true},
+				&sim.FIFO{}} {
+				tr := newBusyTracer(w)
+				r, err := sim.Run(w, p, &sim.Settings{Seed: seed, Trace: tr})
+				if err != nil {
+					return nil, err
+				}
+				// Until the first queue has started its last map every queue
+				// has pending maps and competes for slots.
+				last := make([]float64, queues)
+				for _, iv := range tr.spans {
+					if iv.kind == sim.Map {
+						q := queueOf(w.Jobs[iv.job].User)
+						last[q] = max(last[q], iv.start)
+					}
+				}
+				until := slices.Min(last)
+				busy := make([]float64, queues)
+				total := 0.0
+				for _, iv := range tr.spans {
+					if iv.kind != sim.Map {
+						continue
+					}
+					d := min(iv.end, until) - iv.start
+					if d <= 0 {
+						continue
+					}
+					busy[queueOf(w.Jobs[iv.job].User)] += d
+					total += d
+				}
+				for q := range out {
+					out[q][i] = 100 * busy[q] / total
+					if i != 1 {
+						col := 3
+						if i == 2 {
+							col = 4
+						}
+						out[q][col] = r.Jobs[q].Response // job k of queue q is index k·queues + q
+					}
+				}
+			}
+			return out, nil
+		},
+		checks: func(med [][]float64) []expCheck {
+			inc := func(col int) bool {
+				for q := 1; q < len(med); q++ {
+					if med[q][col] <= med[q-1][col] {
+						return false
+					}
+				}
+				return true
+			}
+			dec := func(col int) bool {
+				for q := 1; q < len(med); q++ {
+					if med[q][col] >= med[q-1][col] {
+						return false
+					}
+				}
+				return true
+			}
+			within := true
+			for q := range med {
+				ideal := 100 * float64(q+1) / 55
+				within = within && math.Abs(med[q][0]-ideal) <= 0.25*ideal
+			}
+			return []expCheck{
+				{"DP: slot share grows strictly with the spending rate", inc(0)},
+				{"DP with preemption: likewise", inc(1)},
+				{"DP: every queue's share within 25 % of n/55", within},
+				{"DP: first jobs finish strictly sooner the more their queue spends", dec(3)},
+			}
+		},
+	}
+}
+
+// queueOf is the 0-based index of queue "qN".
+func queueOf(user string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(user, "q"))
+	return n - 1
+}
+
+// busyTracer records every task attempt's span: start to end or kill.
+type busyTracer struct {
+	reduce []bool // by task id: the core numbers tasks job by job, maps first
+	start  map[int]float64
+	spans []span
+}
+
+type span struct {
+	start, end float64
+	job        int
+	kind       sim.Kind
+}
+
+func newBusyTracer(w *sim.Workload) *busyTracer {
+	b := &busyTracer{start: map[int]float64{}}
+	for _, j := range w.Jobs {
+		for range j.Maps.N() {
+			b.reduce = append(b.reduce, false)
+		}
+		for range j.Reduces.N() {
+			b.reduce = append(b.reduce, true)
+		}
+	}
+	return b
+}
+
+// Event records a span at a task's end or kill.
+func (b *busyTracer) Event(e sim.TraceEvent) {
+	switch e.Kind {
+	case sim.TraceStart:
+		b.start[e.Task] = e.Time
+	case sim.TraceEnd, sim.TraceKill:
+		kind := sim.Map
+		if b.reduce[e.Task] {
+			kind = sim.Reduce
+		}
+		b.spans = append(b.spans, span{b.start[e.Task], e.Time, e.Job, kind})
+	}
+}
+
+func meanResponse(r *sim.Result, keep func(sim.JobResult) bool) float64 {
+	var sum float64
+	n := 0
+	for _, j := range r.Jobs {
+		if keep(j) {
+			sum += j.Response
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+func dpBoostExperiment() experiment {
+	return experiment{
+		name: "dp-boost", paper: "000",
+		title:   "10 users × 10 jobs; user n bids 4× for its n-th job: completion times",
+		columns: []string{"with preemption (s)", "without (s)"},
+		rows:    []string{"boosted jobs", "other jobs", "speed-up (other ÷ boosted)"},
+		reported: []string{"about 300 s", "about 900 s", "about 3×"},
+		run: func(seed uint64, small bool) ([][]float64, error) {
+			w, period := workloads.DPBoost(seed)
+			var changes []sim.DPChange
+			for u := 1; u <= 10; u++ {
+				q := fmt.Sprintf("u%d", u)
+				changes = append(changes, sim.DPChange{At: float64(u-1) * period, Queue: q, Spending: 4},
+					sim.DPChange{At: float64(u) * period, Queue: q, Spending: 1})
+			}
+			slices.SortStableFunc(changes, func(a, b sim.DPChange) int { return cmpFloat(a.At, b.At) })
+			rs, err := runPolicies(w, seed, false,
+				&sim.DP{DefaultBudget: 1e6, Changes: changes, WorkConserving: true, Preempt: true},
+				&sim.DP{DefaultBudget: 1e6, Changes: changes, WorkConserving: true})
+			if err != nil {
+				return nil, err
+			}
+			boosted := func(j sim.JobResult) bool {
+				var u, k int
+				_, err := fmt.Sscanf(j.Name, "u%d-%d", &u, &k)
+				return err == nil && u == k
+			}
+			out := [][]float64{make([]float64, 2), make([]float64, 2), make([]float64, 2)}
+			for i, r := range rs {
+				b := meanResponse(r, boosted)
+				o := meanResponse(r, func(j sim.JobResult) bool { return !boosted(j) })
+				out[0][i], out[1][i], out[2][i] = b, o, o/b
+			}
+			return out, nil
+		},
+		checks: func(med [][]float64) []expCheck {
+			return []expCheck{
+				{"boosted jobs finish faster than the others, with and without preemption", med[0][0] < med[1][0] && med[0][1] < med[1][1]},
+			}
+		},
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ---- seed 001: delay scheduling ----
+
+func delayLocalityExperiment() experiment {
+	ds := []int{0, 1, 5, 10, 40}
+	rows := make([]string, len(ds))
+	for i, d := range ds {
+		rows[i] = fmt.Sprintf("fair D=%d", d)
+	}
+	return experiment{
+		name: "delay-locality", paper: "001",
+		title:   "a big job and 100 small ones on 100 nodes: node-local maps of the small jobs by skip count D",
+		columns: []string{"small jobs node-local", "small jobs response (s)"},
+		rows:    rows,
+		reported: []string{"naive fair: head-of-line, low locality", "", "", "1 − (1 − p)^D: 0.65 for p = 0.1", "0.99 for p = 0.1"},
+		run: func(seed uint64, small bool) ([][]float64, error) {
+			w := workloads.DelaySmallJobs(seed)
+			ps := make([]sim.Policy, len(ds))
+			for i, d := range ds {
+				ps[i] = &sim.Fair{Delay: d}
+			}
+			rs, err := runPolicies(w, seed, false, ps...)
+			if err != nil {
+				return nil, err
+			}
+			out := make([][]float64, len(ds))
+			for i, r := range rs {
+				var l sim.LocalityCounts
+				for _, j := range r.Jobs[1:] {
+					l.Node += j.Locality.Node
+					l.Rack += j.Locality.Rack
+					l.Remote += j.Locality.Remote
+				}
+				out[i] = []float64{l.NodeFraction(), meanResponse(r, func(j sim.JobResult) bool { return j.Name != "big" })}
+			}
+			return out, nil
+		},
+		checks: func(med [][]float64) []expCheck {
+			return []expCheck{
+				{"small jobs' locality grows with D, from below 0.3 naive to above 0.75 at D = 40", med[0][0] < 0.3 && med[len(med)-1][0] > 0.75 && med[3][0] > med[0][0]},
+			}
+		},
+	}
+}
+
+// ---- seed 002: HybS ----
+
+func hybsExperiment(name, title, claim string, gen func(uint64) *sim.Workload) experiment {
+	return experiment{
+		name: name, paper: "002", title: title,
+		columns: []string{"mean response (s)", "fair ÷ this"},
+		rows:    []string{"fifo", "fair", "hybs(1,-1,-1)", "hybs(0,-1,-1)"},
+		reported: []string{"", "", claim, ""},
+		run: func(seed uint64, small bool) ([][]float64, error) {
+			rs, err := runPolicies(gen(seed), seed, false, &sim.FIFO{}, &sim.Fair{},
+				&sim.HybS{Alpha: 1, Beta: -1, Gamma: -1}, &sim.HybS{Beta: -1, Gamma: -1})
+			if err != nil {
+				return nil, err
+			}
+			fair := rs[1].Summary.MeanResponse
+			out := make([][]float64, len(rs))
+			for i, r := range rs {
+				out[i] = []float64{r.Summary.MeanResponse, fair / r.Summary.MeanResponse}
+			}
+			return out, nil
+		},
+		checks: func(med [][]float64) []expCheck {
+			return []expCheck{{"hybs(1,-1,-1) has a lower mean response time than fair", med[2][0] < med[1][0]}}
+		},
+	}
+}
+
+// ---- seed 004: Tyrex ----
+
+// tyrexTimer is the static policy's P1 timer in slot-seconds, read off seed
+// 004's Fig. 6 for a 30 % P1: below 250 s for HVW and MVW, several times
+// higher for LVW.
+func tyrexTimer(v workloads.TyrexVariability) float64 {
+	switch v {
+	case workloads.HVW:
+		return 200
+	case workloads.MVW:
+		return 250
+	}
+	return 1000
+}
+
+func tyrexExperiment(name string, v workloads.TyrexVariability, load float64) experiment {
+	var title string
+	switch v {
+	case workloads.HVW:
+		title = fmt.Sprintf("HVW (job sizes with squared CV 20), 300 jobs at %.0f %% load", load*100)
+	case workloads.MVW:
+		title = "MVW (squared CV 10), 300 jobs at 70 % load"
+	default:
+		title = "LVW (squared CV 4), 300 jobs at 70 % load"
+	}
+	reported := []string{"", "", "FAIR of seed 004", "V95 about half of FIFO's and FAIR's; p95 −50–60 % vs FIFO, −20–40 % vs FAIR", "median slowdown < 2.2, V95 < 3.2"}
+	if load > 0.8 {
+		reported = []string{"", "", "very wide; makespan 2× Tyrex's", "no job slowdown above 10", "no job slowdown above 10"}
+	}
+	return experiment{
+		name: name, paper: "004", title: title + fmt.Sprintf("; P1 30 %%, static timer %g s", tyrexTimer(v)),
+		columns:  []string{"median slowdown", "p95 slowdown", "V95", "max slowdown"},
+		rows:     []string{"fifo", "fair (max-min)", "fair-by-tasks", "tyrex-static", "tyrex-dynamic"},
+		reported: reported,
+		run: func(seed uint64, small bool) ([][]float64, error) {
+			jobs := 300
+			if small {
+				jobs = 150
+			}
+			w, err := workloads.Tyrex(v, jobs, load, seed)
+			if err != nil {
+				return nil, err
+			}
+			rs, err := runPolicies(w, seed, true, &sim.FIFO{}, &sim.Fair{}, &sim.TaskFair{},
+				&sim.Tyrex{Timers: []float64{tyrexTimer(v)}}, &sim.Tyrex{Dynamic: true})
+			if err != nil {
+				return nil, err
+			}
+			out := make([][]float64, len(rs))
+			for i, r := range rs {
+				mx := 0.0
+				for _, j := range r.Jobs {
+					mx = max(mx, j.Slowdown)
+				}
+				out[i] = []float64{r.Summary.MedianSlowdown, r.Summary.P95Slowdown, r.Summary.V95, mx}
+			}
+			return out, nil
+		},
+		checks: func(med [][]float64) []expCheck {
+			var cs []expCheck
+			for _, t := range []int{3, 4} {
+				name := []string{"", "", "", "tyrex-static", "tyrex-dynamic"}[t]
+				cs = append(cs,
+					expCheck{name + ": p95 slowdown below FIFO's and seed 004's FAIR's (fair-by-tasks)", med[t][1] < med[0][1] && med[t][1] < med[2][1]},
+					expCheck{name + ": V95 at most 3/4 of FIFO's and of fair-by-tasks'", med[t][2] <= 0.75*med[0][2] && med[t][2] <= 0.75*med[2][2]},
+					expCheck{name + ": p95 slowdown below max-min fair's (not a claim of the seed)", med[t][1] < med[1][1]})
+			}
+			return cs
+		},
+	}
+}
