@@ -416,7 +416,7 @@ func queueOf(user string) int {
 type busyTracer struct {
 	reduce []bool // by task id: the core numbers tasks job by job, maps first
 	start  map[int]float64
-	spans []span
+	spans  []span
 }
 
 type span struct {
@@ -470,9 +470,9 @@ func meanResponse(r *sim.Result, keep func(sim.JobResult) bool) float64 {
 func dpBoostExperiment() experiment {
 	return experiment{
 		name: "dp-boost", paper: "000",
-		title:   "10 users × 10 jobs; user n bids 4× for its n-th job: completion times",
-		columns: []string{"with preemption (s)", "without (s)"},
-		rows:    []string{"boosted jobs", "other jobs", "speed-up (other ÷ boosted)"},
+		title:    "10 users × 10 jobs; user n bids 4× for its n-th job: completion times",
+		columns:  []string{"with preemption (s)", "without (s)"},
+		rows:     []string{"boosted jobs", "other jobs", "speed-up (other ÷ boosted)"},
 		reported: []string{"about 300 s", "about 900 s", "about 3×"},
 		run: func(seed uint64, small bool) ([][]float64, error) {
 			w, period := workloads.DPBoost(seed)
@@ -530,9 +530,9 @@ func delayLocalityExperiment() experiment {
 	}
 	return experiment{
 		name: "delay-locality", paper: "001",
-		title:   "a big job and 100 small ones on 100 nodes: node-local maps of the small jobs by skip count D",
-		columns: []string{"small jobs node-local", "small jobs response (s)"},
-		rows:    rows,
+		title:    "a big job and 100 small ones on 100 nodes: node-local maps of the small jobs by skip count D",
+		columns:  []string{"small jobs node-local", "small jobs response (s)"},
+		rows:     rows,
 		reported: []string{"naive fair: head-of-line, low locality", "", "", "1 − (1 − p)^D: 0.65 for p = 0.1", "0.99 for p = 0.1"},
 		run: func(seed uint64, small bool) ([][]float64, error) {
 			w := workloads.DelaySmallJobs(seed)
@@ -569,8 +569,8 @@ func delayLocalityExperiment() experiment {
 func hybsExperiment(name, title, claim string, gen func(uint64) *sim.Workload) experiment {
 	return experiment{
 		name: name, paper: "002", title: title,
-		columns: []string{"mean response (s)", "fair ÷ this"},
-		rows:    []string{"fifo", "fair", "hybs(1,-1,-1)", "hybs(0,-1,-1)"},
+		columns:  []string{"mean response (s)", "fair ÷ this"},
+		rows:     []string{"fifo", "fair", "hybs(1,-1,-1)", "hybs(0,-1,-1)"},
 		reported: []string{"", "", claim, ""},
 		run: func(seed uint64, small bool) ([][]float64, error) {
 			rs, err := runPolicies(gen(seed), seed, false, &sim.FIFO{}, &sim.Fair{},
