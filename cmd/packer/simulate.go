@@ -42,7 +42,7 @@ var simulateCommand = &cli.Command{
 		"seconds (see the README). Same seed, same output, byte for byte.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "simulation or packer workload `FILE`, or built-in NAME (default W1, or the plan's jobs with --plan)"},
-		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ") + ", fair:D, fair:D+R"},
+		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ") + ", " + strings.Join(extraPolicies, ", ") + ", fair:D, fair:D+R"},
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to replay (packer plan --output)"},
 		&cli.BoolFlag{Name: "barrier", Value: true, Usage: "policy plan runs the plan's phases one after another (--barrier=false is --no-barrier)"},
 		&cli.BoolFlag{Name: "no-barrier", Usage: "policy plan starts each job as soon as its VMs are free (same as plan-no-barrier)"},
@@ -62,6 +62,7 @@ var simulateCommand = &cli.Command{
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
 		chartFlag,
+		spendingFlag, timerFlag, arffFlag,
 	},
 	Action: simulateAction,
 }
@@ -88,6 +89,9 @@ func simulateAction(c *cli.Context) error {
 		}
 	}
 	if err := checkChart(c); err != nil {
+		return err
+	}
+	if err := checkPolicyFlags(c); err != nil {
 		return err
 	}
 	names, err := parsePolicies(c)
@@ -143,6 +147,9 @@ func simulateAction(c *cli.Context) error {
 		case "sequential":
 			p = &sim.Sequential{}
 		default:
+			if p = extraPolicy(c, name); p != nil {
+				break
+			}
 			if d, r, ok := fairDelays(name); ok {
 				p = &sim.Fair{Delay: d, RackDelay: r}
 				break
@@ -181,6 +188,11 @@ func simulateAction(c *cli.Context) error {
 	}
 	if path := c.String("jobs-csv"); path != "" {
 		if err := safefile.WriteFile(path, jobsCSV(runs), 0o644); err != nil {
+			return err
+		}
+	}
+	if path := c.String("arff"); path != "" {
+		if err := writeARFF(path, runs); err != nil {
 			return err
 		}
 	}
@@ -227,8 +239,8 @@ func parsePolicies(c *cli.Context) ([]string, error) {
 		if n == "plan" && (c.Bool("no-barrier") || !c.Bool("barrier")) {
 			n = "plan-no-barrier"
 		}
-		if _, _, ok := fairDelays(n); !ok && !slices.Contains(simPolicies, n) {
-			return nil, badUsage("--policies: unknown policy %q (want %s, or fair:D or fair:D+R for delay scheduling)", n, strings.Join(simPolicies, ", "))
+		if _, _, ok := fairDelays(n); !ok && !slices.Contains(simPolicies, n) && !slices.Contains(extraPolicies, n) {
+			return nil, badUsage("--policies: unknown policy %q (want %s, %s, or fair:D or fair:D+R for delay scheduling)", n, strings.Join(simPolicies, ", "), strings.Join(extraPolicies, ", "))
 		}
 		if slices.Contains(names, n) {
 			return nil, badUsage("--policies: %q is listed twice", n)
