@@ -60,6 +60,7 @@ type DP struct {
 	fifoMode bool
 	spent    []float64
 	names    []string
+	broke    []float64 // when each queue's budget first ran out; +Inf if never
 }
 
 // DPChange sets Queue's spending rate to Spending at time At (seconds).
@@ -130,6 +131,10 @@ func (d *DP) Start(s *State) {
 	d.rate = make([]float64, d.queues)
 	d.spent = make([]float64, d.queues)
 	d.paying = make([]bool, d.queues)
+	d.broke = make([]float64, d.queues)
+	for q := range d.broke {
+		d.broke[q] = math.Inf(1)
+	}
 	names := make([]string, d.queues)
 	for j := range s.Jobs() {
 		names[s.User(j)] = s.Job(j).User
@@ -164,6 +169,18 @@ func (d *DP) Spent() map[string]float64 {
 	out := make(map[string]float64, d.queues)
 	for q, v := range d.spent {
 		out[d.names[q]] = v
+	}
+	return out
+}
+
+// Exhausted is, for each queue (by name) whose budget ran out in the last
+// run, the tick at which it did.
+func (d *DP) Exhausted() map[string]float64 {
+	out := map[string]float64{}
+	for q, t := range d.broke {
+		if !math.IsInf(t, 1) {
+			out[d.names[q]] = t
+		}
 	}
 	return out
 }
@@ -252,6 +269,9 @@ func (d *DP) Tick(s *State) {
 			cost := d.rate[q] * float64(u)
 			d.budget[q] -= cost
 			d.spent[q] += cost
+			if d.budget[q] <= 0 && math.IsInf(d.broke[q], 1) {
+				d.broke[q] = s.Now()
+			}
 		}
 	}
 	busy := make([]bool, d.queues)

@@ -52,6 +52,9 @@ func TestDPBudgetExhaustionFallsBackToFIFO(t *testing.T) {
 	if got := p.Spent()["a"]; got != 4 {
 		t.Errorf("queue a spent %v, want 4 (2 slots at 10 and at 20)", got)
 	}
+	if got := p.Exhausted(); len(got) != 1 || got["a"] != 20 {
+		t.Errorf("exhausted %v, want a at 20", got)
+	}
 	// With no budget anywhere DP is FIFO throughout: same times as FIFO.
 	zero := mustRun(t, w, &DP{Every: 10}, &Settings{IgnoreLocality: true})
 	fifo := mustRun(t, w, &FIFO{}, &Settings{IgnoreLocality: true})

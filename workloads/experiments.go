@@ -267,3 +267,19 @@ func DelaySmallJobs(seed uint64) *sim.Workload {
 	}
 	return w
 }
+
+// DPTwoQueues is seed 000's first experiment in open loop: queues q1 and q2
+// each submit jobs Pi-estimator jobs of 300 maps, one every 60 s from 0, on
+// DPCluster: each queue asks for 300 × 20 s every 60 s, 100 slots, more than
+// either's share of 110 at spending 2 : 1 (73 and 37), so both always have
+// work waiting, as in the seed's continuous runs.
+func DPTwoQueues(jobs int, seed uint64) *sim.Workload {
+	rng := expRNG(seed, 2)
+	w := &sim.Workload{Name: "dp-2-queues", Cluster: DPCluster}
+	for k := range jobs {
+		for q := 1; q <= 2; q++ {
+			w.Jobs = append(w.Jobs, piJob(rng, fmt.Sprintf("q%d-%d", q, k+1), fmt.Sprintf("q%d", q), float64(60*k), 300))
+		}
+	}
+	return w
+}
