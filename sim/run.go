@@ -261,6 +261,24 @@ func nextOnGrid(off, period, now float64) float64 {
 
 func (s *State) reducesReady(j int) {
 	jr := &s.jobs[j]
+	jr.mapsShuffled = true
+	// Early reduces (ReduceSlowstart) waiting in their slots start their own
+	// time now.
+	for t := jr.redLo; t < jr.redHi; t++ {
+		if tr := &s.tasks[t]; tr.held {
+			tr.held = false
+			s.heap.push(event{t: s.now + tr.base*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
+		}
+	}
+	s.reducesRunnable(j)
+}
+
+// reducesRunnable lets job j's reduces launch.
+func (s *State) reducesRunnable(j int) {
+	jr := &s.jobs[j]
+	if jr.redsReady {
+		return
+	}
 	jr.redsReady = true
 	if jr.pending[Reduce] > 0 {
 		s.addRunnable(j, Reduce)
@@ -413,7 +431,11 @@ func (s *State) launch(j, node int, k Kind) {
 	if !jr.started {
 		jr.started, jr.start = true, s.now
 	}
-	s.heap.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
+	if k == Reduce && !jr.mapsShuffled {
+		tr.held = true // an early reduce: its end is scheduled by reducesReady
+	} else {
+		s.heap.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
+	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceStart, Job: j, Task: int(t), Node: node, Locality: loc})
 }
 
@@ -444,8 +466,14 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 		jr.loc[tr.loc]++
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceEnd, Job: j, Task: int(t), Node: int(tr.node), Locality: tr.loc})
-	if k == Map && jr.done[Map] == jr.mapHi-jr.mapLo && jr.redHi > jr.redLo {
-		s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+	if k == Map && jr.redHi > jr.redLo {
+		maps := jr.mapHi - jr.mapLo
+		if f := s.set.ReduceSlowstart; f > 0 && float64(jr.done[Map]) >= math.Ceil(f*float64(maps)) {
+			s.reducesRunnable(j)
+		}
+		if jr.done[Map] == maps {
+			s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+		}
 	}
 	finished := jr.done[Map]+jr.done[Reduce] == jr.redHi-jr.mapLo
 	if finished {
@@ -474,6 +502,7 @@ func (s *State) Kill(task int) bool {
 	}
 	s.freeSlot(int32(task))
 	tr.state = taskPending
+	tr.held = false
 	tr.attempt++
 	j := int(tr.job)
 	jr := &s.jobs[j]

@@ -26,6 +26,13 @@ type Settings struct {
 	// than remote ones, so the defaults are 1.2 (in-rack bandwidth is much higher
 	// than cross-rack) and 2.
 	RackFactor, RemoteFactor float64
+	// ReduceSlowstart, if above 0, lets a job's reduces launch once that
+	// fraction of its maps is done (Hadoop 1's
+	// mapred.reduce.slowstart.completed.maps, 0.05 there) instead of after all
+	// of them: an early reduce holds its slot, copying, and its own duration
+	// starts only when the job's maps are done and shuffled. 0 (the default)
+	// launches reduces after the maps and the shuffle. At most 1.
+	ReduceSlowstart float64
 	// IgnoreLocality runs every map task as if it read no block: no factor, and
 	// locality counted as "none". Hand-worked traces use it.
 	IgnoreLocality bool
@@ -56,6 +63,9 @@ func (s *Settings) withDefaults() (Settings, error) {
 	}
 	if out.RemoteFactor == 0 {
 		out.RemoteFactor = 2
+	}
+	if !(out.ReduceSlowstart >= 0 && out.ReduceSlowstart <= 1) {
+		return out, fmt.Errorf("sim: settings: ReduceSlowstart must be between 0 and 1, got %v", out.ReduceSlowstart)
 	}
 	if out.RackFactor < 1 || out.RemoteFactor < 1 {
 		return out, fmt.Errorf("sim: settings: RackFactor and RemoteFactor must be at least 1 (non-local tasks are not faster), got %v and %v", out.RackFactor, out.RemoteFactor)

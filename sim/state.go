@@ -22,6 +22,7 @@ type taskRec struct {
 	state   uint8
 	loc     Locality
 	kind    Kind
+	held    bool // an early reduce waiting, in its slot, for its job's maps
 }
 
 // jobRec is one job's running state.
@@ -39,6 +40,7 @@ type jobRec struct {
 	requeued           []int32  // killed tasks waiting to run again
 	arrived, finished  bool
 	started, redsReady bool
+	mapsShuffled       bool // maps done and shuffled: reduces run their own time
 	noInput            bool
 }
 
