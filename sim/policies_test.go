@@ -171,19 +171,23 @@ func TestTyrexCutoffByHand(t *testing.T) {
 	if !ok || math.Abs(p-4) > 1e-6 {
 		t.Errorf("cutoff %v (%v), want 4", p, ok)
 	}
-	// Exponential-like sizes cross continuously: check the defining equation
-	// there, SCV(min(X, p)) = SCV(X − p | X > p), to 1e-6.
+	// Fibonacci-like sizes: whatever the shape of the empirical f(p) =
+	// SCV(L_p) − SCV(R_p), the cutoff is where it changes sign: below 0 just
+	// under it, not below 0 at it.
 	ys := []float64{1, 1.5, 2, 3, 5, 8, 13, 21, 34, 55, 89, 400}
-	p, _ = Cutoff(ys)
-	var l, r []float64
-	for _, y := range ys {
-		l = append(l, min(y, p))
-		if y > p {
-			r = append(r, y-p)
+	f := func(p float64) float64 {
+		var l, r []float64
+		for _, y := range ys {
+			l = append(l, min(y, p))
+			if y > p {
+				r = append(r, y-p)
+			}
 		}
+		return SCV(l) - SCV(r)
 	}
-	if d := SCV(l) - SCV(r); math.Abs(d) > 0.05 {
-		t.Logf("cutoff %v: SCV(L) %v, SCV(R) %v (a jump in the empirical function)", p, SCV(l), SCV(r))
+	p, _ = Cutoff(ys)
+	if !(f(p*(1-1e-6)) < 0 && f(p) >= 0) {
+		t.Errorf("cutoff %v: f just below %v, at it %v; want < 0 and ≥ 0", p, f(p*(1-1e-6)), f(p))
 	}
 	if _, ok := Cutoff([]float64{3, 3}); ok {
 		t.Error("equal sizes have no cutoff")

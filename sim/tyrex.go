@@ -85,6 +85,9 @@ func (t *Tyrex) Validate() error {
 	if math.Abs(sum-1) > 1e-9 {
 		return fmt.Errorf("sim: tyrex: capacities must sum to 1, got %v", sum)
 	}
+	if len(t.capacities()) > 100 {
+		return fmt.Errorf("sim: tyrex: at most 100 partitions, got %d", len(t.capacities()))
+	}
 	for i, v := range t.Timers {
 		if !(v >= 0) {
 			return fmt.Errorf("sim: tyrex: timer %d must not be negative, got %v", i+1, v)
@@ -96,15 +99,15 @@ func (t *Tyrex) Validate() error {
 	return nil
 }
 
-// Start splits the nodes. It panics on capacities that Validate rejects, or
-// on more partitions than nodes.
+// Start splits the nodes. With fewer nodes than partitions there is one
+// partition and Tyrex is FIFO. It panics on capacities that Validate rejects.
 func (t *Tyrex) Start(s *State) {
 	if err := t.Validate(); err != nil {
 		panic(err.Error())
 	}
 	caps := t.capacities()
-	if len(caps) > s.Nodes() || len(caps) > 127 {
-		panic(fmt.Sprintf("sim: tyrex: %d partitions for %d nodes", len(caps), s.Nodes()))
+	if len(caps) > s.Nodes() {
+		caps = []float64{1}
 	}
 	t.part = make([]int8, s.Nodes())
 	// Cumulative boundaries rounded to whole nodes, each partition at least one.
