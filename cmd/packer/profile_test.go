@@ -23,6 +23,10 @@ import (
 // TestProfileHelperProcess and this variable set.
 const profileHelperEnv = "PACKER_CLI_TEST_HELPER"
 
+// profileStartedEnv names a directory where the helper marks each run's start
+// with a file started-<nodes>.
+const profileStartedEnv = "PACKER_CLI_TEST_STARTED"
+
 // TestProfileHelperProcess is not a test: it is the command profiled below.
 // "divide MS": MS milliseconds of work divided among PACKER_NODES nodes,
 // modelled as a sleep, so the runtime is MS/n plus start-up and b ≈ −1.
@@ -37,6 +41,11 @@ func TestProfileHelperProcess(t *testing.T) {
 		args = args[1:]
 	}
 	nodes, _ := strconv.Atoi(os.Getenv("PACKER_NODES"))
+	if dir := os.Getenv(profileStartedEnv); dir != "" {
+		// Say that the run at this node count has started, for tests that
+		// must act while a given run is in progress.
+		os.WriteFile(filepath.Join(dir, "started-"+strconv.Itoa(nodes)), nil, 0o644)
+	}
 	switch {
 	case len(args) == 3 && args[1] == "divide" && nodes > 0:
 		ms, _ := strconv.Atoi(args[2])
@@ -276,13 +285,38 @@ func TestProfileInterrupted(t *testing.T) {
 	defer signal.Stop(guard)
 
 	out := filepath.Join(t.TempDir(), "p.json")
-	timer := time.AfterFunc(1500*time.Millisecond, func() { syscall.Kill(os.Getpid(), syscall.SIGINT) })
-	defer timer.Stop()
-	start := time.Now()
+	// Interrupt once the third run (100 nodes: a 10 s sleep) has started, not
+	// after a fixed time: on a loaded machine the first two runs may take long.
+	marks := t.TempDir()
+	t.Setenv(profileStartedEnv, marks)
+	sent := make(chan time.Time, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := os.Stat(filepath.Join(marks, "started-100")); err == nil {
+				time.Sleep(100 * time.Millisecond)
+				sent <- time.Now()
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
+		}
+	}()
 	code, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2,100", "--output", out},
 		profileHelperCommand("multiply", "100")...)...)
-	if el := time.Since(start); el > 6*time.Second {
-		t.Errorf("took %v: the 10 s run was not stopped", el)
+	var signalled time.Time
+	select {
+	case signalled = <-sent:
+	default:
+		t.Fatalf("the run at 100 nodes never started: exit %d, %q", code, errs)
+	}
+	if el := time.Since(signalled); el > 6*time.Second {
+		t.Errorf("returned %v after the interrupt: the 10 s run was not stopped", el)
 	}
 	if code != 130 || !strings.Contains(errs, "interrupted after 2 of 3 runs") || !strings.Contains(errs, "the profile holds the 2 runs measured before") {
 		t.Fatalf("exit %d, stderr %q; want 130 and what was kept", code, errs)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,10 +57,15 @@ func TestProfileProgressOnTerminal(t *testing.T) {
 	}
 	tty, _ := io.ReadAll(master) // ends with EIO once the slave is closed
 	got := string(tty)
-	for _, want := range []string{"run 1 of 3 (1 nodes, repeat 1), elapsed 0:00, about", "run 3 of 3 (4 nodes, repeat 1)", "about 0:00 left"} {
+	for _, want := range []string{"run 1 of 3 (1 nodes, repeat 1), elapsed 0:00, about", "run 3 of 3 (4 nodes, repeat 1)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("terminal shows %q, lacks %q", got, want)
 		}
+	}
+	// The estimate itself depends on how fast the runs went on this machine;
+	// only its form is fixed.
+	if !regexp.MustCompile(`about \d+:\d\d left`).MatchString(got) {
+		t.Errorf("terminal shows %q, lacks an estimate of the time left", got)
 	}
 	var w model.Workload
 	if err := json.Unmarshal([]byte(out.String()), &w); err != nil || len(w.Jobs) != 1 {
