@@ -62,7 +62,7 @@ var simulateCommand = &cli.Command{
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
 		chartFlag,
-		spendingFlag, timerFlag, arffFlag,
+		spendingFlag, timerFlag, arffFlag, slowstartFlag,
 	},
 	Action: simulateAction,
 }
@@ -115,7 +115,7 @@ func simulateAction(c *cli.Context) error {
 		return badUsage("--delay and --rack-delay must not be negative, got %d and %d", c.Int("delay"), c.Int("rack-delay"))
 	}
 	set := sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
-		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor")}
+		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}
 	if set.RackFactor == 0 || set.RemoteFactor == 0 {
 		return badUsage("--rack-factor and --remote-factor must be at least 1")
 	}

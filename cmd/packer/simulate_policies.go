@@ -23,13 +23,18 @@ var (
 	spendingFlag = &cli.StringFlag{Name: "spending", Usage: "dp: spending rates per user, `USER=RATE,...` (others 1; budgets unlimited)"}
 	timerFlag    = &cli.Float64Flag{Name: "tyrex-timer", Value: 200, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
 	arffFlag     = &cli.StringFlag{Name: "arff", Usage: "write seed 002's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
+	// slowstartFlag is Hadoop 1's reduce slow-start (sim.Settings.ReduceSlowstart).
+	slowstartFlag = &cli.Float64Flag{Name: "slowstart", Usage: "reduces may start once this `FRACTION` of their job's maps is done, holding their slots (Hadoop 1: 0.05; 0: after the maps)"}
 )
 
-// checkPolicyFlags rejects bad --spending, --tyrex-timer and --arff before
+// checkPolicyFlags rejects bad --spending, --slowstart, --tyrex-timer and --arff before
 // any work is done.
 func checkPolicyFlags(c *cli.Context) error {
 	if _, err := parseSpending(c.String("spending")); err != nil {
 		return err
+	}
+	if f := c.Float64("slowstart"); !(f >= 0 && f <= 1) {
+		return badUsage("--slowstart must be between 0 and 1, got %v", f)
 	}
 	if t := c.Float64("tyrex-timer"); !(t > 0) || math.IsInf(t, 0) {
 		return badUsage("--tyrex-timer must be positive and finite, got %v", t)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,11 +54,71 @@ func TestSimulateNewPolicies(t *testing.T) {
 		{"simulate", "-p", "dp", "--spending", "a=0"},
 		{"simulate", "-p", "dp", "--spending", "a"},
 		{"simulate", "-p", "tyrex-static", "--tyrex-timer", "-1"},
+		{"simulate", "-p", "fifo", "--slowstart", "1.5"},
 		{"simulate", "-p", "hybs", "--arff", "/no/such/dir/x.arff"},
 	} {
 		code, out, errOut := packer(t, "", args...)
 		if code != 2 || out != "" || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, one line", args, code, out, errOut)
+		}
+	}
+}
+
+// FuzzParseSpending: any --spending value either parses into positive finite
+// rates for non-empty users or is a usage error (exit 2); never a panic.
+func FuzzParseSpending(f *testing.F) {
+	for _, s := range []string{"", "a=1", "a=2,b=0.5", " a = 3 ", "a", "=1", "a=0", "a=-1", "a=NaN", "a=Inf", "a=1,,b=2", "a=1e308,b=1e-300"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rates, err := parseSpending(s)
+		if err != nil {
+			if exitCode(err) != 2 {
+				t.Errorf("%q: error %v exits %d, want 2", s, err, exitCode(err))
+			}
+			return
+		}
+		for u, r := range rates {
+			if u == "" || !(r > 0) || math.IsInf(r, 0) {
+				t.Errorf("%q: user %q rate %v", s, u, r)
+			}
+		}
+	})
+}
+
+func TestSimulateSlowstart(t *testing.T) {
+	// The hand case of sim's slow-start test through the CLI: A (4 maps ×
+	// 10 s, a 5 s reduce after a 2 s shuffle) holds the only reduce slot from
+	// 10 with --slowstart 0.25, so B's reduce (submitted at 20) runs 47–50
+	// instead of 20–23.
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.json")
+	if err := os.WriteFile(wl, []byte(`{"cluster": {"nodes": 1, "map_slots": 1, "reduce_slots": 1, "replication": 1},
+	 "jobs": [{"name": "A", "no_input": true, "maps": {"count": 4, "mean": 10}, "reduces": {"count": 1, "mean": 5}, "shuffle": 2},
+	          {"name": "B", "arrival": 20, "reduces": {"count": 1, "mean": 3}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		slowstart string
+		finishB   float64
+	}{{"0", 23}, {"0.25", 50}} {
+		code, out, errOut := packer(t, "", "simulate", "-w", wl, "-p", "fifo", "--slowstart", c.slowstart, "--format", "json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var r struct {
+			Runs []struct {
+				Jobs []struct {
+					Name   string  `json:"name"`
+					Finish float64 `json:"finish"`
+				} `json:"jobs"`
+			} `json:"policies"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Runs) != 1 || len(r.Runs[0].Jobs) != 2 {
+			t.Fatalf("json: %v\n%s", err, out)
+		}
+		if got := r.Runs[0].Jobs[1].Finish; got != c.finishB {
+			t.Errorf("--slowstart %s: B finishes at %v, want %v", c.slowstart, got, c.finishB)
 		}
 	}
 }
