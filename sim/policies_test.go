@@ -252,3 +252,45 @@ func TestTaskFairWeightsByTasks(t *testing.T) {
 		t.Errorf("first wave: Big %d slots, Small %d; want 3 and 1", first[0], first[1])
 	}
 }
+
+func TestHybSWindowAndLevels(t *testing.T) {
+	// One node, 2 map slots, all at 0, γ = −1. A: 2 maps × 10 s with service
+	// level 0.5, so at most ⌈F·0.5⌉ = 1 running map; B: 4 maps × 10 s. A has
+	// fewer tasks and leads. With the window W = 1 only A is considered: the
+	// second slot stays idle while A runs 0–10 and 10–20, and B runs after:
+	// 20–30, 30–40. With no window B takes the slot A cannot: B 0–10, 10–20,
+	// then both its last maps 20–30.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 2, Mean: 10}},
+		{Name: "B", Maps: Tasks{Count: 4, Mean: 10}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	levels := map[string]float64{"A": 0.5}
+	checkTimes(t, mustRun(t, w, &HybS{Gamma: -1, Window: 1, Levels: levels}, set),
+		map[string][2]float64{"A": {0, 20}, "B": {20, 40}})
+	checkTimes(t, mustRun(t, w, &HybS{Gamma: -1, Levels: levels}, set),
+		map[string][2]float64{"A": {0, 20}, "B": {0, 30}})
+}
+
+func TestHybSOnlineEstimates(t *testing.T) {
+	// One node, one slot, β = −1 (shortest maps first). A: 4 maps × 10 s,
+	// B: 4 maps × 2 s. From the workload's durations (the seed's history
+	// logs) B's r = 2 beats A's 10: B 0–8, A 8–48. Online, no job has a
+	// completed map at 0, both estimates are the stand-in 1 s and A goes first
+	// by workload order; after its first map A's estimate is 10 s and B's
+	// stand-in is the mean of the known ones, also 10: a tie again, so A runs
+	// on, 0–40, and B 40–48.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 4, Mean: 10}},
+		{Name: "B", Maps: Tasks{Count: 4, Mean: 2}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	checkTimes(t, mustRun(t, w, &HybS{Beta: -1}, set), map[string][2]float64{"B": {0, 8}, "A": {8, 48}})
+	checkTimes(t, mustRun(t, w, &HybS{Beta: -1, Online: true}, set), map[string][2]float64{"A": {0, 40}, "B": {40, 48}})
+}
+
+func ExampleShares() {
+	// Seed 000's Fig. 1: Alice bids $4, Bob $1.5, Sam $2 for 15 slots.
+	fmt.Println(Shares([]float64{4, 1.5, 2}, 15))
+	// Output: [8 3 4]
+}
