@@ -92,3 +92,14 @@ pictures: deps
 	bin/packer fit --observations cmd/packer/testdata/fit-observations.csv -o $$tmp/profile.json >/dev/null && \
 	bin/packer report --plan $$tmp/plan.json --simulation $$tmp/sim.json --profile $$tmp/profile.json -o docs/example-report.html && \
 	rm -rf $$tmp
+
+# experiments runs every seed's headline comparison (issue 6) over 5 seeds; bench-policies
+# measures the DP, HybS and Tyrex policies beside FIFO and fair; fuzz-spending fuzzes
+# packer simulate --spending.
+.PHONY: experiments bench-policies fuzz-spending
+experiments:
+	$(GO) run ./cmd/packer experiment run
+bench-policies:
+	$(GO) test ./sim -run '^$$' -bench Issue6Policies -benchtime 5x
+fuzz-spending:
+	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseSpending -fuzztime $(FUZZTIME)
