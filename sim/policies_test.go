@@ -294,3 +294,23 @@ func ExampleShares() {
 	fmt.Println(Shares([]float64{4, 1.5, 2}, 15))
 	// Output: [8 3 4]
 }
+
+func TestDPSpendingChange(t *testing.T) {
+	// One node, 2 map slots, ticks every 10 s, queues a and b at rate 1,
+	// shares enforced strictly (no work conservation). A (a) and B (b): 4
+	// maps × 10 s each at 0. Tick 0: shares 1 and 1, A and B run a map each
+	// 0–10. At 10 a bids 3: quotas 3/4·2 = 1.5 and 0.5, floors 1 and 0, the
+	// slot left to the first of the tied remainders: a 2, b 0. A runs 10–20
+	// (two maps) and 20–30 (its last; the other slot idles: b's share is 0).
+	// Tick 30 comes before A's last map ends, so b still has no share; tick
+	// 40 finds only b: share 2, B runs 40–50 and 50–60.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "A", User: "a", Maps: Tasks{Count: 4, Mean: 10}},
+		{Name: "B", User: "b", Maps: Tasks{Count: 4, Mean: 10}},
+	}}
+	p := &DP{Every: 10, DefaultBudget: 1000, Changes: []DPChange{{At: 10, Queue: "a", Spending: 3}}}
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
+	// The policy value runs again from its own settings: the change does not
+	// stick.
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
+}
