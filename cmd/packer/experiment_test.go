@@ -80,7 +80,7 @@ func TestExperimentCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("list: exit %d", code)
 	}
-	for _, name := range []string{"dp-budget", "dp-shares", "dp-boost", "delay-locality", "hybs-exp1", "hybs-exp2", "tyrex-hvw", "tyrex-mvw", "tyrex-lvw", "tyrex-load90", "tyrex-hvw-no-slowstart", "packing-w1-w6"} {
+	for _, name := range []string{"dp-budget", "dp-shares", "dp-80", "dp-boost", "delay-locality", "hybs-exp1", "hybs-exp2", "tyrex-hvw", "tyrex-mvw", "tyrex-lvw", "tyrex-load90", "tyrex-hvw-no-slowstart", "packing-w1-w6"} {
 		if !strings.Contains(out, name) {
 			t.Errorf("list does not name %s:\n%s", name, out)
 		}
