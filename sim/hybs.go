@@ -35,6 +35,9 @@ type HybS struct {
 	ServiceLevel float64
 	// Levels overrides ServiceLevel for jobs by name.
 	Levels map[string]float64
+	// Waited adds, by job name, seconds a job had already waited when it was
+	// submitted to t_d (the seed's workload files carry a wait time).
+	Waited map[string]float64
 	// Online estimates a job's mean map time from its own completed maps (the
 	// seed's online profiler) instead of the workload's durations (its
 	// history logs); before a job has completed one, the mean of the other
@@ -173,8 +176,11 @@ func (h *HybS) Offering(s *State, _ int) {
 }
 
 // wait is t_d: seconds since submission, plus 1 so that every wait starts
-// at 1 as in the seed's simulator (and a ratio is defined at time 0).
-func (h *HybS) wait(s *State, j int) float64 { return 1 + s.Now() - s.Job(j).Arrival }
+// at 1 as in the seed's simulator (and a ratio is defined at time 0), plus
+// any wait the job brought with it (Waited).
+func (h *HybS) wait(s *State, j int) float64 {
+	return 1 + s.Now() - s.Job(j).Arrival + h.Waited[s.Job(j).Name]
+}
 
 // runEstimate is r, the job's mean map time; 0 when unknown yet.
 func (h *HybS) runEstimate(s *State, j int) float64 {

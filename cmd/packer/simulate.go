@@ -62,7 +62,7 @@ var simulateCommand = &cli.Command{
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
 		chartFlag,
-		spendingFlag, timerFlag, arffFlag, slowstartFlag,
+		spendingFlag, timerFlag, arffFlag, slowstartFlag, hybsLevelsFlag,
 	},
 	Action: simulateAction,
 }

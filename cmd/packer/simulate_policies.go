@@ -13,6 +13,7 @@ import (
 
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/sim"
+	"github.com/packer-sched/packer/workloads"
 )
 
 // The policies of seeds 000, 002 and 004 (issue 6) as `packer simulate`
@@ -20,14 +21,15 @@ import (
 var extraPolicies = []string{"dp", "dp-preempt", "hybs", "hybs-fcfs", "hybs-sjf", "hybs-smallest", "fair-by-tasks", "tyrex-static", "tyrex-dynamic"}
 
 var (
-	spendingFlag = &cli.StringFlag{Name: "spending", Usage: "dp: spending rates per user, `USER=RATE,...` (others 1; budgets unlimited)"}
-	timerFlag    = &cli.Float64Flag{Name: "tyrex-timer", Value: 200, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
-	arffFlag     = &cli.StringFlag{Name: "arff", Usage: "write seed 002's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
+	spendingFlag   = &cli.StringFlag{Name: "spending", Usage: "dp: spending rates per user, `USER=RATE,...` (others 1; budgets unlimited)"}
+	timerFlag      = &cli.Float64Flag{Name: "tyrex-timer", Value: 200, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
+	arffFlag       = &cli.StringFlag{Name: "arff", Usage: "write seed 002's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
+	hybsLevelsFlag = &cli.StringFlag{Name: "hybs-jobs", Usage: "hybs: service levels and prior waits by job from seed 002's workload `FILE` (its 4th and 5th columns; import the same file with packer workloads import --format hybs)"}
 	// slowstartFlag is Hadoop 1's reduce slow-start (sim.Settings.ReduceSlowstart).
 	slowstartFlag = &cli.Float64Flag{Name: "slowstart", Usage: "reduces may start once this `FRACTION` of their job's maps is done, holding their slots (Hadoop 1: 0.05; 0: after the maps)"}
 )
 
-// checkPolicyFlags rejects bad --spending, --slowstart, --tyrex-timer and --arff before
+// checkPolicyFlags rejects bad --spending, --slowstart, --tyrex-timer, --hybs-jobs and --arff before
 // any work is done.
 func checkPolicyFlags(c *cli.Context) error {
 	if _, err := parseSpending(c.String("spending")); err != nil {
@@ -38,6 +40,9 @@ func checkPolicyFlags(c *cli.Context) error {
 	}
 	if t := c.Float64("tyrex-timer"); !(t > 0) || math.IsInf(t, 0) {
 		return badUsage("--tyrex-timer must be positive and finite, got %v", t)
+	}
+	if _, err := hybsJobs(c.String("hybs-jobs")); err != nil {
+		return badInput(err)
 	}
 	if path := c.String("arff"); path != "" {
 		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
@@ -63,20 +68,45 @@ func parseSpending(s string) (map[string]float64, error) {
 	return out, nil
 }
 
+// hybsJobs reads seed 002's workload file for its service levels and waits
+// by job ID; no path, no jobs.
+func hybsJobs(path string) ([]workloads.HybSJob, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--hybs-jobs: %w", err)
+	}
+	defer f.Close()
+	jobs, _, err := workloads.ReadHybS(f, path, nil)
+	return jobs, err
+}
+
 // extraPolicy builds one of extraPolicies, or returns nil for another name.
+// Flags were checked by checkPolicyFlags.
 func extraPolicy(c *cli.Context, name string) sim.Policy {
 	rates, _ := parseSpending(c.String("spending"))
+	jobs, _ := hybsJobs(c.String("hybs-jobs"))
+	levels, waited := map[string]float64{}, map[string]float64{}
+	for _, j := range jobs {
+		levels[j.ID], waited[j.ID] = j.ServiceLevel, j.Wait
+	}
+	hybs := func(h *sim.HybS) *sim.HybS {
+		h.Levels, h.Waited = levels, waited
+		return h
+	}
 	switch name {
 	case "dp", "dp-preempt":
 		return &sim.DP{Spending: rates, DefaultBudget: math.Inf(1), WorkConserving: true, Preempt: name == "dp-preempt", Label: name}
 	case "hybs":
-		return &sim.HybS{Alpha: 1, Beta: -1, Gamma: -1, Label: "hybs"}
+		return hybs(&sim.HybS{Alpha: 1, Beta: -1, Gamma: -1, Label: "hybs"})
 	case "hybs-fcfs":
-		return &sim.HybS{Alpha: 1, Label: name}
+		return hybs(&sim.HybS{Alpha: 1, Label: name})
 	case "hybs-sjf":
-		return &sim.HybS{Beta: -1, Label: name}
+		return hybs(&sim.HybS{Beta: -1, Label: name})
 	case "hybs-smallest":
-		return &sim.HybS{Gamma: -1, Label: name}
+		return hybs(&sim.HybS{Gamma: -1, Label: name})
 	case "fair-by-tasks":
 		return &sim.TaskFair{}
 	case "tyrex-static":

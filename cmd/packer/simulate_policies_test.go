@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -120,5 +121,57 @@ func TestSimulateSlowstart(t *testing.T) {
 		if got := r.Runs[0].Jobs[1].Finish; got != c.finishB {
 			t.Errorf("--slowstart %s: B finishes at %v, want %v", c.slowstart, got, c.finishB)
 		}
+	}
+}
+
+func TestSimulateHybSJobs(t *testing.T) {
+	// Seed 002's format: A has 4 tasks of 10 s, no wait, service level 0.5;
+	// B 2 tasks of 10 s, 30 s already waited, level 1. One node, 4 slots,
+	// hybs-fcfs (α = 1). With --hybs-jobs, B's t_d is 1 + 30 = 31 against
+	// A's 1, so B leads and takes 2 slots 0–10; A may hold ⌈4 · 0.5⌉ = 2:
+	// 0–10, then ⌈2 · 0.5⌉ = 1 at a time, 10–20 and 20–30. Without it both
+	// waits are 1, the tie goes to A, which takes all 4 slots 0–10, and B
+	// runs 10–20.
+	dir := t.TempDir()
+	hybs := filepath.Join(dir, "jobs.txt")
+	if err := os.WriteFile(hybs, []byte("A 4 10 0 0.5\nB 2 10 30 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wl := filepath.Join(dir, "w.json")
+	if code, _, errOut := packer(t, "", "workloads", "import", "--format", "hybs", "--nodes", "1", "--map-slots", "4", "-o", wl, hybs); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	finish := func(args ...string) map[string][2]float64 {
+		t.Helper()
+		code, out, errOut := packer(t, "", append([]string{"simulate", "-w", wl, "-p", "hybs-fcfs", "--format", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var r struct {
+			Policies []struct {
+				Jobs []struct {
+					Name   string  `json:"name"`
+					Start  float64 `json:"start"`
+					Finish float64 `json:"finish"`
+				} `json:"jobs"`
+			} `json:"policies"`
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Policies) != 1 {
+			t.Fatalf("json: %v\n%s", err, out)
+		}
+		m := map[string][2]float64{}
+		for _, j := range r.Policies[0].Jobs {
+			m[j.Name] = [2]float64{j.Start, j.Finish}
+		}
+		return m
+	}
+	if got, want := finish("--hybs-jobs", hybs), map[string][2]float64{"A": {0, 30}, "B": {0, 10}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("with --hybs-jobs: %v, want %v", got, want)
+	}
+	if got, want := finish(), map[string][2]float64{"A": {0, 10}, "B": {10, 20}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("without: %v, want %v", got, want)
+	}
+	if code, out, _ := packer(t, "", "simulate", "-w", wl, "-p", "hybs", "--hybs-jobs", filepath.Join(dir, "none.txt")); code != 2 || out != "" {
+		t.Errorf("missing --hybs-jobs file: exit %d, stdout %q; want 2 and nothing", code, out)
 	}
 }
