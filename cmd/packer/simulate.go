@@ -192,7 +192,7 @@ func simulateAction(c *cli.Context) error {
 		}
 	}
 	if path := c.String("arff"); path != "" {
-		if err := writeARFF(path, runs); err != nil {
+		if err := writeARFF(c, path, runs); err != nil {
 			return err
 		}
 	}

@@ -118,11 +118,17 @@ func extraPolicy(c *cli.Context, name string) sim.Policy {
 }
 
 // writeARFF writes seed 002's simulator summary: per job its task count,
-// mean task time, wait (first task start − submit), service level (1 here),
+// mean task time, wait (first task start − submit), service level (from
+// --hybs-jobs, else 1),
 // run time (finish − first start), response, the expansion factor
 // (run + wait) ÷ run, and the seed's class: small or large by task count and
 // short or long by mean task time, each against the workload's mean.
-func writeARFF(path string, runs []simRun) error {
+func writeARFF(c *cli.Context, path string, runs []simRun) error {
+	jobs, _ := hybsJobs(c.String("hybs-jobs"))
+	level := map[string]float64{}
+	for _, j := range jobs {
+		level[j.ID] = j.ServiceLevel
+	}
 	var b bytes.Buffer
 	b.WriteString("% packer simulate: seed 002's job summary\n@relation packer-simulate\n\n")
 	for _, a := range []string{"policy string", "job string", "tasks numeric", "avg_task_time numeric", "wait_time numeric",
@@ -157,8 +163,12 @@ func writeARFF(path string, runs []simRun) error {
 			if runT > 0 {
 				exp = (runT + wait) / runT
 			}
-			fmt.Fprintf(&b, "%s,%s,%d,%s,%s,1,%s,%s,%s,%s\n", q(run.result.Policy), q(jr.Name), n, f(mean), f(wait),
-				f(runT), f(jr.Response), f(exp), class)
+			sl, ok := level[jr.Name]
+			if !ok {
+				sl = 1
+			}
+			fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", q(run.result.Policy), q(jr.Name), n, f(mean), f(wait),
+				f(sl), f(runT), f(jr.Response), f(exp), class)
 		}
 	}
 	return safefile.WriteFile(path, b.Bytes(), 0o644)

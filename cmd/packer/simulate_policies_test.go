@@ -171,6 +171,18 @@ func TestSimulateHybSJobs(t *testing.T) {
 	if got, want := finish(), map[string][2]float64{"A": {0, 10}, "B": {10, 20}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("without: %v, want %v", got, want)
 	}
+	// The ARFF summary carries the file's service levels: A's 0.5, wait 0,
+	// run 30, response 30; B's 1.
+	arff := filepath.Join(dir, "out.arff")
+	if code, _, errOut := packer(t, "", "simulate", "-w", wl, "-p", "hybs-fcfs", "--hybs-jobs", hybs, "--arff", arff); code != 0 {
+		t.Fatalf("arff: exit %d: %s", code, errOut)
+	}
+	data, _ := os.ReadFile(arff)
+	for _, want := range []string{"'hybs-fcfs','A',4,10,0,0.5,30,30,1,LS\n", "'hybs-fcfs','B',2,10,0,1,10,10,1,SS\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("ARFF lacks %q:\n%s", want, data)
+		}
+	}
 	if code, out, _ := packer(t, "", "simulate", "-w", wl, "-p", "hybs", "--hybs-jobs", filepath.Join(dir, "none.txt")); code != 2 || out != "" {
 		t.Errorf("missing --hybs-jobs file: exit %d, stdout %q; want 2 and nothing", code, out)
 	}
