@@ -1,7 +1,8 @@
 // Package sim is a task-level discrete-event simulator of a Hadoop-1-style
 // cluster: racks of nodes with map and reduce slots, HDFS blocks with rack-aware
 // replication, and jobs made of map tasks (each reading one block) and reduce
-// tasks that start once every map is done. It compares scheduling policies on
+// tasks that start once every map is done (or, with Settings.ReduceSlowstart,
+// once a fraction of them is, as Hadoop 1 did). It compares scheduling policies on
 // makespan, response time, slowdown and data locality before a cluster is
 // committed to a plan.
 //
@@ -18,8 +19,10 @@
 //	  │                           offers a free slot
 //	  ▼
 //	Policy (policy.go)            fifo, fair (with delay scheduling), sequential, plan
-//	  │                           replay; optional hooks for arrivals, task ends,
-//	  │                           periodic allocation and preemption (Kill)
+//	  │                           replay, Dynamic Priority (dp.go), HybS (hybs.go),
+//	  │                           Tyrex static and dynamic and task-count fair (tyrex.go);
+//	  │                           optional hooks for arrivals, task ends, periodic
+//	  │                           allocation and preemption (Kill)
 //	  ▼
 //	Result (metrics.go)           per job and per policy numbers; Summarize adds
 //	                              slowdowns from the jobs' alone times (Alone)
