@@ -68,8 +68,8 @@ fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseMetadata -fuzztime $(FUZZTIME)
 
 # fuzz-workloads runs the trace readers' fuzzers (issue 8), FUZZTIME each; bench-workloads
-# imports and simulates the full FB-2010 day (POLICIES, e.g. fifo,fair,tyrex-dynamic once it exists).
-POLICIES ?= fifo,fair
+# imports and simulates the full FB-2010 day (POLICIES, default fifo,fair,tyrex-dynamic).
+POLICIES ?= fifo,fair,tyrex-dynamic
 .PHONY: fuzz-workloads bench-workloads
 fuzz-workloads:
 	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)

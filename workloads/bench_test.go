@@ -13,10 +13,10 @@ import (
 	"github.com/packer-sched/packer/sim"
 )
 
-// benchPolicies names the policies BenchmarkFB2010Day simulates, so the
-// dynamic-priority policies of issue 6 can be added by name when they exist:
+// benchPolicies names the policies BenchmarkFB2010Day simulates; any of
+// benchPolicy's names may be given:
 // go test ./workloads -run '^$' -bench FB2010 -benchtime 1x -policies fifo,fair,tyrex-dynamic
-var benchPolicies = flag.String("policies", "fifo,fair", "comma-separated policies for BenchmarkFB2010Day")
+var benchPolicies = flag.String("policies", "fifo,fair,tyrex-dynamic", "comma-separated policies for BenchmarkFB2010Day")
 
 // benchBlockMB is the HDFS block size BenchmarkFB2010Day imports with.
 var benchBlockMB = flag.Int("block-mb", 256, "block size in MiB for BenchmarkFB2010Day")
@@ -30,8 +30,13 @@ func benchPolicy(name string) (sim.Policy, error) {
 		return &sim.Fair{}, nil
 	case "fair-delay":
 		return &sim.Fair{Delay: 10}, nil
+	case "tyrex-dynamic":
+		// Seed 004's default: two partitions, 30 % and 70 % of the nodes.
+		return &sim.Tyrex{Dynamic: true}, nil
+	case "tyrex-static":
+		return &sim.Tyrex{}, nil
 	}
-	return nil, fmt.Errorf("no policy %q in sim yet (have fifo, fair, fair-delay)", name)
+	return nil, fmt.Errorf("no policy %q here (have fifo, fair, fair-delay, tyrex-static, tyrex-dynamic)", name)
 }
 
 // fb2010 is the full FB-2010 day as BenchmarkFB2010Day simulates it: 3,000
