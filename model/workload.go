@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Workload is a named job set: the contract between packer's tools. Its JSON
@@ -66,7 +67,7 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 		return nil, &InputError{File: name, Err: jsonError(data, err)}
 	}
 	if dec.More() {
-		return nil, &InputError{File: name, Err: fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, position(data, dec.InputOffset()))}
+		return nil, &InputError{File: name, Err: fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))}
 	}
 	if err := w.Validate(); err != nil {
 		return nil, &InputError{File: name, Err: err}
@@ -106,37 +107,35 @@ func (w *Workload) MarshalIndent() ([]byte, error) {
 
 // jsonError turns encoding/json's errors into ones that say where, in lines and
 // columns, and which field.
-func jsonError(data []byte, err error) error {
+func jsonError(data []byte, err error) error { return JSONError(data, err, ErrInvalidWorkload) }
+
+// JSONError rewrites an error from decoding data with encoding/json so that it
+// says where (line and column) and which field, wrapped in kind (a sentinel
+// such as ErrInvalidWorkload). Every JSON reader of packer's shares it, so
+// that all of them report bad input alike.
+func JSONError(data []byte, err error, kind error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("%w: malformed JSON at %s: %v", ErrInvalidWorkload, position(data, syn.Offset), syn)
+		return fmt.Errorf("%w: malformed JSON at %s: %v", kind, JSONPosition(data, syn.Offset), syn)
 	case errors.As(err, &typ) && typ.Field == "":
-		return fmt.Errorf("%w: expected a JSON object {\"name\": ..., \"jobs\": [...]}, got JSON %s at %s", ErrInvalidWorkload, typ.Value, position(data, typ.Offset))
+		return fmt.Errorf("%w: expected a JSON object, got JSON %s at %s", kind, typ.Value, JSONPosition(data, typ.Offset))
 	case errors.As(err, &typ):
-		return fmt.Errorf("%w: field %s at %s: expected %v, got JSON %s", ErrInvalidWorkload, typ.Field, position(data, typ.Offset), typ.Type, typ.Value)
+		return fmt.Errorf("%w: field %s at %s: expected %v, got JSON %s", kind, typ.Field, JSONPosition(data, typ.Offset), typ.Type, typ.Value)
 	case errors.Is(err, io.EOF):
-		return fmt.Errorf("%w: the file is empty", ErrInvalidWorkload)
+		return fmt.Errorf("%w: the file is empty", kind)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: malformed JSON: unexpected end of file", ErrInvalidWorkload)
+		return fmt.Errorf("%w: malformed JSON: unexpected end of file", kind)
 	}
-	return fmt.Errorf("%w: %v", ErrInvalidWorkload, err)
+	return fmt.Errorf("%w: %v", kind, strings.TrimPrefix(err.Error(), "json: "))
 }
 
-// position renders a byte offset as "line L, column C" (both from 1).
-func position(data []byte, off int64) string {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col := 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+// JSONPosition renders a byte offset into data as "line L, column C" (both
+// from 1).
+func JSONPosition(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
 	return fmt.Sprintf("line %d, column %d", line, col)
 }

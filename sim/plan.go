@@ -59,7 +59,7 @@ func ReplayPlan(pl *optimize.Plan, w *Workload, barrier bool) (*Workload, *PlanR
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
-	c := w.Cluster.withDefaults()
+	c := w.Cluster.WithDefaults()
 	pc := pl.Cluster.Cluster
 	k, e := pc.DisksPerHost, pc.ExtrasPerHost()
 	if n := pc.PrimaryVMs(); n > c.Nodes {
@@ -171,7 +171,7 @@ func PlanWorkload(pl *optimize.Plan, c Cluster, waves int) (*Workload, error) {
 		}
 	}
 	w := &Workload{Name: pl.Workload, Cluster: c}
-	slots := c.withDefaults().MapSlots
+	slots := c.WithDefaults().MapSlots
 	for _, j := range pl.Jobs {
 		w.Jobs = append(w.Jobs, modelJob(j, vms[j.Name], slots, waves))
 	}

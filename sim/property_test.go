@@ -73,7 +73,7 @@ func TestDeterministic(t *testing.T) {
 // slot that frees first, starting at max(slot free, job's submit). It returns
 // each job's finish time.
 func listFIFO(w *Workload) []float64 {
-	c := w.Cluster.withDefaults()
+	c := w.Cluster.WithDefaults()
 	free := make([]float64, c.Nodes*c.MapSlots)
 	order := make([]int, len(w.Jobs))
 	for i := range order {
@@ -171,7 +171,7 @@ func newInvariants(t *testing.T, w *Workload, set Settings) *invariants {
 }
 
 func (v *invariants) Event(e TraceEvent) {
-	c := v.w.Cluster.withDefaults()
+	c := v.w.Cluster.WithDefaults()
 	switch e.Kind {
 	case TraceStart:
 		k := v.kind[e.Task]

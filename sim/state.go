@@ -158,7 +158,7 @@ func (b *blockIndex) next(r *run, tasks []taskRec) int32 {
 
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State {
-	c := w.Cluster.withDefaults()
+	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
 	s := &State{set: set, cluster: c, nodes: nodes, w: w}
 	s.rack = make([]int32, nodes)

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"strings"
 
 	"github.com/packer-sched/packer/model"
 )
@@ -121,8 +119,9 @@ const (
 // ErrInvalidWorkload is wrapped by every error about a workload's content.
 var ErrInvalidWorkload = errors.New("invalid simulation workload")
 
-// withDefaults fills the cluster's zero fields.
-func (c Cluster) withDefaults() Cluster {
+// WithDefaults returns the cluster with its zero fields set to the defaults:
+// 18 nodes in 1 rack, 2 map and 1 reduce slot each, replication min(3, nodes).
+func (c Cluster) WithDefaults() Cluster {
 	if c.Nodes == 0 {
 		c.Nodes = 18
 	}
@@ -143,7 +142,7 @@ func (c Cluster) withDefaults() Cluster {
 
 // Validate rejects a cluster that cannot run tasks; zero fields are defaults.
 func (c Cluster) Validate() error {
-	d := c.withDefaults()
+	d := c.WithDefaults()
 	switch {
 	case c.Nodes < 0 || c.Nodes > MaxNodes:
 		return fmt.Errorf("%w: cluster.nodes must be between 1 and %d, got %d", ErrInvalidWorkload, MaxNodes, c.Nodes)
@@ -174,7 +173,7 @@ func (w *Workload) Validate() error {
 	if len(w.Jobs) == 0 {
 		return fmt.Errorf("%w: jobs: the workload has no jobs", ErrInvalidWorkload)
 	}
-	c := w.Cluster.withDefaults()
+	c := w.Cluster.WithDefaults()
 	tasks := 0
 	for i := range w.Jobs {
 		// Counts are bounded one by one first, so the sum cannot overflow.
@@ -311,7 +310,7 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 		return nil, bad(jsonError(data, err))
 	}
 	if dec.More() {
-		return nil, bad(fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, position(data, dec.InputOffset())))
+		return nil, bad(fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, model.JSONPosition(data, dec.InputOffset())))
 	}
 	w := &Workload{Name: jw.Name, Jobs: jw.Jobs}
 	if c := jw.Cluster; c != nil {
@@ -367,7 +366,7 @@ func FromModel(w *model.Workload, c Cluster, waves int) (*Workload, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	d := c.withDefaults()
+	d := c.WithDefaults()
 	out := &Workload{Name: w.Name, Cluster: c}
 	for _, j := range w.Jobs {
 		out.Jobs = append(out.Jobs, modelJob(j, d.Nodes, d.MapSlots, waves))
@@ -382,25 +381,4 @@ func modelJob(j model.Job, n, s, waves int) Job {
 }
 
 // jsonError says where in the file decoding failed, in lines and columns.
-func jsonError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("%w: malformed JSON at %s: %v", ErrInvalidWorkload, position(data, syn.Offset), syn)
-	case errors.As(err, &typ):
-		return fmt.Errorf("%w: field %s at %s: expected %v, got JSON %s", ErrInvalidWorkload, typ.Field, position(data, typ.Offset), typ.Type, typ.Value)
-	case errors.Is(err, io.EOF):
-		return fmt.Errorf("%w: the file is empty", ErrInvalidWorkload)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: malformed JSON: unexpected end of file", ErrInvalidWorkload)
-	}
-	return fmt.Errorf("%w: %v", ErrInvalidWorkload, strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
+func jsonError(data []byte, err error) error { return model.JSONError(data, err, ErrInvalidWorkload) }

@@ -87,7 +87,7 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 	if s.MaxJobs < 0 {
 		return nil, nil, fmt.Errorf("workloads: hybs: MaxJobs must not be negative, got %d", s.MaxJobs)
 	}
-	s.Cluster = clusterWithDefaults(s.Cluster)
+	s.Cluster = s.Cluster.WithDefaults()
 	if err := s.Cluster.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("workloads: hybs: %w", err)
 	}

@@ -136,27 +136,6 @@ func (m *Metadata) count(jobs []sim.Job) {
 	}
 }
 
-// clusterWithDefaults fills c's zero fields with sim's defaults explicitly:
-// a workload file with "nodes": 0 is an error, so every field is written.
-func clusterWithDefaults(c sim.Cluster) sim.Cluster {
-	if c.Nodes == 0 {
-		c.Nodes = 18
-	}
-	if c.Racks == 0 {
-		c.Racks = 1
-	}
-	if c.MapSlots == 0 {
-		c.MapSlots = 2
-	}
-	if c.ReduceSlots == 0 {
-		c.ReduceSlots = 1
-	}
-	if c.Replication == 0 {
-		c.Replication = min(3, c.Nodes)
-	}
-	return c
-}
-
 // minTask is the shortest task duration an importer writes, in seconds: the
 // simulator needs positive durations and traces record some tasks as taking
 // 0 ms.

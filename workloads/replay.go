@@ -56,7 +56,7 @@ func ReplayTable(im *Imported, res *sim.Result) (table string, median, worst flo
 // a map slot standing for a core as Hadoop 1 sized them. These feed
 // profile.Analyze like measured runs.
 func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]model.Observation, error) {
-	c = clusterWithDefaults(c)
+	c = c.WithDefaults()
 	j.Arrival, j.Blocks, j.NoInput = 0, nil, true
 	var obs []model.Observation
 	for _, n := range nodes {

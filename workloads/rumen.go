@@ -345,7 +345,7 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		c.ReduceSlots = inferred[sim.Reduce]
 	}
 	c.Replication = s.Replication
-	c = clusterWithDefaults(c)
+	c = c.WithDefaults()
 	node := make([]int, len(hosts.names))
 	im.Hosts = make([]string, len(hosts.names))
 	for i, h := range hosts.names {

@@ -73,7 +73,7 @@ func (s *SWIMSettings) validate() (SWIMSettings, error) {
 	if v.Cluster.Racks == 0 {
 		v.Cluster.Racks = max(1, v.Cluster.Nodes/20)
 	}
-	v.Cluster = clusterWithDefaults(v.Cluster)
+	v.Cluster = v.Cluster.WithDefaults()
 	if err := v.Cluster.Validate(); err != nil {
 		return v, fmt.Errorf("workloads: swim: %w", err)
 	}
