@@ -34,8 +34,11 @@ type planJob struct {
 	phase int
 	nodes []int32
 	slow  []float64
-	after []int // indexes into PlanReplay.jobs that must finish first (no barrier)
-	start bool
+	// hosts are the machines the job has VMs on; overHosts those of them its
+	// phase overcommits (where its tasks run alpha times slower).
+	hosts, overHosts []int32
+	after            []int // indexes into PlanReplay.jobs that must finish first (no barrier)
+	start            bool
 }
 
 var (
@@ -112,6 +115,12 @@ func ReplayPlan(pl *optimize.Plan, w *Workload, barrier bool) (*Workload, *PlanR
 				pj := &p.jobs[at[v.Job]]
 				pj.nodes = append(pj.nodes, int32(node))
 				pj.slow = append(pj.slow, slow)
+				if !slices.Contains(pj.hosts, int32(h.Host)) {
+					pj.hosts = append(pj.hosts, int32(h.Host))
+					if h.Overcommitted {
+						pj.overHosts = append(pj.overHosts, int32(h.Host))
+					}
+				}
 			}
 		}
 	}
@@ -120,11 +129,18 @@ func ReplayPlan(pl *optimize.Plan, w *Workload, barrier bool) (*Workload, *PlanR
 			return nil, nil, fmt.Errorf("%w: workload job %q is not in plan %s", ErrPlanMismatch, j.Name, pl.ID)
 		}
 	}
-	// A job waits for the earlier jobs that share one of its nodes.
+	// A job waits for the earlier jobs that share one of its nodes, and, on
+	// a machine that either job's phase overcommits, for every earlier job on
+	// that machine: the slowdown alpha is priced for the VMs of one phase
+	// sharing the machine, so an overcommitted phase must not overlap other
+	// phases' VMs there (they would run unslowed beside the extra VMs, or the
+	// extras beside VMs the phase never planned).
 	for b := range p.jobs {
 		for a := range b {
-			if p.jobs[a].phase < p.jobs[b].phase && shareNode(p.jobs[a].nodes, p.jobs[b].nodes) {
-				p.jobs[b].after = append(p.jobs[b].after, a)
+			ja, jb := &p.jobs[a], &p.jobs[b]
+			if ja.phase < jb.phase && (shareNode(ja.nodes, jb.nodes) ||
+				shareNode(ja.overHosts, jb.hosts) || shareNode(ja.hosts, jb.overHosts)) {
+				jb.after = append(jb.after, a)
 			}
 		}
 	}
