@@ -40,6 +40,12 @@ type Settings struct {
 	Trace Tracer
 }
 
+// MinTick and MaxTick bound the periodic times (Heartbeat, IdleRetry), in seconds.
+const (
+	MinTick = 1e-3
+	MaxTick = 1e6
+)
+
 // withDefaults validates s and returns a copy with defaults filled in; a nil
 // s is the zero Settings.
 func (s *Settings) withDefaults() (Settings, error) {
@@ -53,6 +59,17 @@ func (s *Settings) withDefaults() (Settings, error) {
 	}{{"Heartbeat", out.Heartbeat}, {"IdleRetry", out.IdleRetry}, {"RackFactor", out.RackFactor}, {"RemoteFactor", out.RemoteFactor}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return out, fmt.Errorf("sim: settings: %s must be finite and not negative, got %v", f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Heartbeat", out.Heartbeat}, {"IdleRetry", out.IdleRetry}} {
+		// A period below a millisecond makes t + period == t at the large
+		// times a day-long trace reaches, and the loop never advances; one
+		// above MaxTick drowns the task times in rounding.
+		if f.v != 0 && (f.v < MinTick || f.v > MaxTick) {
+			return out, fmt.Errorf("sim: settings: %s must be 0 or between %g and %g seconds, got %v", f.name, MinTick, MaxTick, f.v)
 		}
 	}
 	if out.IdleRetry == 0 {

@@ -114,6 +114,9 @@ func simulateAction(c *cli.Context) error {
 	if c.Int("delay") < 0 || c.Int("rack-delay") < 0 {
 		return badUsage("--delay and --rack-delay must not be negative, got %d and %d", c.Int("delay"), c.Int("rack-delay"))
 	}
+	if h := c.Float64("heartbeat"); h != 0 && !(h >= sim.MinTick && h <= sim.MaxTick) {
+		return badUsage("--heartbeat must be 0 (offer slots on every task end) or between %g and %g seconds, got %v", sim.MinTick, sim.MaxTick, h)
+	}
 	set := sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}
 	if set.RackFactor == 0 || set.RemoteFactor == 0 {
