@@ -128,7 +128,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{[]string{"-p", "plan"}, "plan needs --plan FILE"},
 		{[]string{"--plan", plan, "--nodes", "10", "-p", "plan"}, "plan does not fit the simulation: plan"},
 		{[]string{"-w", "W2", "--plan", plan, "-p", "plan"}, "its jobs are not workload W2's"},
-		{[]string{"--heartbeat", "-1"}, "Heartbeat must be finite and not negative, got -1"},
+		{[]string{"--heartbeat", "-1"}, "--heartbeat must be 0 (offer slots on every task end) or between 0.001 and 1e+06 seconds, got -1"},
 		{[]string{"--trace", filepath.Join(dir, "missing", "t.csv")}, "directory"},
 		{[]string{"-w", "W9"}, "--workload"},
 	} {
