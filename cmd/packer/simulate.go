@@ -139,6 +139,7 @@ func simulateAction(c *cli.Context) error {
 		}
 	}
 	alone := map[string][]float64{}
+	labels := map[string]string{} // policy label → the --policies entry that made it
 	var runs []simRun
 	for _, name := range names {
 		w, p, key := base, sim.Policy(nil), "base"
@@ -162,6 +163,10 @@ func simulateAction(c *cli.Context) error {
 				return badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
 			}
 		}
+		if prev, dup := labels[p.Name()]; dup {
+			return badUsage("--policies: %q and %q are the same policy (%s)", prev, name, p.Name())
+		}
+		labels[p.Name()] = name
 		st := set
 		if c.String("trace") != "" {
 			st.Trace = &csvTrace{w: traceCSV, policy: p.Name(), wl: w}

@@ -122,6 +122,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{[]string{"-p", "fifo,lottery"}, `unknown policy "lottery"`},
 		{[]string{"-p", "fair:x"}, `unknown policy "fair:x"`},
 		{[]string{"-p", "fair:3,fair:3"}, `"fair:3" is listed twice`},
+		{[]string{"-p", "fair:1,fair:01"}, `"fair:1" and "fair:01" are the same policy (fair D=1)`},
 		{[]string{"--map-slots", "0"}, "--map-slots must be at least 1, got 0"},
 		{[]string{"--heartbeat", "1e-20"}, "--heartbeat must be 0 (offer slots on every task end) or between 0.001 and 1e+06 seconds, got 1e-20"},
 		{[]string{"-w", bad}, `bad.json: invalid simulation workload: jobs[0] ("a"): arrival must be finite, not negative`},
