@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -127,9 +128,18 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var traceBuf bytes.Buffer
-	traceCSV := csv.NewWriter(&traceBuf)
-	if c.String("trace") != "" {
+	// The trace streams to a temporary file beside its target (a million
+	// tasks make hundreds of megabytes), renamed into place once all is done.
+	traceCSV := csv.NewWriter(io.Discard)
+	var traceFile *safefile.File
+	var traceBuf *bufio.Writer
+	if path := c.String("trace"); path != "" {
+		if traceFile, err = safefile.Create(path, 0o644); err != nil {
+			return err
+		}
+		defer traceFile.Abort()
+		traceBuf = bufio.NewWriterSize(traceFile, 1<<20)
+		traceCSV = csv.NewWriter(traceBuf)
 		_ = traceCSV.Write([]string{"policy", "time", "event", "job", "task", "node", "locality"})
 	}
 	var planBase *sim.Workload
@@ -188,9 +198,16 @@ func simulateAction(c *cli.Context) error {
 
 	// Everything is computed; now write, files first, so that a failure
 	// leaves nothing half-done on stdout.
-	if path := c.String("trace"); path != "" {
+	if traceFile != nil {
 		traceCSV.Flush()
-		if err := safefile.WriteFile(path, traceBuf.Bytes(), 0o644); err != nil {
+		err := traceCSV.Error()
+		if err == nil {
+			err = traceBuf.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("--trace %s: %w", c.String("trace"), err)
+		}
+		if err := traceFile.Commit(); err != nil {
 			return err
 		}
 	}
