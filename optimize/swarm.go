@@ -92,9 +92,12 @@ func (e *swarmEncoding) decode(x []float64, emit func(jobs, roles []int, T float
 		for end < e.m && bin(order[end]) == bin(order[start]) {
 			end++
 		}
-		// Cut an overfull phase into runs of at most N jobs, in key order.
-		for s := start; s < end; s += e.ps.n {
-			total += e.phase(x, order[s:min(s+e.ps.n, end)], sc, emit)
+		// Cut an overfull phase into runs of at most N + P·⌊k/r⌋ jobs (one
+		// VM each, extras included), in key order; phase splits a run
+		// further if its roles cannot carry it.
+		cut := e.ps.n + e.ps.emax
+		for s := start; s < end; s += cut {
+			total += e.phase(x, order[s:min(s+cut, end)], sc, emit)
 		}
 		start = end
 	}
@@ -119,6 +122,17 @@ func (e *swarmEncoding) phase(x []float64, group []int, sc *decodeScratch, emit 
 			roles[i] = rolePrimary
 		}
 		T = e.ps.best(jobs, roles, sc.lo[:k], sc.hi[:k])
+	}
+	if math.IsInf(T, 1) && k > e.ps.n {
+		// More jobs than primary VMs, and the overcommit roles asked for
+		// cannot carry the rest: run them as consecutive phases of at most
+		// N primary jobs.
+		var total float64
+		part := append([]int(nil), group...)
+		for s := 0; s < k; s += e.ps.n {
+			total += e.phase(x, part[s:min(s+e.ps.n, k)], sc, emit)
+		}
+		return total
 	}
 	if math.IsInf(T, 1) {
 		panic(fmt.Sprintf("optimize: swarm decoder: %d primary jobs do not fit on %d VMs (a bug)", k, e.ps.n))

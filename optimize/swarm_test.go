@@ -288,3 +288,26 @@ func FuzzParsePlanBound(f *testing.F) {
 		}
 	})
 }
+
+// TestSwarmPhasesBeyondN: with overcommit a phase can hold more jobs than
+// there are primary VMs. One host, k = 2, r = 1: N = 2 primary VMs and
+// P·⌊k/r⌋ = 2 extras. Two I/O-only jobs host one VM each and two CPU-only jobs
+// ride on the extras, all in one phase: α·F(1) = 1.1·100·1^−0.2 = 110 s, the
+// optimum. A decoder that cut phases at N jobs could not find it (191.5 s).
+func TestSwarmPhasesBeyondN(t *testing.T) {
+	j := func(n string, cpu, io bool) model.Job {
+		return model.Job{Name: n, Model: model.PowerLaw{A: 100, B: -0.2}, CPUIntensive: cpu, IOIntensive: io}
+	}
+	p, err := NewProblem(&model.Workload{Name: "t", Jobs: []model.Job{j("a", false, true), j("b", false, true), j("c", true, false), j("d", true, false)}},
+		model.Cluster{Hosts: 1, DisksPerHost: 2, ExtraRatio: 1, Alpha: 1.1, CoresPerHost: 2, MemoryMiBPerHost: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := Swarm(p, &pso.Settings{Seed: 1, Particles: 200, Iterations: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Makespan(sw.Schedule); math.Abs(got-110) > 1e-9 {
+		t.Errorf("swarm makespan %v, want the one-phase optimum 110", got)
+	}
+}

@@ -496,6 +496,12 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 			if !ok {
 				continue
 			}
+			// A VM's name outlives its incarnations: a stop event of an
+			// earlier one (torn down by --resume, say) can arrive after this
+			// one started. Only a domain that is not running has stopped.
+			if st, err := r.hs.HVs[ev.host].Domain(ev.Domain); err == nil && st.Running {
+				continue
+			}
 			if !ev.Shutdown {
 				return fmt.Errorf("host %s: VM %s %s before its job finished", host, vm.Name, ev.Reason)
 			}
