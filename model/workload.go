@@ -69,6 +69,9 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 	if dec.More() {
 		return nil, &InputError{File: name, Err: fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))}
 	}
+	if err := requireModels(data, &w); err != nil {
+		return nil, &InputError{File: name, Err: err}
+	}
 	if err := w.Validate(); err != nil {
 		return nil, &InputError{File: name, Err: err}
 	}
@@ -138,4 +141,26 @@ func JSONPosition(data []byte, off int64) string {
 	line := 1 + bytes.Count(data[:off], []byte{'\n'})
 	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
 	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// requireModels rejects a job whose model leaves out a or b: encoding/json
+// would read a missing "b" (or a misspelt one, since unknown fields are
+// allowed) as 0, a job that never speeds up, and plan it without a word.
+func requireModels(data []byte, w *Workload) error {
+	var raw struct {
+		Jobs []struct {
+			Model map[string]json.RawMessage `json:"model"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil // the typed decode succeeded; nothing more to learn here
+	}
+	for i, j := range raw.Jobs {
+		for _, f := range []string{"a", "b"} {
+			if _, ok := j.Model[f]; !ok && i < len(w.Jobs) {
+				return fmt.Errorf("%w: jobs[%d]: job %q: model.%s is missing (F(n) = a·n^b needs both)", ErrInvalidWorkload, i, w.Jobs[i].Name, f)
+			}
+		}
+	}
+	return nil
 }

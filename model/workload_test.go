@@ -41,6 +41,7 @@ func TestParseWorkloadErrors(t *testing.T) {
 		{"zero a", `{"jobs": [{"name": "srt", "model": {"a": 0, "b": -1}}]}`, []string{"f.json", "jobs[0]", `job "srt"`, "model.a", "got 0"}},
 		{"negative a", `{"jobs": [{"name": "srt", "model": {"a": -3, "b": -1}}]}`, []string{`job "srt"`, "model.a", "-3"}},
 		{"missing model", `{"jobs": [{"name": "srt"}]}`, []string{`job "srt"`, "model.a"}},
+		{"missing b", `{"jobs": [{"name": "srt", "model": {"a": 1500, "exponent": -0.5}}]}`, []string{"jobs[0]", `job "srt"`, "model.b is missing"}},
 		{"huge b", `{"jobs": [{"name": "srt", "model": {"a": 1, "b": 1e999}}]}`, []string{"f.json", "b"}},
 		{"empty name", `{"jobs": [{"name": " ", "model": {"a": 1, "b": -1}}]}`, []string{"jobs[0]", "name is empty"}},
 		{"bad range", `{"jobs": [{"name": "j", "model": {"a": 1, "b": -1}, "measured_range": {"min": 6, "max": 2}}]}`, []string{`job "j"`, "measured_range"}},

@@ -204,6 +204,9 @@ func (pl *Plan) Verify() error {
 	if pl.Version != PlanVersion {
 		return fmt.Errorf("%w: version %d, this packer reads version %d", ErrBadPlan, pl.Version, PlanVersion)
 	}
+	if !validID(pl.ID) {
+		return fmt.Errorf("%w: id %q: want 1–40 characters of a–z, 0–9 and inner hyphens (it names VMs and files)", ErrBadPlan, pl.ID)
+	}
 	c := pl.Cluster.Cluster
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadPlan, err)
@@ -411,4 +414,18 @@ func ReadPlanFile(path string) (*Plan, error) {
 		return nil, &model.InputError{File: path, Err: err}
 	}
 	return ParsePlan(data, path)
+}
+
+// validID reports whether id can name VMs, host names and state files: 1–40
+// characters of a–z, 0–9 and hyphens, not starting or ending with a hyphen.
+func validID(id string) bool {
+	if id == "" || len(id) > 40 || id[0] == '-' || id[len(id)-1] == '-' {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

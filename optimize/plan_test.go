@@ -75,6 +75,8 @@ func TestPlanDocument(t *testing.T) {
 func TestVerifyCatchesTampering(t *testing.T) {
 	for name, tamper := range map[string]func(*Plan){
 		"version":         func(p *Plan) { p.Version = 99 },
+		"empty id":        func(p *Plan) { p.ID = "" },
+		"id with a slash": func(p *Plan) { p.ID = "../w1-12345678" },
 		"runtime":         func(p *Plan) { p.Phases[0].Jobs[0].Runtime += 1 },
 		"duration":        func(p *Plan) { p.Phases[1].Duration *= 2 },
 		"start":           func(p *Plan) { p.Phases[1].Start = 0 },

@@ -3,6 +3,7 @@ package optimize
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -44,6 +45,16 @@ func NewProblem(w *model.Workload, c model.Cluster) (*Problem, error) {
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	// A finite a and b can still overflow: 1e308·n^5 is +Inf. Power laws
+	// are monotone, so the ends of 1..N bound every runtime a plan can use.
+	for i, j := range w.Jobs {
+		for _, n := range []int{1, c.PrimaryVMs()} {
+			if t := c.Alpha * j.Seconds(n); math.IsInf(t, 0) || math.IsNaN(t) {
+				return nil, fmt.Errorf("%w: jobs[%d]: job %q: model a·n^b = %g·%d^%g overflows (times alpha %g) on %d VMs",
+					model.ErrInvalidWorkload, i, j.Name, j.Model.A, n, j.Model.B, c.Alpha, n)
+			}
+		}
 	}
 	return &Problem{Jobs: w.Jobs, Cluster: c}, nil
 }

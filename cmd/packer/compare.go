@@ -77,7 +77,7 @@ func compareAction(c *cli.Context) error {
 		}
 		p, err := optimize.NewProblem(w, cl)
 		if err != nil {
-			return badInput(err)
+			return badInput(fmt.Errorf("%s: %w", name, err))
 		}
 		row := chart.AlgorithmRow{Workload: w.Name}
 		for _, a := range algos {

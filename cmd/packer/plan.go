@@ -79,7 +79,7 @@ func planAction(c *cli.Context) error {
 	}
 	p, err := optimize.NewProblem(w, cl)
 	if err != nil {
-		return badInput(err)
+		return badInput(fmt.Errorf("%s: %w", c.String("workload"), err))
 	}
 	if algo == "exact" && len(p.Jobs) > optimize.MaxExactJobs {
 		return badUsage("--algorithm exact: %d jobs exceed the exact solver's limit of %d; use --algorithm pso or auto", len(p.Jobs), optimize.MaxExactJobs)
