@@ -94,8 +94,29 @@ func checkFormat(c *cli.Context, allowed ...string) (string, error) {
 	return "", badUsage("--format: unknown format %q (want %s)", f, strings.Join(allowed, " or "))
 }
 
+// checkOutputs rejects, before any work, output flags whose path cannot be
+// written: a missing directory, or a path that is a directory.
+func checkOutputs(c *cli.Context, flags ...string) error {
+	for _, f := range flags {
+		path := c.String(f)
+		if path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return badInput(fmt.Errorf("--%s %s: directory %s does not exist", f, path, filepath.Dir(path)))
+		}
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return badInput(fmt.Errorf("--%s %s: is a directory", f, path))
+		}
+	}
+	return nil
+}
+
 // writeOutput writes data atomically to path, creating nothing on failure.
 func writeOutput(path string, data []byte) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return badInput(fmt.Errorf("--output %s: is a directory", path))
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))

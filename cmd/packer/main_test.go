@@ -152,6 +152,8 @@ func TestPlanBadInput(t *testing.T) {
 		{"format", []string{"--format", "xml"}, []string{"xml"}},
 		{"flag", []string{"--nonsense"}, []string{"nonsense"}},
 		{"argument", []string{"W2"}, []string{"W2", "--workload"}},
+		{"lp beside a bad output", []string{"--export-lp", filepath.Join(dir, "x.lp"), "--output", filepath.Join(dir, "no", "p.json")}, []string{"--output", "does not exist"}},
+		{"output is a directory", []string{"--output", dir}, []string{"--output", "is a directory"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-")+".json")

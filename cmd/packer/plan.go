@@ -63,6 +63,9 @@ func planAction(c *cli.Context) error {
 	if err := checkChart(c); err != nil {
 		return err
 	}
+	if err := checkOutputs(c, "output", "export-lp"); err != nil {
+		return err
+	}
 	if c.Int("particles") < 1 {
 		return badUsage("--particles: must be at least 1, got %d", c.Int("particles"))
 	}
