@@ -96,6 +96,11 @@ func applyAction(c *cli.Context) error {
 	if s.StatePath == "" {
 		s.StatePath = "packer-" + pl.ID + ".state.json"
 	}
+	if s.Resume && !s.DryRun {
+		if _, err := os.Stat(s.StatePath); err != nil {
+			return badUsage("--resume: no state file %s to resume from (--state names it)", s.StatePath)
+		}
+	}
 	hs, err := xenlibvirt.Connect(pl, inv, connector)
 	if err != nil {
 		return err
@@ -103,6 +108,12 @@ func applyAction(c *cli.Context) error {
 	defer hs.Close()
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// After the first signal, packer tears the phase down; a second one
+		// gets the default action, so a hung host cannot hold packer forever.
+		<-ctx.Done()
+		stop()
+	}()
 	if !s.DryRun {
 		fmt.Fprintf(c.App.Writer, "applying plan %s (%d phases) to %d hosts; journal %s\n", pl.ID, len(pl.Phases), len(hs.HVs), s.StatePath)
 	}

@@ -138,6 +138,8 @@ func TestApplyBadInputExits2(t *testing.T) {
 			"packer: " + planPath + " and " + invPath + ": plan does not fit the hosts: host h1: phase 0 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096 (and 1 more; see packer hosts check)"},
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--phase", "3"}, "packer: --phase: 3, plan w2-045a8bb1 has phases 0..2"},
 		{[]string{"status", "--state", bad}, "packer: " + bad + ": invalid state file: version: 0, this packer reads version 1"},
+		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--resume", "--state", filepath.Join(filepath.Dir(bad), "none.json")},
+			"packer: --resume: no state file " + filepath.Join(filepath.Dir(bad), "none.json") + " to resume from (--state names it)"},
 	} {
 		code, out, errs := packer(t, "", tc.args...)
 		if code != 2 || strings.TrimSpace(errs) != tc.want || strings.Count(errs, "\n") != 1 {
