@@ -330,15 +330,30 @@ func simWorkload(c *cli.Context, plan *optimize.Plan) (*sim.Workload, *model.Wor
 		}
 		var err error
 		if w, err = sim.FromModel(mw, clusterOverrides(c, cl), c.Int("waves")); err != nil {
-			return nil, nil, badInput(err)
+			return nil, nil, badInput(fmt.Errorf("%s%s: %w", c.String("workload"), overrideNote(c), err))
 		}
 		return w, mw, nil
 	}
 	w.Cluster = clusterOverrides(c, w.Cluster)
 	if err := w.Validate(); err != nil {
-		return nil, nil, badInput(err)
+		return nil, nil, badInput(fmt.Errorf("%s%s: %w", c.String("workload"), overrideNote(c), err))
 	}
 	return w, nil, nil
+}
+
+// overrideNote names the cluster flags given, for errors that may come from
+// them rather than from the file.
+func overrideNote(c *cli.Context) string {
+	var set []string
+	for _, f := range []string{"nodes", "racks", "map-slots", "reduce-slots", "replication"} {
+		if c.IsSet(f) {
+			set = append(set, fmt.Sprintf("--%s %d", f, c.Int(f)))
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(set, ", ")
 }
 
 // clusterOverrides applies the cluster flags that are set.
