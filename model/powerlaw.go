@@ -93,8 +93,13 @@ func FitPowerLaw(nodes, seconds []float64) (Fit, error) {
 	alpha, beta := stat.LinearRegression(xs, ys, nil, false)
 	f := Fit{PowerLaw: PowerLaw{A: math.Exp(alpha), B: beta}, Points: len(xs)}
 	f.R2 = stat.RSquared(xs, ys, nil, alpha, beta)
-	if math.IsNaN(f.R2) {
-		// All ys equal: the horizontal line explains everything there is.
+	lo, hi := ys[0], ys[0]
+	for _, y := range ys {
+		lo, hi = min(lo, y), max(hi, y)
+	}
+	if math.IsNaN(f.R2) || hi-lo <= 1e-12*max(1, math.Abs(hi)) {
+		// All runtimes equal (to rounding): the flat line explains all there
+		// is, though the ratio of two rounding residues may say anything.
 		f.R2 = 1
 	}
 	if dof := len(xs) - 2; dof > 0 {

@@ -102,3 +102,17 @@ func TestFitPowerLawErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestFitPowerLawFlat(t *testing.T) {
+	// The same runtime at every node count: b = 0 and a perfect fit, even
+	// when ln(39.7815) leaves rounding residues that make gonum's R² 0.
+	ns := []float64{2, 4, 6, 9, 12, 18}
+	ss := []float64{39.7815, 39.7815, 39.7815, 39.7815, 39.7815, 39.7815}
+	f, err := FitPowerLaw(ns, ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.R2 != 1 || math.Abs(f.B) > 1e-12 || math.Abs(f.A-39.7815) > 1e-9 {
+		t.Errorf("flat fit: a %v, b %v, R² %v; want 39.7815, 0, 1", f.A, f.B, f.R2)
+	}
+}
