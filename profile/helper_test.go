@@ -34,7 +34,12 @@ func helperArgv(mode string, args ...string) []string {
 }
 
 // helperEnv is the environment that turns the test binary into a command.
-func helperEnv() []string { return append(os.Environ(), testCmdEnv+"=1") }
+// helperEnv is the environment of the test commands. Under -race a test
+// binary sleeps a second at exit (GORACE atexit_sleep_ms); the profiled helper
+// must not, or its wall time dwarfs its CPU time.
+func helperEnv() []string {
+	return append(os.Environ(), testCmdEnv+"=1", "GORACE=atexit_sleep_ms=0")
+}
 
 func testCommand(_ string, args []string) int {
 	// os.Args: binary -test.run=^$ -- mode args...

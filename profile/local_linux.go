@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"syscall"
 	"time"
@@ -35,19 +36,41 @@ func (l Local) Execute(ctx context.Context, argv, env []string) (Run, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Stdout = l.Stdout
+	// Standard error goes through a pipe of packer's own, read here, so that
+	// Wait returns when the command exits, not when the last descendant that
+	// inherited stderr closes it: the wall time is the command's.
 	tail := &tailWriter{max: l.StderrTail}
-	cmd.Stderr = tail
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Run{}, err
+	}
+	copied := make(chan struct{})
+	go func() { io.Copy(tail, pr); close(copied) }()
+	cmd.Stderr = pw
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// Descendants that outlive the command may hold its stderr open; do not
-	// wait for them for ever.
+	// A Stdout that is not a file is copied by os/exec; do not wait for
+	// descendants holding it for ever.
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		pw.Close()
+		pr.Close()
 		return Run{}, err
 	}
-	err := cmd.Wait()
+	pw.Close()
+	err = cmd.Wait()
 	wall := time.Since(start)
+	// Processes the command left behind would skew the next run: end them
+	// (they are in its process group), then collect what stderr still holds.
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-copied:
+	case <-time.After(2 * time.Second):
+		pr.Close()
+		<-copied
+	}
+	pr.Close()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) && !errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
 		return Run{}, err

@@ -263,3 +263,16 @@ func TestProfileInterrupt(t *testing.T) {
 		t.Errorf("returned %v after the cancel: the running command was not killed", el)
 	}
 }
+
+// A command that leaves a process behind holding its stderr is timed to its
+// own exit, not to the leftover's (which is ended so it cannot skew the next
+// run): sh exits at once, its background sleep would last 4 s.
+func TestLeftoverProcessDoesNotCount(t *testing.T) {
+	r, err := (Local{}).Execute(context.Background(), []string{"sh", "-c", "sleep 4 & echo started >&2; exit 0"}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Wall > time.Second || r.ExitCode != 0 || !strings.Contains(r.StderrTail, "started") {
+		t.Errorf("wall %v, exit %d, stderr %q; want well under a second, 0, started", r.Wall, r.ExitCode, r.StderrTail)
+	}
+}
