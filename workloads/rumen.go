@@ -434,6 +434,15 @@ func (rj *rumenJob) check() error {
 	if rj.SubmitTime == nil || *rj.SubmitTime <= 0 || *rj.SubmitTime > 1e15 {
 		return fmt.Errorf("job %s: submitTime must be positive epoch milliseconds, got %v", *rj.JobID, fmtPtr(rj.SubmitTime))
 	}
+	// The real job's times feed the validation tables: a missing or earlier
+	// finish would make its real duration negative. A missing launch time
+	// (0) is allowed and read as the submission.
+	if rj.LaunchTime != 0 && (rj.LaunchTime < *rj.SubmitTime || rj.LaunchTime > 1e15) {
+		return fmt.Errorf("job %s: launchTime %d is before submitTime %d", *rj.JobID, rj.LaunchTime, *rj.SubmitTime)
+	}
+	if rj.FinishTime < max(*rj.SubmitTime, rj.LaunchTime) || rj.FinishTime > 1e15 {
+		return fmt.Errorf("job %s: finishTime must be epoch milliseconds at or after its submission and launch, got %d", *rj.JobID, rj.FinishTime)
+	}
 	return nil
 }
 
@@ -600,7 +609,11 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, or
 	// seconds as floats would lose the milliseconds' last digits.
 	rel := func(ms int64) float64 { return float64(ms-origin) / 1000 }
 	j.Arrival = rel(*rj.SubmitTime)
-	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(rj.LaunchTime), rel(rj.FinishTime), rel(first)
+	launch := rj.LaunchTime
+	if launch == 0 {
+		launch = *rj.SubmitTime
+	}
+	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(launch), rel(rj.FinishTime), rel(first)
 	return pj, true
 }
 

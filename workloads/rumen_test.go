@@ -246,6 +246,8 @@ func TestRumenBadInput(t *testing.T) {
 			"t.json: job record at line 2 (byte 289): field submitTime near byte 321: want int64, got JSON string"},
 		{"no submit", `{"jobID":"b"}`, "t.json: job record at line 1 (byte 0): job b: submitTime must be positive epoch milliseconds, got nothing"},
 		{"no id", `  {"submitTime":5}`, "t.json: job record at line 1 (byte 2): jobID missing"},
+		{"no finish", `{"jobID":"b","submitTime":5000,"launchTime":6000}`, "t.json: job record at line 1 (byte 0): job b: finishTime must be epoch milliseconds at or after its submission and launch, got 0"},
+		{"launch before submit", `{"jobID":"b","submitTime":5000,"launchTime":4000,"finishTime":9000}`, "t.json: job record at line 1 (byte 0): job b: launchTime 4000 is before submitTime 5000"},
 		{"not an object", rec("a") + "\n[1]\n", `t.json: job record at line 2 (byte 289): want a JSON object, found '['`},
 		{"unfinished", `{"jobID":"b","mapTasks":[` + "\n" + rec("c"), "t.json: job record at line 1 (byte 0): record unfinished (2 open brackets) when the next one starts on line 2"},
 		{"cut", rec("a") + rec("b")[:50], "t.json: job record at line 1 (byte 288): the stream ends inside this record (50 bytes in): truncated"},
