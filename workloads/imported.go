@@ -68,9 +68,10 @@ func (im *Imported) MarshalIndent() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Window selects the jobs to import by submit time, in seconds from the
-// trace's first record, so an analyst can take one hour of a day. The zero
-// value takes everything.
+// Window selects the jobs to import by submit time, in seconds on the
+// trace's own clock (SWIM: its submit column, which need not start at 0;
+// Rumen: from its first record's submission), so an analyst can take one hour
+// of a day. The zero value takes everything.
 type Window struct {
 	// From is the earliest submit time taken; 0 means from the beginning
 	// (including a record submitted before the first one, which real traces
