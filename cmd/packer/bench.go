@@ -333,7 +333,7 @@ func (b *bencher) growth() error {
 	}
 	t = newTable(b.w, "cores (GOMAXPROCS, M=30)", "swarm time", "speed-up", "same plan")
 	var base time.Duration
-	var first float64
+	var first string // the schedule itself: equal makespans could hide different plans
 	for _, procs := range []int{1, 2, 4} {
 		if procs > runtime.NumCPU() {
 			break
@@ -347,9 +347,9 @@ func (b *bencher) growth() error {
 			return err
 		}
 		if procs == 1 {
-			base, first = d, sr.Makespan
+			base, first = d, fmt.Sprint(sr.Schedule)
 		}
-		t.Append([]string{strconv.Itoa(procs), d.Round(time.Millisecond).String(), fmt.Sprintf("%.2f×", base.Seconds()/d.Seconds()), strconv.FormatBool(sr.Makespan == first)})
+		t.Append([]string{strconv.Itoa(procs), d.Round(time.Millisecond).String(), fmt.Sprintf("%.2f×", base.Seconds()/d.Seconds()), strconv.FormatBool(fmt.Sprint(sr.Schedule) == first)})
 	}
 	return t.Render()
 }
