@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
 )
@@ -121,17 +122,25 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 	if err != nil {
 		return err
 	}
+	// Draw before writing anything, so that a chart that fails leaves no
+	// profile behind either.
+	var pic []byte
+	if path := c.String("chart"); path != "" {
+		g, err := chart.Fits(w)
+		if err != nil {
+			return err
+		}
+		if pic, err = g.Encode(path); err != nil {
+			return err
+		}
+	}
 	if out := c.String("output"); out != "" {
 		if err := writeOutput(out, doc); err != nil {
 			return err
 		}
 	}
-	if c.String("chart") != "" {
-		g, err := chart.Fits(w)
-		if err != nil {
-			return err
-		}
-		if err := writeChart(c, g); err != nil {
+	if pic != nil {
+		if err := safefile.WriteFile(c.String("chart"), pic, 0o644); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -179,6 +180,16 @@ func workloadsImportAction(c *cli.Context) error {
 		var b bytes.Buffer
 		if err := workloads.WriteHybS(&b, jobs); err != nil {
 			return badInput(err)
+		}
+		// Check the workload's own output first, so that a bad --output
+		// leaves no HybS file behind.
+		if out := o.String("output"); out != "" {
+			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+				return badInput(fmt.Errorf("--output %s: directory %s does not exist", out, filepath.Dir(out)))
+			}
+			if st, err := os.Stat(out); err == nil && st.IsDir() {
+				return badInput(fmt.Errorf("--output %s: is a directory", out))
+			}
 		}
 		if err := writeOutput(hp, b.Bytes()); err != nil {
 			return err
