@@ -133,6 +133,13 @@ func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Jou
 	if set.DryRun {
 		return nil, dryRun(set.Log, d, &set)
 	}
+	if set.StatePath != "" {
+		unlock, err := lockState(set.StatePath)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
 	r := &run{plan: pl, hs: hs, set: &set, d: d}
 	if err := r.openJournal(); err != nil {
 		return nil, err
@@ -592,6 +599,13 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 func Destroy(j *Journal, c Connector, statePath string, log io.Writer) error {
 	if log == nil {
 		log = io.Discard
+	}
+	if statePath != "" {
+		unlock, err := lockState(statePath)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
 	r := &run{j: j, set: &Settings{StatePath: statePath, Log: log}}
 	conns := map[string]Hypervisor{}
