@@ -173,6 +173,19 @@ func inPhase(pl *optimize.Plan, p int) func(string) bool {
 }
 
 // logHook calls fn with each line the executor logs.
+// afterStarts is a log that calls fn once, when the n-th VM has started: the
+// tests' way to act mid-phase (interrupt, kill a VM) once a phase is up.
+func afterStarts(n int, fn func()) *logHook {
+	started := 0
+	return &logHook{line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == n {
+				fn()
+			}
+		}
+	}}
+}
+
 type logHook struct {
 	mu   sync.Mutex
 	buf  bytes.Buffer
@@ -349,15 +362,8 @@ func TestInterrupt(t *testing.T) {
 			libvirttest.NewAppliance(t, c, func(string) bool { return true }) // jobs never end
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			started := 0
 			// SIGINT arrives once phase 0's 6 VMs are all up.
-			log := &logHook{line: func(l string) {
-				if strings.HasSuffix(l, ": started") {
-					if started++; started == 6 {
-						cancel()
-					}
-				}
-			}}
+			log := afterStarts(6, cancel)
 			state := filepath.Join(t.TempDir(), "state.json")
 			hs := connect(t, pl, c, nil)
 			j, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: keep, Log: log})
@@ -451,14 +457,7 @@ func TestDestroyLeavesAnImpostorWithPackersName(t *testing.T) {
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	ctx, cancel := context.WithCancel(context.Background())
-	started := 0
-	log := &logHook{line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 6 {
-				cancel()
-			}
-		}
-	}}
+	log := afterStarts(6, cancel)
 	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
 	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
 		t.Fatal(err)
@@ -512,23 +511,18 @@ func TestVMStoppedFromOutsideFailsThePhase(t *testing.T) {
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 1)
-	started := 0
-	log := &logHook{line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 6 {
-				go func() {
-					d, err := c.Conns[1].Libvirt().LookupDomainByName(victim)
-					if err != nil {
-						d, err = c.Conns[0].Libvirt().LookupDomainByName(victim)
-					}
-					if err == nil {
-						_ = d.Destroy()
-						d.Free()
-					}
-				}()
+	log := afterStarts(6, func() {
+		go func() {
+			d, err := c.Conns[1].Libvirt().LookupDomainByName(victim)
+			if err != nil {
+				d, err = c.Conns[0].Libvirt().LookupDomainByName(victim)
 			}
-		}
-	}}
+			if err == nil {
+				_ = d.Destroy()
+				d.Free()
+			}
+		}()
+	})
 	_, err := xenlibvirt.Apply(context.Background(), pl, connect(t, pl, c, nil), &xenlibvirt.Settings{Log: log})
 	if err == nil || !strings.Contains(err.Error(), victim+" destroyed before its job finished") {
 		t.Fatalf("Apply: %v", err)
@@ -816,14 +810,7 @@ func TestResumeClearsKeptVMsFirst(t *testing.T) {
 	var mu sync.Mutex
 	app := libvirttest.NewAppliance(t, c, func(string) bool { mu.Lock(); defer mu.Unlock(); return hold })
 	ctx, cancel := context.WithCancel(context.Background())
-	started := 0
-	log := &logHook{line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 6 {
-				cancel()
-			}
-		}
-	}}
+	log := afterStarts(6, cancel)
 	state := filepath.Join(t.TempDir(), "state.json")
 	hs := connect(t, pl, c, nil)
 	if _, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, Log: log}); !errors.Is(err, xenlibvirt.ErrInterrupted) {
@@ -854,14 +841,7 @@ func TestDestroyLeavesASwappedDisk(t *testing.T) {
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	ctx, cancel := context.WithCancel(context.Background())
-	started := 0
-	log := &logHook{line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 6 {
-				cancel()
-			}
-		}
-	}}
+	log := afterStarts(6, cancel)
 	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
 	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
 		t.Fatal(err)

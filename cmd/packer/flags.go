@@ -98,29 +98,31 @@ func checkFormat(c *cli.Context, allowed ...string) (string, error) {
 // written: a missing directory, or a path that is a directory.
 func checkOutputs(c *cli.Context, flags ...string) error {
 	for _, f := range flags {
-		path := c.String(f)
-		if path == "" {
-			continue
+		if path := c.String(f); path != "" {
+			if err := checkOutputPath(f, path); err != nil {
+				return err
+			}
 		}
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("--%s %s: directory %s does not exist", f, path, filepath.Dir(path)))
-		}
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			return badInput(fmt.Errorf("--%s %s: is a directory", f, path))
-		}
+	}
+	return nil
+}
+
+// checkOutputPath rejects a path given to --flag that cannot be written: its
+// directory is missing, or it is a directory itself.
+func checkOutputPath(flag, path string) error {
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return badInput(fmt.Errorf("--%s %s: directory %s does not exist", flag, path, filepath.Dir(path)))
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return badInput(fmt.Errorf("--%s %s: is a directory", flag, path))
 	}
 	return nil
 }
 
 // writeOutput writes data atomically to path, creating nothing on failure.
 func writeOutput(path string, data []byte) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return badInput(fmt.Errorf("--output %s: is a directory", path))
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))
-		}
+	if err := checkOutputPath("output", path); err != nil {
+		return err
 	}
 	return safefile.WriteFile(path, data, 0o644)
 }
@@ -129,7 +131,7 @@ func writeOutput(path string, data []byte) error {
 var chartFlag = &cli.StringFlag{Name: "chart", Usage: "also draw the result to `FILE` (.svg or .png)"}
 
 // checkChart rejects a --chart path packer cannot write before any work is
-// done: an unknown picture format or a missing directory.
+// done: an unknown picture format, a missing directory, or a directory.
 func checkChart(c *cli.Context) error {
 	path := c.String("chart")
 	if path == "" {
@@ -140,10 +142,7 @@ func checkChart(c *cli.Context) error {
 	default:
 		return badUsage("--chart %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
 	}
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return badInput(fmt.Errorf("--chart %s: directory %s does not exist", path, filepath.Dir(path)))
-	}
-	return nil
+	return checkOutputPath("chart", path)
 }
 
 // writeChart renders a picture to --chart, if given, atomically.

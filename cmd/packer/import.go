@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -184,11 +183,8 @@ func workloadsImportAction(c *cli.Context) error {
 		// Check the workload's own output first, so that a bad --output
 		// leaves no HybS file behind.
 		if out := o.String("output"); out != "" {
-			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
-				return badInput(fmt.Errorf("--output %s: directory %s does not exist", out, filepath.Dir(out)))
-			}
-			if st, err := os.Stat(out); err == nil && st.IsDir() {
-				return badInput(fmt.Errorf("--output %s: is a directory", out))
+			if err := checkOutputPath("output", out); err != nil {
+				return err
 			}
 		}
 		if err := writeOutput(hp, b.Bytes()); err != nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,12 +81,8 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range []string{"jobs-csv", "trace"} {
-		if path := c.String(f); path != "" {
-			if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-				return badInput(fmt.Errorf("--%s %s: directory %s does not exist", f, path, filepath.Dir(path)))
-			}
-		}
+	if err := checkOutputs(c, "jobs-csv", "trace"); err != nil {
+		return err
 	}
 	if err := checkChart(c); err != nil {
 		return err
