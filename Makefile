@@ -53,8 +53,9 @@ fuzz-sim:
 bench-sim:
 	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x
 
-# itest runs the libvirt integration tests (issue 7): a real libvirtd with QEMU (KVM if
-# /dev/kvm is usable, else TCG) deploys a two-phase plan of a tiny busybox appliance.
+# itest runs the libvirt integration tests: a real libvirtd with QEMU (KVM if a canary
+# guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
+# plan of a tiny busybox appliance.
 # test/itest/run.sh builds the appliance and starts/stops virtlogd and libvirtd by PID.
 # Needs root. fuzz-apply runs the inventory and journal fuzzers (issue 7).
 ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static

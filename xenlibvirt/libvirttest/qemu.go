@@ -33,7 +33,8 @@ type QEMUCluster struct {
 // prepares the hosts for the appliance in PACKER_ITEST_APPLIANCE (default
 // /var/tmp/packer-itest, built by test/itest/build-appliance.sh); each host
 // declares 1 core, 512 MiB and one disk, and VMs boot the appliance with
-// cmdline. KVM is used when libvirt offers it, else QEMU's TCG.
+// cmdline. KVM is used when libvirt offers it and a canary guest proves it
+// runs guests, else QEMU's TCG (see ChooseAccel).
 func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	t.Helper()
 	dir := os.Getenv("PACKER_ITEST_APPLIANCE")
@@ -58,13 +59,11 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hv := xenlibvirt.QEMU
-	for _, v := range facts.VirtTypes {
-		if v == "kvm" {
-			hv = xenlibvirt.KVM
-		}
+	hv, why, err := accel(conn, dir, facts.VirtTypes)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv)
+	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s (%s)", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv, why)
 	work, err := os.MkdirTemp(dir, "work-")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,101 @@
+//go:build integration
+
+package libvirttest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/packer-sched/packer/xenlibvirt"
+)
+
+// canaryConn connects as the integration tests do and returns the
+// appliance's directory.
+func canaryConn(t *testing.T) (*xenlibvirt.Conn, string) {
+	t.Helper()
+	dir := os.Getenv("PACKER_ITEST_APPLIANCE")
+	if dir == "" {
+		dir = "/var/tmp/packer-itest"
+	}
+	uri := os.Getenv("PACKER_ITEST_URI")
+	if uri == "" {
+		uri = "qemu:///system"
+	}
+	conn, err := xenlibvirt.Open(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn, dir
+}
+
+// assertNoCanary fails if a canary domain outlived BootCanary.
+func assertNoCanary(t *testing.T, conn *xenlibvirt.Conn) {
+	t.Helper()
+	doms, err := conn.Libvirt().ListAllDomains(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range doms {
+		if n, _ := d.GetName(); len(n) > 14 && n[:14] == "packer-canary-" {
+			t.Errorf("canary domain %s left behind", n)
+		}
+		d.Free()
+	}
+}
+
+// TestIntegrationCanaryOnTCG: the appliance told to run `true` powers off,
+// and BootCanary sees it, on TCG, which every machine has.
+func TestIntegrationCanaryOnTCG(t *testing.T) {
+	conn, dir := canaryConn(t)
+	took, err := conn.BootCanary(context.Background(), xenlibvirt.Canary{Hypervisor: xenlibvirt.QEMU,
+		Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Timeout: 3 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("TCG canary powered off in %v", took)
+	assertNoCanary(t, conn)
+}
+
+// TestIntegrationCanaryThatHangs is the hanging accelerator made on purpose:
+// a guest that sleeps instead of powering off must be reported as a timeout
+// within about the timeout, and destroyed.
+func TestIntegrationCanaryThatHangs(t *testing.T) {
+	conn, dir := canaryConn(t)
+	start := time.Now()
+	_, err := conn.BootCanary(context.Background(), xenlibvirt.Canary{Hypervisor: xenlibvirt.QEMU,
+		Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"),
+		Cmdline: "console=ttyS0 quiet panic=-1 packer.run=sleep,600", Timeout: 3 * time.Second})
+	if !errors.Is(err, xenlibvirt.ErrCanaryTimeout) {
+		t.Fatalf("err = %v, want ErrCanaryTimeout", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("a 3 s canary took %v to give up", took)
+	}
+	assertNoCanary(t, conn)
+}
+
+// TestIntegrationAccelChoice runs the harness's own choice on this machine
+// (whatever its /dev/kvm does) and checks that the choice boots: the
+// canary of the chosen accelerator powers off.
+func TestIntegrationAccelChoice(t *testing.T) {
+	conn, dir := canaryConn(t)
+	facts, err := conn.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv, why, err := accel(conn, dir, facts.VirtTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chose %s: %s", hv, why)
+	if _, err := conn.BootCanary(context.Background(), xenlibvirt.Canary{Hypervisor: hv,
+		Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Timeout: 3 * time.Minute}); err != nil {
+		t.Fatalf("the chosen accelerator %s does not boot the appliance: %v", hv, err)
+	}
+	assertNoCanary(t, conn)
+}
