@@ -73,6 +73,26 @@ func (h *HybS) Name() string {
 	return fmt.Sprintf("hybs(%g,%g,%g)", h.Alpha, h.Beta, h.Gamma)
 }
 
+// HybSPreset returns the HybS variant packer names name, labelled so:
+// "hybs" weighs waiting time, run time and task count (α = 1, β = γ = −1),
+// "hybs-fcfs" waiting time alone (α = 1), "hybs-sjf" mean map time alone,
+// shortest first (β = −1), and "hybs-smallest" unscheduled tasks alone,
+// fewest first (γ = −1). The single-factor variants isolate what each term
+// of eq. 1 contributes. ok is false for any other name.
+func HybSPreset(name string) (h *HybS, ok bool) {
+	switch name {
+	case "hybs":
+		return &HybS{Alpha: 1, Beta: -1, Gamma: -1, Label: name}, true
+	case "hybs-fcfs":
+		return &HybS{Alpha: 1, Label: name}, true
+	case "hybs-sjf":
+		return &HybS{Beta: -1, Label: name}, true
+	case "hybs-smallest":
+		return &HybS{Gamma: -1, Label: name}, true
+	}
+	return nil, false
+}
+
 // HybSPriority is eq. 1 times the user weight:
 //
 //	(td/avgWait)^α · (r/avgRun)^β · (n/avgTasks)^γ · u^δ.
