@@ -22,7 +22,9 @@
 //	  │                           replay, Dynamic Priority (dp.go), HybS (hybs.go),
 //	  │                           Tyrex static and dynamic and task-count fair (tyrex.go);
 //	  │                           optional hooks for arrivals, task ends, periodic
-//	  │                           allocation and preemption (Kill)
+//	  │                           allocation and preemption (Kill); the registry
+//	  │                           (registry.go) builds each from its name
+//	  │                           (ParsePolicy), Compare (compare.go) runs a list
 //	  ▼
 //	Result (metrics.go)           per job and per policy numbers; Summarize adds
 //	                              slowdowns from the jobs' alone times (Alone)

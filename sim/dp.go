@@ -7,7 +7,7 @@ import (
 	"slices"
 )
 
-// DP is seed 000's Dynamic Priority scheduler (section 3.1). Every job's User
+// DP is the Dynamic Priority scheduler of Sandholm & Lai, "Dynamic Proportional Share Scheduling in Hadoop" (JSSPP 2010) (section 3.1). Every job's User
 // is its queue. Every allocation interval (Tick):
 //
 //  1. each queue that ran tasks in the interval just ended pays its spending

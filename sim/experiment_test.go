@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// probeLocality runs one trial of seed 001's delay-scheduling analysis: M
+// probeLocality runs one trial of the Delay Scheduling paper's analysis: M
 // nodes with one map slot each are kept busy by a background job whose tasks
 // have exponential durations, so each freed slot is on a node drawn uniformly
 // (memorylessness). A probe job with one map task, whose block is on pM of the
@@ -29,11 +29,11 @@ func probeLocality(t *testing.T, rng *rand.Rand, m int, p float64, d int) bool {
 
 // TestDelaySchedulingLocality is the controlled experiment: with p = 0.1 the
 // probe's locality follows 1 − (1 − p)^(D+1): it sees D + 1 independent slots
-// (refusing D non-local ones, then taking the next whatever it is). Seed 001
-// writes 1 − (1 − p)^D, about 65 % at D = 10 and 99 % at D = 40; ours is
-// 68.6 % and 98.7 %. Tolerance: 0.05 absolute against ours (over 2.5
-// standard errors at 600 trials: √(0.25/600) ≈ 0.02), and 0.06 against the
-// seed's for D ≥ 10, where the seed quotes numbers (at small D the off-by-one
+// (refusing D non-local ones, then taking the next whatever it is). The
+// Delay Scheduling paper writes 1 − (1 − p)^D, about 65 % at D = 10 and 99 %
+// at D = 40; ours is 68.6 % and 98.7 %. Tolerance: 0.05 absolute against ours
+// (over 2.5 standard errors at 600 trials: √(0.25/600) ≈ 0.02), and 0.06
+// against the paper's for D ≥ 10, where it quotes numbers (at small D the off-by-one
 // matters: D = 1 gives 0.19, not 0.10).
 func TestDelaySchedulingLocality(t *testing.T) {
 	const m, p, trials = 100, 0.1, 600
@@ -53,12 +53,12 @@ func TestDelaySchedulingLocality(t *testing.T) {
 			t.Errorf("D = %d: locality %.3f, want %.3f ± 0.05", d, got, exact)
 		}
 		if d >= 10 && math.Abs(got-seed) > 0.06 {
-			t.Errorf("D = %d: locality %.3f, seed 001 says %.3f ± 0.06", d, got, seed)
+			t.Errorf("D = %d: locality %.3f, the Delay Scheduling paper says %.3f ± 0.06", d, got, seed)
 		}
 	}
 }
 
-// smallJobs is a loaded cluster (seed 001's head-of-line setting): 100 nodes
+// smallJobs is a loaded cluster (the Delay Scheduling paper's head-of-line setting): 100 nodes
 // in 5 racks, 2 map slots each, kept busy by a big job of 4000 maps of 5–15 s
 // (varied, so slots free up one by one, as on a real cluster, not in waves),
 // while 100 small jobs of 2 maps × 10 s arrive one a second. Blocks are placed
@@ -77,7 +77,7 @@ func smallJobs() *Workload {
 	return w
 }
 
-// TestHeadOfLine shows the problem seed 001 names: under naive fair sharing a
+// TestHeadOfLine shows the problem the Delay Scheduling paper names: under naive fair sharing a
 // small job reaches the head of the queue (it has the fewest running tasks)
 // and takes whatever slot frees next, which holds its data with probability
 // about 6/100 (3 replicas × 2 tasks over 100 nodes), so small jobs run almost

@@ -5,18 +5,18 @@ import (
 	"slices"
 )
 
-// Fair is max-min fair sharing as the Hadoop Fair Scheduler does it (seed 001):
+// Fair is max-min fair sharing as the Hadoop Fair Scheduler does it (Zaharia et al., "Delay Scheduling", EuroSys 2010):
 // a free slot goes to the job with the fewest running tasks of the slot's kind
 // (ties to the earlier job in the workload), which, as slots free up often,
 // converges on equal shares.
 //
-// With Delay = 0 it is the seed's Algorithm 1, naive fair sharing: the job at
+// With Delay = 0 it is the paper's Algorithm 1, naive fair sharing: the job at
 // the head takes the slot whatever its locality. With Delay = D > 0 it is
 // Algorithm 2, delay scheduling: a job at the head with no node-local task for
 // the offered node is skipped (its skip count grows by one) and the slot is
 // offered to the next job, until it has been skipped D times; then it may
 // launch non-local tasks, and its count returns to 0 only when it launches a
-// node-local one. RackDelay adds the seed's second wait for rack locality:
+// node-local one. RackDelay adds the paper's second wait for rack locality:
 // after D skips only rack-local tasks are allowed, after D + RackDelay any.
 // Reduce tasks read no block and are never delayed. A slot nobody takes is
 // answered Later, so it is offered again.

@@ -7,23 +7,23 @@ import (
 	"slices"
 )
 
-// HybS is seed 002's hybrid dynamic-priority scheduler (section II). At every
+// HybS is the hybrid dynamic-priority scheduler of Nguyen et al. (the HybS paper, UCC 2012) (section II). At every
 // scheduling point (a node offering free slots) each job with unscheduled
 // tasks gets the priority of HybSPriority, from its waiting time, its mean map
 // run time and its number of unscheduled tasks relative to the averages over
 // those jobs; jobs are taken in descending priority (ties to the earlier job),
 // only the first Window of them. A job may hold at most A_i = ⌈F_i·s_i⌉ slots
 // of a kind, F_i its tasks of that kind not yet done and s_i its service
-// level, so the job first in line always may have one. The seed's Fig. 2:
+// level, so the job first in line always may have one. The paper's Fig. 2:
 // node- and rack-local tasks are given first, greedily down the line (the
 // fractional knapsack); only when no job in the window has one is a non-local
 // task given, to the first job that can take it. Reduce tasks read no block
 // and so count as local.
 //
-// The seed allows one non-local task per heartbeat. With Settings.Heartbeat
+// The paper allows one non-local task per heartbeat. With Settings.Heartbeat
 // = 0 a slot left free would only be offered again at the node's next task
 // end, so by default every free slot is filled (NonLocalPerOffer = 0); set it
-// to 1 for the seed's rule.
+// to 1 for the paper's rule.
 type HybS struct {
 	// Alpha, Beta, Gamma and Delta are the exponents of eq. 1 and of the user
 	// weight u^δ (u = the job's Priority + 3, so Hadoop's levels −2..2 are
@@ -36,7 +36,7 @@ type HybS struct {
 	// Levels overrides ServiceLevel for jobs by name.
 	Levels map[string]float64
 	// Waited adds, by job name, seconds a job had already waited when it was
-	// submitted to t_d (the seed's workload files carry a wait time).
+	// submitted to t_d (the paper's workload files carry a wait time).
 	Waited map[string]float64
 	// Online estimates a job's mean map time from its own completed maps (the
 	// seed's online profiler) instead of the workload's durations (its
@@ -71,6 +71,26 @@ func (h *HybS) Name() string {
 		return h.Label
 	}
 	return fmt.Sprintf("hybs(%g,%g,%g)", h.Alpha, h.Beta, h.Gamma)
+}
+
+// HybSPreset returns the HybS variant packer names name, labelled so:
+// "hybs" weighs waiting time, run time and task count (α = 1, β = γ = −1),
+// "hybs-fcfs" waiting time alone (α = 1), "hybs-sjf" mean map time alone,
+// shortest first (β = −1), and "hybs-smallest" unscheduled tasks alone,
+// fewest first (γ = −1). The single-factor variants isolate what each term
+// of eq. 1 contributes. ok is false for any other name.
+func HybSPreset(name string) (h *HybS, ok bool) {
+	switch name {
+	case "hybs":
+		return &HybS{Alpha: 1, Beta: -1, Gamma: -1, Label: name}, true
+	case "hybs-fcfs":
+		return &HybS{Alpha: 1, Label: name}, true
+	case "hybs-sjf":
+		return &HybS{Beta: -1, Label: name}, true
+	case "hybs-smallest":
+		return &HybS{Gamma: -1, Label: name}, true
+	}
+	return nil, false
 }
 
 // HybSPriority is eq. 1 times the user weight:
@@ -176,7 +196,7 @@ func (h *HybS) Offering(s *State, _ int) {
 }
 
 // wait is t_d: seconds since submission, plus 1 so that every wait starts
-// at 1 as in the seed's simulator (and a ratio is defined at time 0), plus
+// at 1 as in the paper's simulator (and a ratio is defined at time 0), plus
 // any wait the job brought with it (Waited).
 func (h *HybS) wait(s *State, j int) float64 {
 	return 1 + s.Now() - s.Job(j).Arrival + h.Waited[s.Job(j).Name]

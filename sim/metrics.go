@@ -111,7 +111,7 @@ type Summary struct {
 	MeanSlowdown   float64 `json:"mean_slowdown"`
 	MedianSlowdown float64 `json:"median_slowdown"`
 	P95Slowdown    float64 `json:"p95_slowdown"`
-	// V95 is seed 004's slowdown variability: P95Slowdown ÷ MedianSlowdown.
+	// V95 is the Tyrex paper's slowdown variability: P95Slowdown ÷ MedianSlowdown.
 	V95 float64 `json:"v95"`
 }
 

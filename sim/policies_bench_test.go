@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkIssue6Policies runs the policies of seeds 000, 002 and 004 beside
+// BenchmarkIssue6Policies runs the policies of the Dynamic Proportional Share, HybS and Tyrex papers beside
 // FIFO and fair on benchWorkload (jobs of 100 maps and 5 reduces at 70 %
 // load, users u0–u9) at two sizes; each first asserts the run finished every
 // job. The ratios to FIFO are the policies' overhead per scheduling decision.

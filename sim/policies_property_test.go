@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// issue6Policies are the policies of seeds 000, 002 and 004, fresh.
+// issue6Policies are the policies of the Dynamic Proportional Share, HybS and Tyrex papers, fresh.
 func issue6Policies() []Policy {
 	return []Policy{
 		&DP{Every: 7, DefaultBudget: 50, Spending: map[string]float64{"u0": 2}, WorkConserving: true},

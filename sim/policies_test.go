@@ -14,7 +14,7 @@ func TestDPSharesLargestRemainder(t *testing.T) {
 		slots int
 		want  []int
 	}{
-		// Seed 000's Fig. 1: price 4 + 1.5 + 2 = 7.5; quotas 4/7.5·15 = 8,
+		// The Dynamic Proportional Share paper's Fig. 1: price 4 + 1.5 + 2 = 7.5; quotas 4/7.5·15 = 8,
 		// 1.5/7.5·15 = 3, 2/7.5·15 = 4, whole already.
 		{"seed example", []float64{4, 1.5, 2}, 15, []int{8, 3, 4}},
 		// 10/3 = 3.33 each: floors 3+3+3 = 9, the one slot left goes to the
@@ -274,7 +274,7 @@ func TestHybSWindowAndLevels(t *testing.T) {
 
 func TestHybSOnlineEstimates(t *testing.T) {
 	// One node, one slot, β = −1 (shortest maps first). A: 4 maps × 10 s,
-	// B: 4 maps × 2 s. From the workload's durations (the seed's history
+	// B: 4 maps × 2 s. From the workload's durations (the paper's history
 	// logs) B's r = 2 beats A's 10: B 0–8, A 8–48. Online, no job has a
 	// completed map at 0, both estimates are the stand-in 1 s and A goes first
 	// by workload order; after its first map A's estimate is 10 s and B's
@@ -290,7 +290,7 @@ func TestHybSOnlineEstimates(t *testing.T) {
 }
 
 func ExampleShares() {
-	// Seed 000's Fig. 1: Alice bids $4, Bob $1.5, Sam $2 for 15 slots.
+	// The Dynamic Proportional Share paper's Fig. 1: Alice bids $4, Bob $1.5, Sam $2 for 15 slots.
 	fmt.Println(Shares([]float64{4, 1.5, 2}, 15))
 	// Output: [8 3 4]
 }

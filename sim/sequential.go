@@ -7,7 +7,7 @@ import (
 
 // Sequential runs one job at a time on the whole cluster, in order of submit
 // time (then workload order), the next starting only when the previous has
-// finished: seed 003's baseline, every job alone on all N VMs in turn.
+// finished: the packing paper's baseline (Aboulnaga et al., CloudDB 2009), every job alone on all N VMs in turn.
 type Sequential struct {
 	order []int32
 	next  int

@@ -22,7 +22,7 @@ type Settings struct {
 	// when there are no heartbeats. Default 1 s.
 	IdleRetry float64
 	// RackFactor and RemoteFactor multiply the duration of a map task that runs
-	// rack-local or off-rack. Seed 001 reports local tasks running up to 2× faster
+	// rack-local or off-rack. The Delay Scheduling paper reports local tasks running up to 2× faster
 	// than remote ones, so the defaults are 1.2 (in-rack bandwidth is much higher
 	// than cross-rack) and 2.
 	RackFactor, RemoteFactor float64

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Tyrex is seed 004's size-based partitioning (section IV): the nodes, and so
+// Tyrex is the size-based partitioning of Ghiț & Epema (the Tyrex paper, CCGrid 2016) (section IV): the nodes, and so
 // their map and reduce slots, are split into K partitions with capacities
 // C_1..C_K (fractions of the cluster), each served FIFO. Every job enters P1;
 // its partial size in a partition is the total run time of its tasks that
@@ -26,10 +26,10 @@ import (
 //
 // Partitions are whole nodes, node i in the partition whose cumulative
 // capacity first exceeds i/N, so partition k has about C_k·N nodes; no
-// partition lends idle slots to another, as in the seed.
+// partition lends idle slots to another, as in the paper.
 type Tyrex struct {
 	// Capacities are the partitions' shares of the nodes, summing to 1.
-	// Default {0.3, 0.7}, the seed's choice.
+	// Default {0.3, 0.7}, the paper's choice.
 	Capacities []float64
 	// Timers are T_1..T_K−1 in seconds for the static policy; a missing or
 	// zero timer is ∞. Ignored when Dynamic.
@@ -270,7 +270,7 @@ func SCV(xs []float64) float64 {
 	return v / (mean * mean)
 }
 
-// Cutoff finds seed 004's optimal cutoff point for the sizes xs: the p in
+// Cutoff finds the Tyrex paper's optimal cutoff point for the sizes xs: the p in
 // (0, max xs) where SCV(min(X, p)) = SCV(X − p | X > p), by bisection on
 // f(p) = SCV(L_p) − SCV(R_p), which is 0 or above near the maximum (R_p is
 // one value). For positive sizes it is below 0 near 0 (L_p is constant, R_p
@@ -309,13 +309,13 @@ func Cutoff(xs []float64) (float64, bool) {
 	return hi, true
 }
 
-// TaskFair is seed 004's baseline FAIR as that seed describes it: "a discrete
+// TaskFair is the Tyrex paper's baseline FAIR as that paper describes it: "a discrete
 // version of the weighted processor-sharing discipline which allocates slots
 // to jobs proportional to the number of their tasks". A free slot goes to the
 // job with the fewest running tasks of the slot's kind per task of that kind
 // it has in all (ties to the earlier job), so a job of 1000 maps is entitled
 // to 100 times the slots of a job of 10. Fair is the unweighted (max-min)
-// sharing of seed 001.
+// sharing of the Delay Scheduling paper.
 type TaskFair struct {
 	active []int32
 }

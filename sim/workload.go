@@ -27,7 +27,7 @@ type Workload struct {
 // ⌊i·Racks/Nodes⌋), each with MapSlots map and ReduceSlots reduce slots, and
 // HDFS blocks stored Replication times. A zero field takes its default.
 type Cluster struct {
-	// Nodes defaults to 18, seed 003's primary VMs.
+	// Nodes defaults to 18, the packing paper's primary VMs.
 	Nodes int `json:"nodes"`
 	// Racks defaults to 1.
 	Racks int `json:"racks"`

@@ -23,9 +23,6 @@ import (
 	"github.com/packer-sched/packer/workloads"
 )
 
-// simPolicies are the policy names --policies accepts.
-var simPolicies = []string{"fifo", "fair", "sequential", "plan", "plan-no-barrier"}
-
 var simulateCommand = &cli.Command{
 	Name:  "simulate",
 	Usage: "compare scheduling policies on a task-level simulation of a Hadoop cluster",
@@ -33,16 +30,13 @@ var simulateCommand = &cli.Command{
 		"and reduce slots, HDFS blocks replicated R times) under each policy and prints one row per\n" +
 		"policy: makespan, response times, slowdowns (response ÷ the job's time alone on the empty\n" +
 		"cluster), slowdown variability V95 = p95 ÷ median, map locality and slot utilisation.\n\n" +
-		"Policies: fifo (priority, then submit time), fair (max-min fair sharing; --delay D > 0 adds\n" +
-		"delay scheduling, seed 001; fair:D and fair:D+R name a delay, and rack delay, per entry), sequential (one job at a time on the whole cluster), plan and\n" +
-		"plan-no-barrier (replay --plan: each job on the plan's VMs, phases one after another, or each\n" +
-		"job as soon as its VMs are free).\n\n" +
+		"Policies (--delay D and --rack-delay R set plain fair's; --plan FILE feeds the replays):\n" + policyHelp() + "\n" +
 		"--workload is a simulation workload file (JSON with a cluster and jobs made of tasks), a\n" +
 		"packer workload file, or a built-in name; packer jobs become waves·n·S map tasks of F(n)/waves\n" +
 		"seconds (see the README). Same seed, same output, byte for byte.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "simulation or packer workload `FILE`, or built-in NAME (default W1, or the plan's jobs with --plan)"},
-		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(simPolicies, ", ") + ", " + strings.Join(extraPolicies, ", ") + ", fair:D, fair:D+R"},
+		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(sim.PolicyNames(), ", ")},
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to replay (packer plan --output)"},
 		&cli.BoolFlag{Name: "barrier", Value: true, Usage: "policy plan runs the plan's phases one after another (--barrier=false is --no-barrier)"},
 		&cli.BoolFlag{Name: "no-barrier", Usage: "policy plan starts each job as soon as its VMs are free (same as plan-no-barrier)"},
@@ -67,12 +61,6 @@ var simulateCommand = &cli.Command{
 	Action: simulateAction,
 }
 
-// simRun is one policy's run with what produced it.
-type simRun struct {
-	result   *sim.Result
-	workload *sim.Workload
-}
-
 func simulateAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return badUsage("simulate takes no arguments, got %q", c.Args().First())
@@ -81,130 +69,64 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, "jobs-csv", "trace"); err != nil {
+	if err := checkOutputs(c, "jobs-csv", "trace", "arff"); err != nil {
 		return err
 	}
 	if err := checkChart(c); err != nil {
 		return err
 	}
-	if err := checkPolicyFlags(c); err != nil {
-		return err
+	for _, check := range simFlagChecks {
+		if err := check(c); err != nil {
+			return err
+		}
 	}
-	names, err := parsePolicies(c)
+	opts, err := simPolicyOptions(c)
 	if err != nil {
 		return err
 	}
+	entries, err := sim.ParsePolicies(policyList(c), opts)
+	if err != nil {
+		return badUsage("--policies: %v", err)
+	}
+	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
+		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}}
 	var plan *optimize.Plan
 	if path := c.String("plan"); path != "" {
 		if plan, err = optimize.ReadPlanFile(path); err != nil {
 			return badInput(err)
 		}
-	} else if slices.Contains(names, "plan") || slices.Contains(names, "plan-no-barrier") {
+	} else if slices.ContainsFunc(entries, sim.Entry.Replays) {
 		return badUsage("--policies: plan needs --plan FILE (write one with packer plan --output)")
 	}
-	for _, f := range []string{"nodes", "racks", "map-slots", "reduce-slots", "replication"} {
-		if c.IsSet(f) && c.Int(f) < 1 {
-			return badUsage("--%s must be at least 1, got %d", f, c.Int(f))
-		}
-	}
-	if c.Int("delay") < 0 || c.Int("rack-delay") < 0 {
-		return badUsage("--delay and --rack-delay must not be negative, got %d and %d", c.Int("delay"), c.Int("rack-delay"))
-	}
-	if h := c.Float64("heartbeat"); h != 0 && !(h >= sim.MinTick && h <= sim.MaxTick) {
-		return badUsage("--heartbeat must be 0 (offer slots on every task end) or between %g and %g seconds, got %v", sim.MinTick, sim.MaxTick, h)
-	}
-	set := sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
-		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}
-	if set.RackFactor == 0 || set.RemoteFactor == 0 {
-		return badUsage("--rack-factor and --remote-factor must be at least 1")
-	}
-
 	base, jobs, err := simWorkload(c, plan)
 	if err != nil {
 		return err
 	}
-	// The trace streams to a temporary file beside its target (a million
-	// tasks make hundreds of megabytes), renamed into place once all is done.
-	traceCSV := csv.NewWriter(io.Discard)
-	var traceFile *safefile.File
-	var traceBuf *bufio.Writer
-	if path := c.String("trace"); path != "" {
-		if traceFile, err = safefile.Create(path, 0o644); err != nil {
-			return err
-		}
-		defer traceFile.Abort()
-		traceBuf = bufio.NewWriterSize(traceFile, 1<<20)
-		traceCSV = csv.NewWriter(traceBuf)
-		_ = traceCSV.Write([]string{"policy", "time", "event", "job", "task", "node", "locality"})
-	}
-	var planBase *sim.Workload
+	cmp.Workload = base
 	if plan != nil {
-		if planBase, err = planWorkload(c, base, jobs, plan); err != nil {
+		if cmp.Replay, err = planReplay(c, base, jobs, plan); err != nil {
 			return err
 		}
 	}
-	alone := map[string][]float64{}
-	labels := map[string]string{} // policy label → the --policies entry that made it
-	var runs []simRun
-	for _, name := range names {
-		w, p, key := base, sim.Policy(nil), "base"
-		switch name {
-		case "fifo":
-			p = &sim.FIFO{}
-		case "fair":
-			p = &sim.Fair{Delay: c.Int("delay"), RackDelay: c.Int("rack-delay")}
-		case "sequential":
-			p = &sim.Sequential{}
-		default:
-			if p = extraPolicy(c, name); p != nil {
-				break
-			}
-			if d, r, ok := fairDelays(name); ok {
-				p = &sim.Fair{Delay: d, RackDelay: r}
-				break
-			}
-			key = "plan" // both replays run the same tasks
-			if w, p, err = sim.ReplayPlan(plan, planBase, name == "plan"); err != nil {
-				return badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
-			}
-		}
-		if prev, dup := labels[p.Name()]; dup {
-			return badUsage("--policies: %q and %q are the same policy (%s)", prev, name, p.Name())
-		}
-		labels[p.Name()] = name
-		st := set
-		if c.String("trace") != "" {
-			st.Trace = &csvTrace{w: traceCSV, policy: p.Name(), wl: w}
-		}
-		r, err := sim.Run(w, p, &st)
-		if errors.Is(err, sim.ErrStalled) {
-			return err
-		} else if err != nil {
-			return badInput(err)
-		}
-		if alone[key] == nil {
-			if alone[key], err = sim.Alone(w, &set); err != nil {
-				return err
-			}
-		}
-		r.Summarize(alone[key])
-		runs = append(runs, simRun{result: r, workload: w})
+	trace, err := openSimTrace(c.String("trace"))
+	if err != nil {
+		return err
+	}
+	if trace != nil {
+		defer trace.file.Abort()
+		cmp.Trace = trace.tracer
+	}
+	runs, err := sim.Compare(cmp)
+	if errors.Is(err, sim.ErrStalled) {
+		return err
+	} else if err != nil {
+		return badInput(err)
 	}
 
 	// Everything is computed; now write, files first, so that a failure
 	// leaves nothing half-done on stdout.
-	if traceFile != nil {
-		traceCSV.Flush()
-		err := traceCSV.Error()
-		if err == nil {
-			err = traceBuf.Flush()
-		}
-		if err != nil {
-			return fmt.Errorf("--trace %s: %w", c.String("trace"), err)
-		}
-		if err := traceFile.Commit(); err != nil {
-			return err
-		}
+	if err := trace.commit(); err != nil {
+		return err
 	}
 	if path := c.String("jobs-csv"); path != "" {
 		if err := safefile.WriteFile(path, jobsCSV(runs), 0o644); err != nil {
@@ -212,62 +134,24 @@ func simulateAction(c *cli.Context) error {
 		}
 	}
 	if path := c.String("arff"); path != "" {
-		if err := writeARFF(c, path, runs); err != nil {
+		if err := safefile.WriteFile(path, sim.ARFF(runs, opts.HybSLevels), 0o644); err != nil {
 			return err
 		}
 	}
 	if c.String("chart") != "" {
-		if err := simulationChart(c, names, runs); err != nil {
+		if err := simulationChart(c, runs); err != nil {
 			return err
 		}
 	}
 	out := c.App.Writer
 	switch format {
 	case "json":
-		return writeSimJSON(out, base, set.Seed, runs)
+		return writeSimJSON(out, base, cmp.Settings.Seed, runs)
 	case "csv":
 		_, err := out.Write(summaryCSV(runs))
 		return err
 	}
-	return printSimulation(out, base, set, runs)
-}
-
-// fairDelays reads a policy name "fair:D" or "fair:D+R": fair sharing with
-// delay D and rack delay R, so one table can compare several delays.
-func fairDelays(name string) (d, r int, ok bool) {
-	spec, found := strings.CutPrefix(name, "fair:")
-	if !found {
-		return 0, 0, false
-	}
-	ds, rs, hasRack := strings.Cut(spec, "+")
-	d, err := strconv.Atoi(ds)
-	if err != nil || d < 0 {
-		return 0, 0, false
-	}
-	if hasRack {
-		if r, err = strconv.Atoi(rs); err != nil || r < 0 {
-			return 0, 0, false
-		}
-	}
-	return d, r, true
-}
-
-func parsePolicies(c *cli.Context) ([]string, error) {
-	var names []string
-	for _, n := range strings.Split(c.String("policies"), ",") {
-		n = strings.TrimSpace(n)
-		if n == "plan" && (c.Bool("no-barrier") || !c.Bool("barrier")) {
-			n = "plan-no-barrier"
-		}
-		if _, _, ok := fairDelays(n); !ok && !slices.Contains(simPolicies, n) && !slices.Contains(extraPolicies, n) {
-			return nil, badUsage("--policies: unknown policy %q (want %s, %s, or fair:D or fair:D+R for delay scheduling)", n, strings.Join(simPolicies, ", "), strings.Join(extraPolicies, ", "))
-		}
-		if slices.Contains(names, n) {
-			return nil, badUsage("--policies: %q is listed twice", n)
-		}
-		names = append(names, n)
-	}
-	return names, nil
+	return printSimulation(out, base, cmp.Settings, runs)
 }
 
 // simWorkload reads --workload: a simulation workload file is used as it is;
@@ -388,6 +272,67 @@ func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan
 	return w, nil
 }
 
+// planReplay builds the plan replays of --plan on the plan's workload
+// (planWorkload), naming the plan file in their errors.
+func planReplay(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan *optimize.Plan) (func(bool) (*sim.Workload, sim.Policy, error), error) {
+	planBase, err := planWorkload(c, base, jobs, plan)
+	if err != nil {
+		return nil, err
+	}
+	return func(barrier bool) (*sim.Workload, sim.Policy, error) {
+		w, p, err := sim.ReplayPlan(plan, planBase, barrier)
+		if err != nil {
+			return nil, nil, badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
+		}
+		return w, p, nil
+	}, nil
+}
+
+// simTrace streams --trace to a temporary file beside its target (a million
+// tasks make hundreds of megabytes), renamed into place once all is done.
+type simTrace struct {
+	path string
+	file *safefile.File
+	buf  *bufio.Writer
+	csv  *csv.Writer
+}
+
+// openSimTrace starts the trace file and writes its header; no path, no trace.
+func openSimTrace(path string) (*simTrace, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := safefile.Create(path, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	t := &simTrace{path: path, file: f, buf: bufio.NewWriterSize(f, 1<<20)}
+	t.csv = csv.NewWriter(t.buf)
+	_ = t.csv.Write([]string{"policy", "time", "event", "job", "task", "node", "locality"})
+	return t, nil
+}
+
+// tracer is one run's tracer (sim.Comparison.Trace).
+func (t *simTrace) tracer(policy string, w *sim.Workload) sim.Tracer {
+	return &csvTrace{w: t.csv, policy: policy, wl: w}
+}
+
+// commit flushes the trace and renames it into place; a nil trace is none.
+func (t *simTrace) commit() error {
+	if t == nil {
+		return nil
+	}
+	t.csv.Flush()
+	err := t.csv.Error()
+	if err == nil {
+		err = t.buf.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("--trace %s: %w", t.path, err)
+	}
+	return t.file.Commit()
+}
+
 // csvTrace writes a run's events as CSV rows.
 type csvTrace struct {
 	w      *csv.Writer
@@ -408,14 +353,14 @@ func (t *csvTrace) Event(e sim.TraceEvent) {
 // num renders a float exactly and briefly (shortest round-trip form).
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func jobsCSV(runs []simRun) []byte {
+func jobsCSV(runs []sim.Outcome) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write([]string{"policy", "job", "user", "submit", "start", "finish", "response", "slowdown", "node_local", "rack_local", "remote", "no_input"})
 	for _, r := range runs {
-		for _, j := range r.result.Jobs {
+		for _, j := range r.Result.Jobs {
 			l := j.Locality
-			_ = w.Write([]string{r.result.Policy, j.Name, j.User, num(j.Submit), num(j.Start), num(j.Finish), num(j.Response), num(j.Slowdown),
+			_ = w.Write([]string{r.Result.Policy, j.Name, j.User, num(j.Submit), num(j.Start), num(j.Finish), num(j.Response), num(j.Slowdown),
 				strconv.Itoa(l.Node), strconv.Itoa(l.Rack), strconv.Itoa(l.Remote), strconv.Itoa(l.None)})
 		}
 	}
@@ -436,7 +381,7 @@ func summaryRow(r *sim.Result, seconds func(float64) string, ratio func(float64)
 		share(l.Node, n), share(l.Rack, n), share(l.Remote, n), ratio(r.Utilisation[sim.Map]), ratio(r.Utilisation[sim.Reduce])}
 }
 
-func summaryCSV(runs []simRun) []byte {
+func summaryCSV(runs []sim.Outcome) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write(summaryColumns)
@@ -447,13 +392,13 @@ func summaryCSV(runs []simRun) []byte {
 		return num(float64(k) / float64(n))
 	}
 	for _, r := range runs {
-		_ = w.Write(summaryRow(r.result, num, num, share))
+		_ = w.Write(summaryRow(r.Result, num, num, share))
 	}
 	w.Flush()
 	return b.Bytes()
 }
 
-func writeSimJSON(out io.Writer, w *sim.Workload, seed uint64, runs []simRun) error {
+func writeSimJSON(out io.Writer, w *sim.Workload, seed uint64, runs []sim.Outcome) error {
 	doc := struct {
 		Workload string        `json:"workload"`
 		Seed     uint64        `json:"seed"`
@@ -462,7 +407,7 @@ func writeSimJSON(out io.Writer, w *sim.Workload, seed uint64, runs []simRun) er
 		Policies []*sim.Result `json:"policies"`
 	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster}
 	for _, r := range runs {
-		doc.Policies = append(doc.Policies, r.result)
+		doc.Policies = append(doc.Policies, r.Result)
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -472,7 +417,7 @@ func writeSimJSON(out io.Writer, w *sim.Workload, seed uint64, runs []simRun) er
 	return err
 }
 
-func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []simRun) error {
+func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []sim.Outcome) error {
 	cl := w.Cluster
 	d := func(v, def int) int {
 		if v == 0 {
@@ -504,15 +449,15 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 		return strconv.FormatFloat(100*float64(k)/float64(n), 'f', 1, 64) + " %"
 	}
 	for _, r := range runs {
-		t.Append(summaryRow(r.result, secs, ratio, share))
+		t.Append(summaryRow(r.Result, secs, ratio, share))
 	}
 	if err := t.Render(); err != nil {
 		return err
 	}
 	for _, r := range runs {
-		if r.workload != w {
+		if r.Workload != w {
 			fmt.Fprintf(out, "%s: replays the plan on %d nodes (its extra VMs included); its jobs are sized for their plan VM counts.\n",
-				r.result.Policy, d(r.workload.Cluster.Nodes, 18)+len(r.workload.Cluster.Extras))
+				r.Result.Policy, d(r.Workload.Cluster.Nodes, 18)+len(r.Workload.Cluster.Extras))
 		}
 	}
 	fmt.Fprintln(out, "Times in seconds. Slowdown: response ÷ the job's time alone on the empty cluster; V95 = p95 ÷ median slowdown.")
@@ -522,10 +467,10 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 // simulationChart draws the comparison to --chart: makespan and mean response
 // bars and slowdown CDFs per policy, and, when two or more fair policies with
 // different delays ran (a delay sweep), node locality against D.
-func simulationChart(c *cli.Context, names []string, runs []simRun) error {
+func simulationChart(c *cli.Context, runs []sim.Outcome) error {
 	results := make([]*sim.Result, len(runs))
 	for i, r := range runs {
-		results[i] = r.result
+		results[i] = r.Result
 	}
 	g, err := chart.Comparison(results)
 	if err != nil {
@@ -533,14 +478,10 @@ func simulationChart(c *cli.Context, names []string, runs []simRun) error {
 	}
 	var sweep []chart.LocalityPoint
 	seen := map[int]bool{}
-	for i, name := range names {
-		d, ok := c.Int("delay"), name == "fair"
-		if !ok {
-			d, _, ok = fairDelays(name)
-		}
-		if ok && !seen[d] {
-			seen[d] = true
-			sweep = append(sweep, chart.LocalityPoint{D: d, Locality: runs[i].result.Locality.NodeFraction(), Expected: -1})
+	for _, r := range runs {
+		if f, ok := r.Entry.Policy.(*sim.Fair); ok && !seen[f.Delay] {
+			seen[f.Delay] = true
+			sweep = append(sweep, chart.LocalityPoint{D: f.Delay, Locality: r.Result.Locality.NodeFraction(), Expected: -1})
 		}
 	}
 	if len(sweep) >= 2 {

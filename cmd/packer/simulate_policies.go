@@ -1,55 +1,87 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
 )
 
-// The policies of seeds 000, 002 and 004 (issue 6) as `packer simulate`
-// names them, with the flags that tune them.
-var extraPolicies = []string{"dp", "dp-preempt", "hybs", "hybs-fcfs", "hybs-sjf", "hybs-smallest", "fair-by-tasks", "tyrex-static", "tyrex-dynamic"}
-
+// The flags that tune the policies of the Dynamic Proportional Share, HybS
+// and Tyrex papers, and reduce slow-start.
 var (
 	spendingFlag   = &cli.StringFlag{Name: "spending", Usage: "dp: spending rates per user, `USER=RATE,...` (others 1; budgets unlimited)"}
-	timerFlag      = &cli.Float64Flag{Name: "tyrex-timer", Value: 200, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
-	arffFlag       = &cli.StringFlag{Name: "arff", Usage: "write seed 002's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
-	hybsLevelsFlag = &cli.StringFlag{Name: "hybs-jobs", Usage: "hybs: service levels and prior waits by job from seed 002's workload `FILE` (its 4th and 5th columns; import the same file with packer workloads import --format hybs)"}
+	timerFlag      = &cli.Float64Flag{Name: "tyrex-timer", Value: sim.DefaultTyrexTimer, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
+	arffFlag       = &cli.StringFlag{Name: "arff", Usage: "write the HybS paper's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
+	hybsLevelsFlag = &cli.StringFlag{Name: "hybs-jobs", Usage: "hybs: service levels and prior waits by job from a HybS paper workload `FILE` (its 4th and 5th columns; import the same file with packer workloads import --format hybs)"}
 	// slowstartFlag is Hadoop 1's reduce slow-start (sim.Settings.ReduceSlowstart).
 	slowstartFlag = &cli.Float64Flag{Name: "slowstart", Usage: "reduces may start once this `FRACTION` of their job's maps is done, holding their slots (Hadoop 1: 0.05; 0: after the maps)"}
 )
 
-// checkPolicyFlags rejects bad --spending, --slowstart, --tyrex-timer, --hybs-jobs and --arff before
-// any work is done.
-func checkPolicyFlags(c *cli.Context) error {
-	if _, err := parseSpending(c.String("spending")); err != nil {
-		return err
+// policyHelp lists the policy registry, one line each, for --help.
+func policyHelp() string {
+	width := 0
+	for _, p := range sim.BuiltinPolicies {
+		width = max(width, len(strings.Join(p.Forms(), ", ")))
 	}
-	if f := c.Float64("slowstart"); !(f >= 0 && f <= 1) {
-		return badUsage("--slowstart must be between 0 and 1, got %v", f)
+	var b strings.Builder
+	for _, p := range sim.BuiltinPolicies {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, strings.Join(p.Forms(), ", "), p.Usage)
 	}
-	if t := c.Float64("tyrex-timer"); !(t > 0) || math.IsInf(t, 0) {
-		return badUsage("--tyrex-timer must be positive and finite, got %v", t)
-	}
-	if _, err := hybsJobs(c.String("hybs-jobs")); err != nil {
-		return badInput(err)
-	}
-	if path := c.String("arff"); path != "" {
-		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("--arff %s: directory %s does not exist", path, filepath.Dir(path)))
+	return b.String()
+}
+
+// simFlagChecks are simulate's flag rules, checked in order before any
+// work; each names its flag in a usage error.
+var simFlagChecks = []func(c *cli.Context) error{
+	func(c *cli.Context) error { _, err := parseSpending(c.String("spending")); return err },
+	func(c *cli.Context) error {
+		if f := c.Float64("slowstart"); !(f >= 0 && f <= 1) {
+			return badUsage("--slowstart must be between 0 and 1, got %v", f)
 		}
+		return nil
+	},
+	func(c *cli.Context) error {
+		if t := c.Float64("tyrex-timer"); !(t > 0) || math.IsInf(t, 0) {
+			return badUsage("--tyrex-timer must be positive and finite, got %v", t)
+		}
+		return nil
+	},
+	atLeastOne("nodes"), atLeastOne("racks"), atLeastOne("map-slots"), atLeastOne("reduce-slots"), atLeastOne("replication"),
+	func(c *cli.Context) error {
+		if c.Int("delay") < 0 || c.Int("rack-delay") < 0 {
+			return badUsage("--delay and --rack-delay must not be negative, got %d and %d", c.Int("delay"), c.Int("rack-delay"))
+		}
+		return nil
+	},
+	func(c *cli.Context) error {
+		if h := c.Float64("heartbeat"); h != 0 && !(h >= sim.MinTick && h <= sim.MaxTick) {
+			return badUsage("--heartbeat must be 0 (offer slots on every task end) or between %g and %g seconds, got %v", sim.MinTick, sim.MaxTick, h)
+		}
+		return nil
+	},
+	func(c *cli.Context) error {
+		if c.Float64("rack-factor") == 0 || c.Float64("remote-factor") == 0 {
+			return badUsage("--rack-factor and --remote-factor must be at least 1")
+		}
+		return nil
+	},
+}
+
+// atLeastOne is the rule of a cluster size flag: unset, or at least 1.
+func atLeastOne(flag string) func(c *cli.Context) error {
+	return func(c *cli.Context) error {
+		if c.IsSet(flag) && c.Int(flag) < 1 {
+			return badUsage("--%s must be at least 1, got %d", flag, c.Int(flag))
+		}
+		return nil
 	}
-	return nil
 }
 
 func parseSpending(s string) (map[string]float64, error) {
@@ -68,108 +100,47 @@ func parseSpending(s string) (map[string]float64, error) {
 	return out, nil
 }
 
-// hybsJobs reads seed 002's workload file for its service levels and waits
-// by job ID; no path, no jobs.
-func hybsJobs(path string) ([]workloads.HybSJob, error) {
+// simPolicyOptions gathers the policy flags, reading --hybs-jobs once. The
+// flags were checked by simFlagChecks.
+func simPolicyOptions(c *cli.Context) (*sim.PolicyOptions, error) {
+	o := &sim.PolicyOptions{Delay: c.Int("delay"), RackDelay: c.Int("rack-delay"), TyrexTimer: c.Float64("tyrex-timer")}
+	var err error
+	if o.Spending, err = parseSpending(c.String("spending")); err != nil {
+		return nil, err
+	}
+	path := c.String("hybs-jobs")
 	if path == "" {
-		return nil, nil
+		return o, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--hybs-jobs: %w", err)
+		return nil, badInput(fmt.Errorf("--hybs-jobs: %w", err))
 	}
 	defer f.Close()
 	jobs, _, err := workloads.ReadHybS(f, path, nil)
-	return jobs, err
+	if err != nil {
+		return nil, badInput(err)
+	}
+	o.HybSLevels, o.HybSWaited = map[string]float64{}, map[string]float64{}
+	for _, j := range jobs {
+		o.HybSLevels[j.ID], o.HybSWaited[j.ID] = j.ServiceLevel, j.Wait
+	}
+	if err := o.Validate(); err != nil {
+		return nil, badInput(fmt.Errorf("--hybs-jobs %s: %w", path, err))
+	}
+	return o, nil
 }
 
-// extraPolicy builds one of extraPolicies, or returns nil for another name.
-// Flags were checked by checkPolicyFlags.
-func extraPolicy(c *cli.Context, name string) sim.Policy {
-	rates, _ := parseSpending(c.String("spending"))
-	jobs, _ := hybsJobs(c.String("hybs-jobs"))
-	levels, waited := map[string]float64{}, map[string]float64{}
-	for _, j := range jobs {
-		levels[j.ID], waited[j.ID] = j.ServiceLevel, j.Wait
-	}
-	hybs := func(h *sim.HybS) *sim.HybS {
-		h.Levels, h.Waited = levels, waited
-		return h
-	}
-	switch name {
-	case "dp", "dp-preempt":
-		return &sim.DP{Spending: rates, DefaultBudget: math.Inf(1), WorkConserving: true, Preempt: name == "dp-preempt", Label: name}
-	case "hybs":
-		return hybs(&sim.HybS{Alpha: 1, Beta: -1, Gamma: -1, Label: "hybs"})
-	case "hybs-fcfs":
-		return hybs(&sim.HybS{Alpha: 1, Label: name})
-	case "hybs-sjf":
-		return hybs(&sim.HybS{Beta: -1, Label: name})
-	case "hybs-smallest":
-		return hybs(&sim.HybS{Gamma: -1, Label: name})
-	case "fair-by-tasks":
-		return &sim.TaskFair{}
-	case "tyrex-static":
-		return &sim.Tyrex{Timers: []float64{c.Float64("tyrex-timer")}}
-	case "tyrex-dynamic":
-		return &sim.Tyrex{Dynamic: true}
-	}
-	return nil
-}
-
-// writeARFF writes seed 002's simulator summary: per job its task count,
-// mean task time, wait (first task start − submit), service level (from
-// --hybs-jobs, else 1),
-// run time (finish − first start), response, the expansion factor
-// (run + wait) ÷ run, and the seed's class: small or large by task count and
-// short or long by mean task time, each against the workload's mean.
-func writeARFF(c *cli.Context, path string, runs []simRun) error {
-	jobs, _ := hybsJobs(c.String("hybs-jobs"))
-	level := map[string]float64{}
-	for _, j := range jobs {
-		level[j.ID] = j.ServiceLevel
-	}
-	var b bytes.Buffer
-	b.WriteString("% packer simulate: seed 002's job summary\n@relation packer-simulate\n\n")
-	for _, a := range []string{"policy string", "job string", "tasks numeric", "avg_task_time numeric", "wait_time numeric",
-		"service_level numeric", "run_time numeric", "response numeric", "expansion_factor numeric", "class {SS,SL,LS,LL}"} {
-		fmt.Fprintf(&b, "@attribute %s\n", a)
-	}
-	b.WriteString("\n@data\n")
-	q := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'" }
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	for _, run := range runs {
-		w := run.workload
-		var sumN, sumT float64
-		for _, j := range w.Jobs {
-			n := j.Maps.N() + j.Reduces.N()
-			sumN += float64(n)
-			sumT += (j.Maps.Total() + j.Reduces.Total()) / float64(n)
+// policyList is --policies as names, with plan made plan-no-barrier by
+// --no-barrier or --barrier=false.
+func policyList(c *cli.Context) []string {
+	var names []string
+	for _, n := range strings.Split(c.String("policies"), ",") {
+		n = strings.TrimSpace(n)
+		if n == "plan" && (c.Bool("no-barrier") || !c.Bool("barrier")) {
+			n = "plan-no-barrier"
 		}
-		avgN, avgT := sumN/float64(len(w.Jobs)), sumT/float64(len(w.Jobs))
-		for i, jr := range run.result.Jobs {
-			j := w.Jobs[i]
-			n := j.Maps.N() + j.Reduces.N()
-			mean := (j.Maps.Total() + j.Reduces.Total()) / float64(n)
-			wait, runT := jr.Start-jr.Submit, jr.Finish-jr.Start
-			class := []byte("SS")
-			if float64(n) > avgN {
-				class[0] = 'L'
-			}
-			if mean > avgT {
-				class[1] = 'L'
-			}
-			exp := 1.0
-			if runT > 0 {
-				exp = (runT + wait) / runT
-			}
-			sl, ok := level[jr.Name]
-			if !ok {
-				sl = 1
-			}
-			fmt.Fprintf(&b, "%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", q(run.result.Policy), q(jr.Name), n, f(mean), f(wait),
-				f(sl), f(runT), f(jr.Response), f(exp), class)
-		}
+		names = append(names, n)
 	}
-	return safefile.WriteFile(path, b.Bytes(), 0o644)
+	return names
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/packer-sched/packer/sim"
 )
 
 func TestSimulateARFF(t *testing.T) {
@@ -41,12 +43,18 @@ func TestSimulateARFF(t *testing.T) {
 }
 
 func TestSimulateNewPolicies(t *testing.T) {
-	// Every policy of issue 6 runs through the CLI on W1.
-	code, out, errOut := packer(t, "", "simulate", "-p", strings.Join(extraPolicies, ","), "--spending", "s-srt=2", "--format", "csv")
+	// Every registered policy but the plan replays runs through the CLI on W1.
+	var names []string
+	for _, p := range sim.BuiltinPolicies {
+		if !p.Replay {
+			names = append(names, p.Name)
+		}
+	}
+	code, out, errOut := packer(t, "", "simulate", "-p", strings.Join(names, ","), "--spending", "s-srt=2", "--format", "csv")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, p := range extraPolicies {
+	for _, p := range names {
 		if !strings.Contains(out, "\n"+p) {
 			t.Errorf("no row for %s:\n%s", p, out)
 		}
@@ -125,7 +133,7 @@ func TestSimulateSlowstart(t *testing.T) {
 }
 
 func TestSimulateHybSJobs(t *testing.T) {
-	// Seed 002's format: A has 4 tasks of 10 s, no wait, service level 0.5;
+	// The HybS paper's format: A has 4 tasks of 10 s, no wait, service level 0.5;
 	// B 2 tasks of 10 s, 30 s already waited, level 1. One node, 4 slots,
 	// hybs-fcfs (α = 1). With --hybs-jobs, B's t_d is 1 + 30 = 31 against
 	// A's 1, so B leads and takes 2 slots 0–10; A may hold ⌈4 · 0.5⌉ = 2:
