@@ -27,7 +27,7 @@ var experimentCommand = &cli.Command{
 		{
 			Name:      "run",
 			Usage:     "run experiments (all, or the ones named)",
-			ArgsUsage: "[NAME...|all]",
+			ArgsUsage: "[NAME...|all] (flags before or after the names)",
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "seeds", Value: experiments.DefaultSeeds, Usage: "random seeds 1..N; numbers are medians over them"},
 				formatFlag,
@@ -49,6 +49,23 @@ func experimentList(c *cli.Context) error {
 }
 
 func experimentRun(c *cli.Context) error {
+	// Flags may also follow the names: run dp-shares --seeds 1.
+	names, opts, err := splitTrailingFlags(c.Args().Slice(), "seeds", "format")
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{"seeds", "format"} {
+		if v, ok := opts[name]; ok {
+			if err := c.Set(name, v); err != nil {
+				return badUsage("experiment run: --%s %s: %v", name, v, err)
+			}
+		}
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, "-") {
+			return badUsage("experiment run: unknown flag %s (want --seeds or --format)", name)
+		}
+	}
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
 		return err
@@ -56,12 +73,6 @@ func experimentRun(c *cli.Context) error {
 	n := c.Int("seeds")
 	if n < 1 || n > experiments.MaxSeeds {
 		return badUsage("--seeds must be between 1 and %d, got %d", experiments.MaxSeeds, n)
-	}
-	names := c.Args().Slice()
-	for _, name := range names {
-		if strings.HasPrefix(name, "-") {
-			return badUsage("experiment run: flag %s after a name: flags go first (packer experiment run --seeds 3 NAME)", name)
-		}
 	}
 	results, err := experiments.Run(names, &experiments.Settings{Seeds: n})
 	if errors.Is(err, experiments.ErrUnknown) {

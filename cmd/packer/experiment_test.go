@@ -35,11 +35,19 @@ func TestExperimentCLI(t *testing.T) {
 		!strings.Contains(out, "hybs-exp2 (Nguyen et al., UCC 2012)") {
 		t.Errorf("table: exit %d:\n%s", code, out)
 	}
+	// Flags after the name work as before it.
+	code, out, _ = packer(t, "", "experiment", "run", "hybs-exp2", "--seeds", "1", "--format=json")
+	if err := json.Unmarshal([]byte(out), &rs); code != 0 || err != nil || len(rs) != 1 || len(rs[0].Seeds) != 1 {
+		t.Errorf("trailing flags: exit %d, %v:\n%s", code, err, out)
+	}
 	for _, args := range [][]string{
 		{"experiment", "run", "no-such"},
 		{"experiment", "run", "--seeds", "0", "hybs-exp1"},
 		{"experiment", "run", "--format", "csv", "hybs-exp1"},
-		{"experiment", "run", "hybs-exp1", "--seeds", "2"},
+		{"experiment", "run", "hybs-exp1", "--seeds", "0"},
+		{"experiment", "run", "hybs-exp1", "--seeds"},
+		{"experiment", "run", "hybs-exp1", "--seeds", "two"},
+		{"experiment", "run", "hybs-exp1", "--bogus"},
 		{"experiment", "list", "extra"},
 	} {
 		code, out, errOut := packer(t, "", args...)
