@@ -94,7 +94,7 @@ pictures: deps
 	bin/packer report --plan $$tmp/plan.json --simulation $$tmp/sim.json --profile $$tmp/profile.json -o docs/example-report.html && \
 	rm -rf $$tmp
 
-# experiments runs every seed's headline comparison (issue 6) over 5 seeds; bench-policies
+# experiments runs every paper's headline comparison (packer experiment) over 5 random seeds; bench-policies
 # measures the DP, HybS and Tyrex policies beside FIFO and fair; fuzz-spending fuzzes
 # packer simulate --spending.
 .PHONY: experiments bench-policies fuzz-spending

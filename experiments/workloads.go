@@ -1,4 +1,4 @@
-package workloads
+package experiments
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"github.com/packer-sched/packer/sim"
 )
 
-// The generators below build the simulation workloads of the seeds'
-// experiments (issue 6) from a seed: same seed, same workload. Each says
-// which numbers come from the seed and which are chosen here.
+// The generators below build the simulation workloads of the papers'
+// experiments from a random seed: same seed, same workload. Each says which
+// numbers come from the paper and which are chosen here.
 
 func expRNG(seed uint64, stream uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x5eed0000+stream))
@@ -25,11 +25,11 @@ func jitter(rng *rand.Rand, n int, mean, spread float64) []float64 {
 	return d
 }
 
-// TyrexVariability names seed 004's three workloads by the squared CV of
+// TyrexVariability names the Tyrex paper's three workloads by the squared CV of
 // their job sizes.
 type TyrexVariability string
 
-// Seed 004's workloads: HVW, MVW, LVW with squared CV 20, 10 and 4.
+// The Tyrex paper's workloads: HVW, MVW, LVW with squared CV 20, 10 and 4.
 const (
 	HVW TyrexVariability = "HVW"
 	MVW TyrexVariability = "MVW"
@@ -46,22 +46,22 @@ func (v TyrexVariability) SCV() (float64, error) {
 	case LVW:
 		return 4, nil
 	}
-	return 0, fmt.Errorf("workloads: unknown Tyrex workload %q (want HVW, MVW or LVW)", v)
+	return 0, fmt.Errorf("experiments: unknown Tyrex workload %q (want HVW, MVW or LVW)", v)
 }
 
-// TyrexCluster is seed 004's DAS-4 setup: 20 nodes × 6 map + 2 reduce slots.
+// TyrexCluster is the Tyrex paper's DAS-4 setup: 20 nodes × 6 map + 2 reduce slots.
 var TyrexCluster = sim.Cluster{Nodes: 20, Racks: 1, MapSlots: 6, ReduceSlots: 2}
 
-// Tyrex builds seed 004's HVW, MVW or LVW (section V): jobs jobs (the seed's
-// 300) with Poisson arrivals at the given load (0.7 in the seed, 0.9 for its
-// stress test) on TyrexCluster.
+// Tyrex builds the Tyrex paper's HVW, MVW or LVW (section V): jobs jobs (the
+// paper's 300) with Poisson arrivals at the given load (0.7 in the paper, 0.9
+// for its stress test) on TyrexCluster, drawn from the random seed.
 //
 // A job's size S (slot-seconds) is hyperexponential with mean 760 s, Table
 // II's HVW CPU time per job (63.6 h / 300), and the workload's squared CV c:
 // with probability p a small job of mean 60 s (two maps: "tiny"), otherwise a
 // big one of mean (760 − 60p)/(1 − p), p solved from E[S²] = (1 + c)·760²
 // (TyrexSmallFraction: 0.92 for HVW, 0.85 for MVW, 0.64 for LVW, so over
-// 60 % of jobs are tiny, as the seed requires). The seed's MVW and LVW are
+// 60 % of jobs are tiny, as the paper requires). The paper's MVW and LVW are
 // bigger overall, but size only scales time, and one mean keeps the three
 // comparable. 90 % of S is maps of about 30 s (Table II: 6 139 maps for
 // 63.6 h is of that order), 10 % reduces, one per 8 maps (788 reduces for
@@ -75,7 +75,7 @@ func Tyrex(v TyrexVariability, jobs int, load float64, seed uint64) (*sim.Worklo
 		return nil, err
 	}
 	if jobs < 1 || !(load > 0 && load < 1) {
-		return nil, fmt.Errorf("workloads: tyrex: want at least 1 job and a load in (0, 1), got %d and %v", jobs, load)
+		return nil, fmt.Errorf("experiments: tyrex: want at least 1 job and a load in (0, 1), got %d and %v", jobs, load)
 	}
 	rng := expRNG(seed, 4)
 	const mapTime = 30.0
@@ -142,27 +142,27 @@ func JobSizes(w *sim.Workload) []float64 {
 	return out
 }
 
-// hybsType is one row of seed 002's Table 1 (seconds).
+// hybsType is one row of the HybS paper's Table 1 (seconds).
 type hybsType struct {
 	name                  string
 	mapT, redT, shuffleT  float64
 	minMaps, maxMaps, per int // per: maps per reduce task (chosen here)
 }
 
-// Table 1 of seed 002. The table prints WordCount's range as "09-32".
+// Table 1 of the HybS paper. The table prints WordCount's range as "09-32".
 var hybsTypes = []hybsType{
 	{"Grid", 113, 49, 8, 60, 240, 60},
 	{"TeraSort", 7, 21, 21, 90, 900, 100},
 	{"WordCount", 400, 24, 62, 9, 32, 16},
 }
 
-// HybSCluster is seed 002's physical cluster: 9 blades × 4 map slots = 36, one
-// rack; 2 reduce slots each (the seed gives no number).
+// HybSCluster is the HybS paper's physical cluster: 9 blades × 4 map slots =
+// 36, one rack; 2 reduce slots each (the paper gives no number).
 var HybSCluster = sim.Cluster{Nodes: 9, Racks: 1, MapSlots: 4, ReduceSlots: 2}
 
-// HybSExp1 is seed 002's experiment 1: 21 jobs, 7 each of Grid, TeraSort and
+// HybSExp1 is the HybS paper's experiment 1: 21 jobs, 7 each of Grid, TeraSort and
 // WordCount with Table 1's mean task times and a map count uniform in the
-// type's range, submitted in random order one second apart (the seed runs
+// type's range, submitted in random order one second apart (the paper runs
 // them "concurrently ... submitted in random order"). Task times vary ±20 %
 // about the mean; one reduce per Table-1-sized group of maps (chosen here).
 func HybSExp1(seed uint64) *sim.Workload {
@@ -186,7 +186,7 @@ func HybSExp1(seed uint64) *sim.Workload {
 	return w
 }
 
-// HybSExp2 is seed 002's experiment 2: 95 TeraSort jobs of 50–148 maps of
+// HybSExp2 is the HybS paper's experiment 2: 95 TeraSort jobs of 50–148 maps of
 // 4–6 s (uniform), one reduce of Table 1's 21 s after a 21 s shuffle each,
 // submitted one second apart on HybSCluster.
 func HybSExp2(seed uint64) *sim.Workload {
@@ -205,7 +205,7 @@ func HybSExp2(seed uint64) *sim.Workload {
 }
 
 // DPCluster is the cluster of the DP experiments: 55 nodes × 2 map + 1 reduce
-// slots (seed 000's cluster sizes are not printed), so that the 10-queue
+// slots (the DP paper's cluster sizes are not printed), so that the 10-queue
 // shares n/55 are whole slots: 2n map and n reduce slots.
 var DPCluster = sim.Cluster{Nodes: 55, Racks: 1, MapSlots: 2, ReduceSlots: 1}
 
@@ -216,10 +216,10 @@ func piJob(rng *rand.Rand, name, user string, arrival float64, maps int) sim.Job
 		Reduces: sim.Tasks{Durations: jitter(rng, 1, 10, 0.2)}, Shuffle: 1}
 }
 
-// DPQueues is seed 000's n-queue experiment: queue q1..qn each submits jobs
+// DPQueues is the DP paper's n-queue experiment: queue q1..qn each submits jobs
 // Pi-estimator jobs of 40 maps × about 20 s, all at time 0 in queue order,
 // job k of every queue before job k+1 of any (so FIFO interleaves them).
-// The DP policy gives queue n spending rate n (the seed's shares n/Σi).
+// The DP policy gives queue n spending rate n (the paper's shares n/Σi).
 func DPQueues(queues, jobs int, seed uint64) *sim.Workload {
 	rng := expRNG(seed, 10)
 	w := &sim.Workload{Name: fmt.Sprintf("dp-%d-queues", queues), Cluster: DPCluster}
@@ -231,11 +231,11 @@ func DPQueues(queues, jobs int, seed uint64) *sim.Workload {
 	return w
 }
 
-// DPBoost is seed 000's boost experiment in open loop: 10 users each submit
+// DPBoost is the DP paper's boost experiment in open loop: 10 users each submit
 // 10 jobs of 100 maps, user u's k-th at time (k−1)·period, period 250 s, so
 // the cluster is loaded to about 3/4 (10 users × 100 maps × 20 s = 20 000
 // slot-seconds per period on 110 map slots); the caller raises user n's
-// spending 4× while its n-th job runs. The seed runs each user's jobs in
+// spending 4× while its n-th job runs. The paper runs each user's jobs in
 // sequence (closed loop), which a fixed-arrival workload cannot; one period
 // apart keeps about one job per user in the system.
 func DPBoost(seed uint64) (*sim.Workload, float64) {
@@ -250,10 +250,11 @@ func DPBoost(seed uint64) (*sim.Workload, float64) {
 	return w, period
 }
 
-// DelaySmallJobs is seed 001's head-of-line setting: 100 nodes in 5 racks with
+// DelaySmallJobs is the delay scheduling paper's head-of-line setting: 100 nodes in 5 racks with
 // 2 map slots each, kept busy by a big job of 4000 maps of 5–15 s (varied, so
 // slots free up one at a time), while 100 small jobs of 2 maps × 10 s arrive
-// one a second from 5 s on. Blocks are placed HDFS-style from the run's seed.
+// one a second from 5 s on. Blocks are placed HDFS-style from the run's
+// random seed.
 func DelaySmallJobs(seed uint64) *sim.Workload {
 	rng := expRNG(seed, 1)
 	d := make([]float64, 4000)
@@ -268,11 +269,11 @@ func DelaySmallJobs(seed uint64) *sim.Workload {
 	return w
 }
 
-// DPTwoQueues is seed 000's first experiment in open loop: queues q1 and q2
+// DPTwoQueues is the DP paper's first experiment in open loop: queues q1 and q2
 // each submit jobs Pi-estimator jobs of 300 maps, one every 60 s from 0, on
 // DPCluster: each queue asks for 300 × 20 s every 60 s, 100 slots, more than
 // either's share of 110 at spending 2 : 1 (73 and 37), so both always have
-// work waiting, as in the seed's continuous runs.
+// work waiting, as in the paper's continuous runs.
 func DPTwoQueues(jobs int, seed uint64) *sim.Workload {
 	rng := expRNG(seed, 2)
 	w := &sim.Workload{Name: "dp-2-queues", Cluster: DPCluster}

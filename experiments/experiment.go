@@ -1,0 +1,83 @@
+package experiments
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Experiment is one of a paper's headline comparisons, regenerated in the
+// simulator. Run computes, for one random seed, Values[row][column]; the
+// harness (Evaluate) takes the median over seeds and Check tests the paper's
+// directions on the medians.
+type Experiment struct {
+	// Name is the command-line name: "dp-shares".
+	Name string
+	// Paper is the paper the experiment comes from.
+	Paper Paper
+	// Title says what is compared, on which workload.
+	Title string
+	// Columns and Rows label Run's table.
+	Columns, Rows []string
+	// Reported is the paper's number or claim per row ("" for none).
+	Reported []string
+	// Run computes the table for one seed; small asks for the reduced
+	// workloads the tests use, where the experiment has one.
+	Run func(seed uint64, small bool) (Table, error)
+	// Check evaluates the paper's directions on the medians over seeds.
+	Check func(med Table) []Check
+}
+
+// Table is values[row][column], one per Experiment row and column.
+type Table [][]float64
+
+// Check is one of the paper's directions and whether our numbers follow it.
+// Soft marks a direction that this simulator is not expected to reproduce
+// (the README says why); the tests assert every other one.
+type Check struct {
+	Claim string `json:"claim"`
+	Holds bool   `json:"holds"`
+	Soft  bool   `json:"soft,omitempty"`
+}
+
+// Verdict is how a report marks the check.
+func (c Check) Verdict() string {
+	switch {
+	case c.Holds:
+		return "holds"
+	case c.Soft:
+		return "does not hold (expected here, see the README)"
+	}
+	return "DOES NOT HOLD"
+}
+
+// All lists every experiment, grouped by paper in the order of Papers.
+func All() []Experiment {
+	out := []Experiment{dpBudget(), dpShares(), dp80(), dpBoost(), delayLocality()}
+	out = append(out, hybsExperiments()...)
+	out = append(out, tyrexExperiments()...)
+	return append(out, packingW1W6())
+}
+
+// Select returns the named experiments in the order named; no names, or
+// the single name "all", selects every one.
+func Select(names []string) ([]Experiment, error) {
+	all := All()
+	if len(names) == 0 || (len(names) == 1 && names[0] == "all") {
+		return all, nil
+	}
+	byName := make(map[string]Experiment, len(all))
+	known := make([]string, len(all))
+	for i, e := range all {
+		byName[e.Name] = e
+		known[i] = e.Name
+	}
+	out := make([]Experiment, 0, len(names))
+	for _, name := range names {
+		e, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("experiments: %w experiment %q (want all or one of %s)", ErrUnknown, name, strings.Join(known, ", "))
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
