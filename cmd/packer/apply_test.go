@@ -96,16 +96,17 @@ func TestHostsCheckApplyStatusDestroy(t *testing.T) {
 		t.Errorf("dry run wrote %s", state)
 	}
 
-	code, out, errs = packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state)
+	code, out, errs = packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--auto-approve")
 	if code != 0 || errs != "" {
 		t.Fatalf("apply: exit %d: %s\n%s", code, errs, out)
 	}
 	if !strings.HasSuffix(out, "plan "+pl.ID+": done; 14 VMs run, none left (journal "+state+")\n") {
 		t.Errorf("apply output ends:\n%s", out[max(0, len(out)-300):])
 	}
-	for _, p := range []string{"p0", "p1", "p2"} {
-		if !strings.Contains(out, "phase "+p[1:]+" done") {
-			t.Errorf("apply output lacks %q", "phase "+p[1:]+" done")
+	// Phases are counted from 1 in the log, as packer plan prints them.
+	for _, p := range []string{"1", "2", "3"} {
+		if !strings.Contains(out, "phase "+p+" done") {
+			t.Errorf("apply output lacks %q", "phase "+p+" done")
 		}
 	}
 
@@ -116,7 +117,7 @@ func TestHostsCheckApplyStatusDestroy(t *testing.T) {
 	golden(t, "status-done.txt", regexp.MustCompile(`step \d+`).ReplaceAllString(out, "step N"))
 
 	code, out, errs = packer(t, "", "destroy", "--state", state)
-	if code != 0 || errs != "" || out != "destroy done\nplan "+pl.ID+": 0 VMs removed, nothing of it left (journal "+state+")\n" {
+	if code != 0 || errs != "" || out != "destroy done\nplan "+pl.ID+": 0 VMs removed, 0 already gone; nothing of it left (journal "+state+")\n" {
 		t.Fatalf("destroy: exit %d: %s\n%s", code, errs, out)
 	}
 }
@@ -135,8 +136,8 @@ func TestApplyBadInputExits2(t *testing.T) {
 			"packer: " + bad + `: invalid inventory: hosts[0].uri: "" is not a libvirt URI (like qemu:///system)`},
 		// h1 reports 4096 MiB: phase 0's 3 VMs × 2730 MiB = 8190 do not fit.
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath},
-			"packer: " + planPath + " and " + invPath + ": plan does not fit the hosts: host h1: phase 0 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096 (and 1 more; see packer hosts check)"},
-		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--phase", "3"}, "packer: --phase: 3, plan w2-045a8bb1 has phases 0..2"},
+			"packer: " + planPath + " and " + invPath + ": plan does not fit the hosts: host h1: phase 1 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096 (and 1 more; see packer hosts check)"},
+		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--phase", "4"}, "packer: --phase: 4, plan w2-045a8bb1 has phases 1..3"},
 		{[]string{"status", "--state", bad}, "packer: " + bad + ": invalid state file: version: 0, this packer reads version 1"},
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--resume", "--state", filepath.Join(filepath.Dir(bad), "none.json")},
 			"packer: --resume: no state file " + filepath.Join(filepath.Dir(bad), "none.json") + " to resume from (--state names it)"},
@@ -184,7 +185,7 @@ func TestApplyInterruptKeepsThenDestroy(t *testing.T) {
 		return true // jobs never end
 	})
 	state := filepath.Join(t.TempDir(), "state.json")
-	code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--keep-on-interrupt")
+	code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--keep-on-interrupt", "--auto-approve")
 	if code != 1 || !strings.HasPrefix(errs, "packer: apply: interrupted") {
 		t.Fatalf("apply: exit %d, stderr %q", code, errs)
 	}
@@ -192,8 +193,8 @@ func TestApplyInterruptKeepsThenDestroy(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "plan "+pl.ID+": interrupted") || !strings.Contains(out, "6 VMs may still exist") {
 		t.Errorf("status: exit %d\n%s", code, out)
 	}
-	code, out, errs = packer(t, "", "destroy", "--state", state)
-	if code != 0 || !strings.HasSuffix(out, "6 VMs removed, nothing of it left (journal "+state+")\n") {
+	code, out, errs = packer(t, "", "destroy", "--state", state, "--auto-approve")
+	if code != 0 || !strings.HasSuffix(out, "6 VMs removed, 0 already gone; nothing of it left (journal "+state+")\n") {
 		t.Errorf("destroy: exit %d %s\n%s", code, errs, out)
 	}
 	assertNoPackerDomains(t, c)
@@ -222,14 +223,14 @@ func TestHostsCheckUnreachableAndMisfit(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want 1, %q", code, errs, wantErr)
 	}
 	for _, want := range []string{"│ h2   │ test:///nowhere.xml │ no: no simulated host with URI test:///nowhere.xml",
-		"plan " + pl.ID + " does not fit:\n  host h1: phase 0 needs 4 CPUs (2 VMs × 2), libvirt says 2\n"} {
+		"plan " + pl.ID + " does not fit:\n  host h1: phase 1 needs 4 CPUs (2 VMs × 2), libvirt says 2\n"} {
 		if !strings.Contains(regexp.MustCompile(` +│`).ReplaceAllString(out, " │"), regexp.MustCompile(` +│`).ReplaceAllString(want, " │")) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 	// Without the plan only reachability counts.
 	code, _, errs = packer(t, "", "hosts", "check", "--inventory", invPath, "--format", "json")
-	if code != 1 || errs != "packer: hosts check: 1 of 3 hosts unreachable\n" {
+	if code != 1 || errs != "packer: hosts check: 1 of 3 hosts unreachable: h2 (test:///nowhere.xml): no simulated host with URI test:///nowhere.xml\n" {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
 }
@@ -238,8 +239,8 @@ func TestStatusJSONIsTheJournal(t *testing.T) {
 	c, planPath, invPath, pl := simulated(t)
 	libvirttest.NewAppliance(t, c, nil)
 	state := filepath.Join(t.TempDir(), "state.json")
-	if code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--phase", "1"); code != 0 {
-		t.Fatalf("apply --phase 1: %s", errs)
+	if code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--phase", "2", "--auto-approve"); code != 0 {
+		t.Fatalf("apply --phase 2: %s", errs)
 	}
 	code, out, _ := packer(t, "", "status", "--state", state, "--format", "json")
 	onDisk, err := os.ReadFile(state)
@@ -250,7 +251,7 @@ func TestStatusJSONIsTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only phase 1 (s-srt-2 on 1 VM, s-dsim-1 on 3) ran.
+	// Only phase 2, index 1 in the journal (s-srt-2 on 1 VM, s-dsim-1 on 3), ran.
 	if j.Plan != pl.ID || j.Status != "pending" || j.Phases[1].Status != "done" || len(j.VMs) != 4 {
 		t.Errorf("journal: plan %s status %s phase 1 %s, %d VMs", j.Plan, j.Status, j.Phases[1].Status, len(j.VMs))
 	}
