@@ -699,6 +699,7 @@ func Destroy(j *Journal, c Connector, statePath string, log io.Writer) (DestroyR
 	}
 	if err := r.step(func(j *Journal) {
 		j.Status = status
+		j.Error = "" // the last run is this destroy
 		if first != nil {
 			j.Error = first.Error()
 		}
@@ -714,8 +715,8 @@ func (r *run) dryRun() error {
 	w, d, s := r.set.Log, r.d, r.set
 	fmt.Fprintf(w, "# dry run of plan %s: nothing is changed\n", d.Plan)
 	first, last := r.phaseRange()
-	if s.StatePath != "" {
-		fmt.Fprintf(w, "# state file %s: %s\n", s.StatePath, r.j.Status)
+	if _, err := os.Stat(s.StatePath); s.StatePath != "" && err == nil {
+		fmt.Fprintf(w, "# state file %s: %s at step %d; %d VMs may still exist\n", s.StatePath, r.j.Status, r.j.Step, len(r.j.LiveVMs()))
 	}
 	for _, v := range r.j.LiveVMs() {
 		fmt.Fprintf(w, "p%d %s %s: left by the last run (%s): destroy, undefine, delete disk %s\n", PhaseNumber(v.Phase), v.Host, v.Name, v.State, v.Disk)

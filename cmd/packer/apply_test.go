@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -254,5 +255,200 @@ func TestStatusJSONIsTheJournal(t *testing.T) {
 	// Only phase 2, index 1 in the journal (s-srt-2 on 1 VM, s-dsim-1 on 3), ran.
 	if j.Plan != pl.ID || j.Status != "pending" || j.Phases[1].Status != "done" || len(j.VMs) != 4 {
 		t.Errorf("journal: plan %s status %s phase 1 %s, %d VMs", j.Plan, j.Status, j.Phases[1].Status, len(j.VMs))
+	}
+}
+
+// walkStep is one command of the README's operator walkthrough.
+type walkStep struct {
+	line string
+	args []string
+	exit int
+}
+
+// readmeWalkthrough reads the commands of the README's operator walkthrough:
+// the sh block after the "walkthrough" marker, one "packer ARGS" a line, an
+// expected exit code other than 0 noted as "# exits N". The build line is
+// the one other line it may hold.
+func readmeWalkthrough(t *testing.T) []walkStep {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "<!-- walkthrough: ")
+	if !ok {
+		t.Fatal("README.md has no walkthrough marker")
+	}
+	_, rest, _ = strings.Cut(rest, "```sh\n")
+	block, _, _ := strings.Cut(rest, "```")
+	var steps []walkStep
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, comment, _ := strings.Cut(line, "#")
+		st := walkStep{line: line, args: strings.Fields(cmd)}
+		switch {
+		case strings.HasPrefix(line, "go build "):
+			continue
+		case len(st.args) == 0 || st.args[0] != "packer":
+			t.Fatalf("walkthrough line %q is no packer command", line)
+		}
+		if _, err := fmt.Sscanf(strings.TrimSpace(comment), "exits %d", &st.exit); comment != "" && err != nil {
+			t.Fatalf("walkthrough line %q: comment %q is not \"exits N\"", line, comment)
+		}
+		st.args = st.args[1:]
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// keptHosts opens each host once and keeps it for the test, as a libvirtd
+// keeps its domains between commands; the test driver forgets everything
+// when a connection closes.
+type keptHosts struct {
+	t     *testing.T
+	conns map[string]*xenlibvirt.Conn
+}
+
+func (k *keptHosts) Connect(h xenlibvirt.InventoryHost) (xenlibvirt.Hypervisor, error) {
+	if c, ok := k.conns[h.URI]; ok {
+		return sharedConn{c}, nil
+	}
+	c, err := xenlibvirt.Open(h.URI)
+	if err != nil {
+		return nil, err
+	}
+	k.t.Cleanup(func() { c.Close() })
+	k.conns[h.URI] = c
+	return sharedConn{c}, nil
+}
+
+type sharedConn struct{ *xenlibvirt.Conn }
+
+func (sharedConn) Close() error { return nil }
+
+// TestReadmeWalkthrough runs the README's operator walkthrough, command by
+// command as written, in a copy of examples/: once as in a shell, where every
+// command opens the test driver's node files afresh (destroy finds the VMs
+// already gone), once with hosts that keep their state between commands as
+// a libvirtd does (destroy removes them). Its plan command must reproduce the
+// checked-in examples/small.plan.json (-update rewrites it).
+func TestReadmeWalkthrough(t *testing.T) {
+	steps := readmeWalkthrough(t)
+	planPath, err := filepath.Abs("../../examples/small.plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(planPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kept := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fresh", true: "kept"}[kept], func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS("../../examples")); err != nil {
+				t.Fatal(err)
+			}
+			k := &keptHosts{t: t, conns: map[string]*xenlibvirt.Conn{}}
+			if kept {
+				old := connector
+				connector = k
+				t.Cleanup(func() { connector = old })
+			}
+			t.Chdir(dir)
+			var outs []string
+			for _, st := range steps {
+				code, out, errs := packer(t, "", st.args...)
+				if code != st.exit {
+					t.Fatalf("%s: exit %d, want %d\n%s%s", st.line, code, st.exit, out, errs)
+				}
+				outs = append(outs, out)
+			}
+			checkWalkthrough(t, steps, outs, kept, k)
+			got, err := os.ReadFile("examples/small.plan.json")
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case *update && !kept:
+				if err := os.WriteFile(planPath, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			case string(got) != string(want):
+				t.Errorf("examples/small.plan.json is stale: the walkthrough's plan command writes another plan; copy it from\n%s", got)
+			}
+		})
+	}
+}
+
+// checkWalkthrough checks what the walkthrough promises: status after apply
+// lists the VMs apply left, destroy removes them (or finds them gone on a
+// host that forgot them), and status then shows nothing left.
+func checkWalkthrough(t *testing.T, steps []walkStep, outs []string, kept bool, k *keptHosts) {
+	t.Helper()
+	var sawVMs, destroyed, empty bool
+	for i, st := range steps {
+		out := outs[i]
+		switch st.args[0] {
+		case "status":
+			if destroyed {
+				empty = strings.Contains(out, "no VMs or disks left on any host")
+			} else {
+				sawVMs = sawVMs || strings.Contains(out, "2 VMs may still exist")
+			}
+		case "destroy":
+			want := "0 VMs removed, 2 already gone"
+			if kept {
+				want = "2 VMs removed, 0 already gone"
+			}
+			destroyed = strings.Contains(out, want)
+			if !destroyed {
+				t.Errorf("%s: output lacks %q:\n%s", st.line, want, out)
+			}
+		}
+	}
+	if !sawVMs || !destroyed || !empty {
+		t.Errorf("walkthrough: status showed the VMs %v, destroy removed them %v, status then empty %v", sawVMs, destroyed, empty)
+	}
+	for uri, c := range k.conns {
+		doms, err := c.Libvirt().ListAllDomains(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range doms {
+			name, _ := d.GetName()
+			if strings.HasPrefix(name, "packer-") {
+				t.Errorf("%s: %s left after destroy", uri, name)
+			}
+			d.Free()
+		}
+	}
+}
+
+// TestPhaseNumbersAgree holds packer plan and packer apply --phase to one
+// count: the plan prints Phase 1 and Phase 2, --phase 2 applies the second
+// (its VMs carry p2), and --phase 3 is refused naming 1..2.
+func TestPhaseNumbersAgree(t *testing.T) {
+	code, out, errs := packer(t, "", "plan", "-w", "../../examples/small.json", "-a", "sequential", "-P", "2", "-k", "1", "-r", "1",
+		"--cores", "1", "--memory", "512")
+	if code != 0 || !strings.Contains(out, "Phase 1:") || !strings.Contains(out, "Phase 2:") || strings.Contains(out, "Phase 0") {
+		t.Fatalf("plan: exit %d %s\n%s", code, errs, out)
+	}
+	// The second phase runs sort (the plan's table above lists it under Phase 2).
+	_, phase2, _ := strings.Cut(out, "Phase 2:")
+	if !strings.Contains(phase2, "sort") {
+		t.Fatalf("plan's Phase 2 does not run sort:\n%s", out)
+	}
+	inv, err := filepath.Abs("../../examples/testdriver/inventory.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	args := []string{"apply", "--plan", "../../examples/small.plan.json", "--inventory", inv, "--state", state, "--auto-approve", "--dry-run"}
+	code, out, errs = packer(t, "", append(args, "--phase", "2")...)
+	if code != 0 || !strings.Contains(out, "\n## phase 2: 2 VMs\n") || strings.Contains(out, "## phase 1") ||
+		!strings.Contains(out, "p2 h0 packer-small-8f228143-p2-sort-0: start") {
+		t.Errorf("apply --phase 2: exit %d %s\n%s", code, errs, out)
+	}
+	code, _, errs = packer(t, "", append(args, "--phase", "3")...)
+	if code != 2 || errs != "packer: --phase: 3, plan small-8f228143 has phases 1..2\n" {
+		t.Errorf("apply --phase 3: exit %d, %q", code, errs)
 	}
 }
