@@ -20,7 +20,7 @@ import (
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
 
-// testPlan plans a built-in workload with seed 003's pair scheduler on P
+// testPlan plans a built-in workload with the packing paper's pair scheduler on P
 // paper hosts (4 cores, 8192 MiB, k = r = 2).
 func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
 	t.Helper()
