@@ -43,7 +43,7 @@ func WithTimeout(c Connector, d time.Duration) Connector {
 			return r.hv, r.err
 		case <-t.C:
 			go func() {
-				if r := <-done; r.hv != nil {
+				if r := <-done; r.err == nil && r.hv != nil {
 					_ = r.hv.Close()
 				}
 			}()

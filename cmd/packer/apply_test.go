@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
@@ -451,4 +454,125 @@ func TestPhaseNumbersAgree(t *testing.T) {
 	if code != 2 || errs != "packer: --phase: 3, plan small-8f228143 has phases 1..2\n" {
 		t.Errorf("apply --phase 3: exit %d, %q", code, errs)
 	}
+}
+
+// TestHostsCheckGivesUpOnASilentHost: a host whose libvirt URI points at a
+// local listener that accepts the connection and never answers is reported
+// unreachable after --connect-timeout, exit 1, in one line naming the host.
+func TestHostsCheckGivesUpOnASilentHost(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var accepted []net.Conn
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted = append(accepted, conn) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range accepted {
+			c.Close() // lets libvirt's abandoned connect return
+		}
+	})
+	uri := fmt.Sprintf("qemu+tcp://%s/system", ln.Addr())
+	inv := fmt.Sprintf(`{"image": "/var/lib/packer/images/appliance.qcow2", "hosts": [
+  {"name": "silent", "uri": %q, "hypervisor": "kvm", "cores": 2, "memory_mib": 2048, "disks": ["d0"]}]}`, uri)
+	invPath := filepath.Join(t.TempDir(), "inventory.json")
+	if err := os.WriteFile(invPath, []byte(inv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, _, errs := packer(t, "", "hosts", "check", "--inventory", invPath, "--connect-timeout", "1s")
+	took := time.Since(start)
+	want := "packer: hosts check: 1 of 1 hosts unreachable: silent (" + uri + "): no answer within 1s\n"
+	if code != 1 || errs != want || took > 5*time.Second {
+		t.Errorf("exit %d after %v, stderr %q, want 1 within ~1s, %q", code, took.Round(time.Millisecond), errs, want)
+	}
+}
+
+// TestApplyAndDestroyAsk: apply and destroy say what they will do; without a
+// terminal and --auto-approve they refuse (exit 2, nothing changed); on a
+// terminal anything but "yes" cancels, "yes" goes on.
+func TestApplyAndDestroyAsk(t *testing.T) {
+	c, planPath, invPath, pl := simulated(t)
+	libvirttest.NewAppliance(t, c, nil)
+	state := filepath.Join(t.TempDir(), "state.json")
+	apply := []string{"apply", "--plan", planPath, "--inventory", invPath, "--state", state}
+	code, out, errs := packer(t, "", apply...)
+	if code != 2 || errs != "packer: apply: not asking without a terminal; run it with --auto-approve\n" ||
+		!strings.HasPrefix(out, "packer will apply plan "+pl.ID+" (3 phases, 14 VMs) on hosts h0, h1; journal "+state+"\n") {
+		t.Errorf("non-interactive apply: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("refused apply wrote %s", state)
+	}
+	old := stdinIsTerminal
+	stdinIsTerminal = func(io.Reader) bool { return true }
+	t.Cleanup(func() { stdinIsTerminal = old })
+	code, out, errs = packer(t, "no\n", apply...)
+	if code != 1 || errs != "packer: apply: cancelled, nothing changed\n" || !strings.HasSuffix(out, "Only 'yes' goes on: ") {
+		t.Errorf("apply answered no: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	assertNoPackerDomains(t, c)
+	if code, out, errs = packer(t, "yes\n", apply...); code != 0 || !strings.Contains(out, "done; 14 VMs run") {
+		t.Errorf("apply answered yes: exit %d %s\n%s", code, errs, out)
+	}
+	// Nothing live: destroy has nothing to ask about.
+	if code, _, errs = packer(t, "", "destroy", "--state", state); code != 0 {
+		t.Errorf("destroy of nothing: exit %d %s", code, errs)
+	}
+}
+
+// TestStatusAndDestroyFindTheStateFile: without --state, status and destroy
+// read the state file apply wrote in the working directory: the plan's with
+// --plan, else the only one; of several they name the choice.
+func TestStatusAndDestroyFindTheStateFile(t *testing.T) {
+	c, planPath, invPath, pl := simulated(t)
+	libvirttest.NewAppliance(t, c, nil)
+	t.Chdir(t.TempDir())
+	if code, _, errs := packer(t, "", "status"); code != 2 || !strings.Contains(errs, "no state file to choose: none named packer-*.state.json in .") {
+		t.Errorf("status with no state file: exit %d, %q", code, errs)
+	}
+	if code, _, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--phase", "1", "--auto-approve"); code != 0 {
+		t.Fatalf("apply: %s", errs)
+	}
+	mine := "packer-" + pl.ID + ".state.json"
+	if code, out, errs := packer(t, "", "status"); code != 0 || !strings.HasPrefix(out, "plan "+pl.ID+": pending") {
+		t.Errorf("status: exit %d %s\n%s", code, errs, out)
+	}
+	if err := os.WriteFile("packer-other-00000000.state.json", []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := packer(t, "", "status")
+	if code != 2 || !strings.Contains(errs, "2 here (packer-other-00000000.state.json, "+mine+"); --state or --plan says which") {
+		t.Errorf("status of two: exit %d, %q", code, errs)
+	}
+	if code, out, errs := packer(t, "", "destroy", "--plan", planPath, "--auto-approve"); code != 0 || !strings.Contains(out, "(journal "+mine+")") {
+		t.Errorf("destroy --plan: exit %d %s\n%s", code, errs, out)
+	}
+}
+
+// TestApplyErrorPrintedOnce: a failed apply's log says the phase and the run
+// failed; the error itself is the one line on stderr.
+func TestApplyErrorPrintedOnce(t *testing.T) {
+	c, planPath, invPath, _ := simulated(t)
+	libvirttest.NewAppliance(t, c, func(string) bool { return true }) // jobs never end
+	state := filepath.Join(t.TempDir(), "state.json")
+	code, out, errs := packer(t, "", "apply", "--plan", planPath, "--inventory", invPath, "--state", state, "--phase-timeout", "300ms", "--auto-approve")
+	if code != 1 || strings.Count(out+errs, "phase timed out") != 1 || !strings.HasPrefix(errs, "packer: apply: phase timed out after 300ms") ||
+		!strings.Contains(out, "phase 1 failed\napply failed\n") {
+		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	assertNoPackerDomains(t, c)
 }
