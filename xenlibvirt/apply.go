@@ -33,7 +33,8 @@ type Settings struct {
 	// PhaseTimeout fails a phase whose VMs have not all powered off after
 	// this long; 0 waits for ever.
 	PhaseTimeout time.Duration
-	// OnePhase applies only phase Phase (deploy, wait, tear down) and returns.
+	// OnePhase applies only the phase of index Phase (0-based, as in the
+	// plan document; people call it phase Phase+1) and returns.
 	OnePhase bool
 	Phase    int
 	// Resume continues the journal at StatePath: it first tears down what
@@ -41,6 +42,9 @@ type Settings struct {
 	Resume bool
 	// KeepOnInterrupt leaves the phase in flight running when interrupted.
 	KeepOnInterrupt bool
+	// KeepOnFailure leaves the VMs of a phase that failed or timed out in
+	// place (journaled) for inspection; packer destroy removes them.
+	KeepOnFailure bool
 	// DryRun validates against the hosts and writes the domain XML and every
 	// action to Log, changing nothing.
 	DryRun bool
@@ -62,7 +66,7 @@ func (s *Settings) validate(pl *optimize.Plan) error {
 		return fmt.Errorf("xenlibvirt: settings: phase timeout %v is negative", s.PhaseTimeout)
 	}
 	if s.OnePhase && (s.Phase < 0 || s.Phase >= len(pl.Phases)) {
-		return fmt.Errorf("xenlibvirt: settings: phase %d outside the plan's 0..%d", s.Phase, len(pl.Phases)-1)
+		return fmt.Errorf("xenlibvirt: settings: phase %d outside the plan's 1..%d", PhaseNumber(s.Phase), len(pl.Phases))
 	}
 	if s.Log == nil {
 		s.Log = io.Discard
@@ -130,8 +134,15 @@ func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Jou
 	if err != nil {
 		return nil, err
 	}
+	r := &run{plan: pl, hs: hs, set: &set, d: d}
 	if set.DryRun {
-		return nil, dryRun(set.Log, d, &set)
+		// The state file decides what a real run would do: refuse, clear
+		// what the last run left, or go on from a later phase. Reading it
+		// needs no lock.
+		if err := r.openJournal(); err != nil {
+			return nil, err
+		}
+		return nil, r.dryRun()
 	}
 	if set.StatePath != "" {
 		unlock, err := lockState(set.StatePath)
@@ -139,8 +150,8 @@ func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Jou
 			return nil, err
 		}
 		defer unlock()
+		cleanStaleTemps(set.StatePath, set.Log)
 	}
-	r := &run{plan: pl, hs: hs, set: &set, d: d}
 	if err := r.openJournal(); err != nil {
 		return nil, err
 	}
@@ -217,13 +228,7 @@ func (r *run) apply(ctx context.Context) error {
 			return r.finish(StatusFailed, fmt.Errorf("resume: clearing what the last run left: %w", err))
 		}
 	}
-	first, last := r.j.NextPhase(), len(r.d.Phases)-1
-	if !r.set.Resume {
-		first = 0
-	}
-	if r.set.OnePhase {
-		first, last = r.set.Phase, r.set.Phase
-	}
+	first, last := r.phaseRange()
 	for p := first; p <= last; p++ {
 		if err := ctx.Err(); err != nil {
 			return r.finish(StatusInterrupted, ErrInterrupted)
@@ -243,11 +248,23 @@ func (r *run) apply(ctx context.Context) error {
 	return r.finish(status, nil)
 }
 
+// phaseRange is the indices of the first and last phase this run applies.
+func (r *run) phaseRange() (first, last int) {
+	first, last = r.j.NextPhase(), len(r.d.Phases)-1
+	if !r.set.Resume {
+		first = 0
+	}
+	if r.set.OnePhase {
+		first, last = r.set.Phase, r.set.Phase
+	}
+	return first, last
+}
+
+// finish records how the run ended. The error itself goes into the journal
+// and back to the caller, which prints it once; the log only says the run
+// ended.
 func (r *run) finish(status string, err error) error {
 	msg := "apply " + status
-	if err != nil {
-		msg += ": " + err.Error()
-	}
 	if serr := r.step(func(j *Journal) {
 		j.Status = status
 		if err != nil {
@@ -259,10 +276,12 @@ func (r *run) finish(status string, err error) error {
 	return err
 }
 
-func (r *run) setPhase(p int, status string, err error) error {
-	msg := fmt.Sprintf("phase %d %s", p, status)
-	if err != nil {
-		msg += ": " + err.Error()
+// setPhase records a phase's new status; note, if any, is added to the log
+// line. err goes to the journal only (see finish).
+func (r *run) setPhase(p int, status string, err error, note string) error {
+	msg := fmt.Sprintf("phase %d %s", PhaseNumber(p), status)
+	if note != "" {
+		msg += "; " + note
 	}
 	return r.step(func(j *Journal) {
 		j.Phases[p].Status = status
@@ -275,7 +294,7 @@ func (r *run) setPhase(p int, status string, err error) error {
 
 // phase runs one phase to completion, or tears it down on failure.
 func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
-	if err := r.setPhase(pd.Index, StatusRunning, nil); err != nil {
+	if err := r.setPhase(pd.Index, StatusRunning, nil, ""); err != nil {
 		return err
 	}
 	// Watch before starting anything, so no power-off goes unseen.
@@ -296,7 +315,7 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 	if err := r.teardown(r.phaseRecords(pd.Index)); err != nil {
 		return r.failPhase(pd, err, false)
 	}
-	return r.setPhase(pd.Index, StatusDone, nil)
+	return r.setPhase(pd.Index, StatusDone, nil, "")
 }
 
 // failPhase tears the phase down (or keeps it, if interrupted and asked to)
@@ -313,14 +332,17 @@ func (r *run) failPhase(pd PhaseDeploy, cause error, interrupted bool) error {
 			cause = fmt.Errorf("%w: %v", ErrInterrupted, cause)
 		}
 		if r.set.KeepOnInterrupt {
-			_ = r.setPhase(pd.Index, status, fmt.Errorf("%v; VMs kept running (--keep-on-interrupt)", cause))
+			_ = r.setPhase(pd.Index, status, fmt.Errorf("%v; VMs kept running (--keep-on-interrupt)", cause), "VMs kept running (--keep-on-interrupt)")
 			return cause
 		}
+	} else if r.set.KeepOnFailure {
+		_ = r.setPhase(pd.Index, status, fmt.Errorf("%v; VMs kept (--keep-on-failure)", cause), "VMs kept (--keep-on-failure)")
+		return cause
 	}
 	if terr := r.teardown(r.phaseRecords(pd.Index)); terr != nil {
 		cause = fmt.Errorf("%w; tearing the phase down: %v", cause, terr)
 	}
-	_ = r.setPhase(pd.Index, status, cause)
+	_ = r.setPhase(pd.Index, status, cause, "")
 	return cause
 }
 
@@ -409,7 +431,7 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 		return err
 	}
 	vm.DiskPath = path
-	if err := r.step(rec(StateDisk), "p%d %s %s: disk %s created", phase, vm.HostName, vm.Name, path); err != nil {
+	if err := r.step(rec(StateDisk), "p%d %s %s: disk %s created", PhaseNumber(phase), vm.HostName, vm.Name, path); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -418,7 +440,7 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if err := hv.Define(vm.XML); err != nil {
 		return fmt.Errorf("define: %w", err)
 	}
-	if err := r.step(rec(StateDefined), "p%d %s %s: defined", phase, vm.HostName, vm.Name); err != nil {
+	if err := r.step(rec(StateDefined), "p%d %s %s: defined", PhaseNumber(phase), vm.HostName, vm.Name); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -427,7 +449,7 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if err := hv.Start(vm.Name); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
-	return r.step(rec(StateRunning), "p%d %s %s: started", phase, vm.HostName, vm.Name)
+	return r.step(rec(StateRunning), "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
 }
 
 // eventQueue collects events from libvirt's event loop without ever blocking
@@ -514,7 +536,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 			}
 			delete(pending, key{ev.host, ev.Domain})
 			if err := r.step(func(j *Journal) { j.vm(pd.Index, vm.Name, vm.HostName, vm.HostURI).State = StateFinished },
-				"p%d %s %s: powered off, job %s done on it", pd.Index, host, vm.Name, vm.Meta.Job); err != nil {
+				"p%d %s %s: powered off, job %s done on it", PhaseNumber(pd.Index), host, vm.Name, vm.Meta.Job); err != nil {
 				return err
 			}
 		}
@@ -535,9 +557,9 @@ func (r *run) teardown(recs []VMRecord) error {
 			}
 			continue
 		}
-		if err := removeVM(r.hs.HVs[hi], r.j.Plan, r.j.Image, rec, func(state, msg string) error {
+		if _, err := removeVM(r.hs.HVs[hi], r.j.Plan, r.j.Image, rec, func(state, msg string) error {
 			return r.step(func(j *Journal) { j.vm(rec.Phase, rec.Name, rec.Host, rec.HostURI).State = state },
-				"p%d %s %s: %s", rec.Phase, rec.Host, rec.Name, msg)
+				"p%d %s %s: %s", PhaseNumber(rec.Phase), rec.Host, rec.Name, msg)
 		}); err != nil && first == nil {
 			first = fmt.Errorf("host %s: VM %s: %w", rec.Host, rec.Name, err)
 		}
@@ -547,65 +569,95 @@ func (r *run) teardown(recs []VMRecord) error {
 
 // removeVM tears one journaled VM down: the domain only if its metadata names
 // this plan and this VM (Owns), the overlay only if it sits on the plan's
-// image. record is called after each step with the new state.
-func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state, msg string) error) error {
+// image. record is called after each step with the new state and what was
+// done, saying "already gone" for what the host no longer has. found reports
+// whether anything of the VM was still there.
+func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state, msg string) error) (found bool, err error) {
 	if rec.hasDomain() {
-		st, err := hv.Domain(rec.Name)
-		switch {
-		case errors.Is(err, ErrNotFound):
-		case err != nil:
-			return err
-		case !Owns(plan, rec.Name, st.Meta):
-			return fmt.Errorf("domain %s carries no packer metadata for plan %s; left alone", rec.Name, plan)
-		default:
-			if st.Running {
-				if err := hv.Destroy(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {
-					// The guest may have powered off between the two calls.
-					if now, serr := hv.Domain(rec.Name); serr != nil || now.Running {
-						return fmt.Errorf("destroy: %w", err)
-					}
-				}
-			}
-			if err := hv.Undefine(rec.Name); err != nil && !errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("undefine: %w", err)
-			}
+		msg, err := removeDomain(hv, plan, rec.Name)
+		if err != nil {
+			return found, err
 		}
-		if err := record(StateUndefined, "destroyed and undefined"); err != nil {
-			return err
+		found = found || msg != domainGone
+		if err := record(StateUndefined, msg); err != nil {
+			return found, err
 		}
 		rec.State = StateUndefined
 	}
-	if rec.State == StateDisk || rec.State == StateUndefined {
-		backing, err := hv.Volume(rec.Disk)
-		switch {
-		case errors.Is(err, ErrNotFound):
-		case err != nil:
-			return err
-		case backing != image:
-			return fmt.Errorf("disk %s is not an overlay of %s; left alone", rec.Disk, image)
-		default:
-			if err := hv.DeleteVolume(rec.Disk); err != nil && !errors.Is(err, ErrNotFound) {
-				return err
+	if rec.State != StateDisk && rec.State != StateUndefined {
+		return found, nil
+	}
+	backing, err := hv.Volume(rec.Disk)
+	msg := "disk " + rec.Disk + " deleted"
+	switch {
+	case errors.Is(err, ErrNotFound):
+		msg = "disk " + rec.Disk + " already gone"
+	case err != nil:
+		return found, err
+	case backing != image:
+		return found, fmt.Errorf("disk %s is not an overlay of %s; left alone", rec.Disk, image)
+	default:
+		if err := hv.DeleteVolume(rec.Disk); err != nil && !errors.Is(err, ErrNotFound) {
+			return found, err
+		}
+		found = true
+	}
+	return found, record(StateRemoved, msg)
+}
+
+// domainGone is removeDomain's word for a domain the host no longer has.
+const domainGone = "domain already gone"
+
+// removeDomain destroys (if running) and undefines a domain packer owns, and
+// says what it did.
+func removeDomain(hv Hypervisor, plan, name string) (string, error) {
+	st, err := hv.Domain(name)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return domainGone, nil
+	case err != nil:
+		return "", err
+	case !Owns(plan, name, st.Meta):
+		return "", fmt.Errorf("domain %s carries no packer metadata for plan %s; left alone", name, plan)
+	}
+	msg := "undefined"
+	if st.Running {
+		msg = "destroyed and undefined"
+		if err := hv.Destroy(name); err != nil && !errors.Is(err, ErrNotFound) {
+			// The guest may have powered off between the two calls.
+			if now, serr := hv.Domain(name); serr != nil || now.Running {
+				return "", fmt.Errorf("destroy: %w", err)
 			}
 		}
-		return record(StateRemoved, "disk "+rec.Disk+" deleted")
 	}
-	return nil
+	if err := hv.Undefine(name); err != nil && !errors.Is(err, ErrNotFound) {
+		return "", fmt.Errorf("undefine: %w", err)
+	}
+	return msg, nil
+}
+
+// DestroyResult counts what Destroy did: VMs of which something was still
+// on its host and is now removed, and VMs the host no longer had.
+type DestroyResult struct {
+	Removed int
+	Gone    int
 }
 
 // Destroy removes everything the journal lists as live, and nothing else,
 // connecting to each host the journal names through c, and journals every
 // step to statePath ("" : nowhere).
-func Destroy(j *Journal, c Connector, statePath string, log io.Writer) error {
+func Destroy(j *Journal, c Connector, statePath string, log io.Writer) (DestroyResult, error) {
+	var res DestroyResult
 	if log == nil {
 		log = io.Discard
 	}
 	if statePath != "" {
 		unlock, err := lockState(statePath)
 		if err != nil {
-			return err
+			return res, err
 		}
 		defer unlock()
+		cleanStaleTemps(statePath, log)
 	}
 	r := &run{j: j, set: &Settings{StatePath: statePath, Log: log}}
 	conns := map[string]Hypervisor{}
@@ -628,48 +680,65 @@ func Destroy(j *Journal, c Connector, statePath string, log io.Writer) error {
 			}
 			conns[rec.HostURI] = hv
 		}
-		if err := removeVM(hv, j.Plan, j.Image, rec, func(state, msg string) error {
+		found, err := removeVM(hv, j.Plan, j.Image, rec, func(state, msg string) error {
 			return r.step(func(j *Journal) { j.vm(rec.Phase, rec.Name, rec.Host, rec.HostURI).State = state },
-				"p%d %s %s: %s", rec.Phase, rec.Host, rec.Name, msg)
-		}); err != nil && first == nil {
+				"p%d %s %s: %s", PhaseNumber(rec.Phase), rec.Host, rec.Name, msg)
+		})
+		switch {
+		case err != nil && first == nil:
 			first = fmt.Errorf("host %s: VM %s: %w", rec.Host, rec.Name, err)
+		case err == nil && found:
+			res.Removed++
+		case err == nil:
+			res.Gone++
 		}
 	}
 	status, msg := StatusDestroyed, "destroy done"
 	if first != nil {
-		status, msg = StatusFailed, "destroy failed: "+first.Error()
+		status, msg = StatusFailed, "destroy failed"
 	}
 	if err := r.step(func(j *Journal) {
 		j.Status = status
+		j.Error = "" // the last run is this destroy
 		if first != nil {
 			j.Error = first.Error()
 		}
 	}, "%s", msg); err != nil && first == nil {
 		first = err
 	}
-	return first
+	return res, first
 }
 
-// dryRun writes what Apply would do, with every domain's XML.
-func dryRun(w io.Writer, d *Deployment, s *Settings) error {
+// dryRun writes what Apply would do, with every domain's XML: from the state
+// file, what it would clear first and from which phase it would go on.
+func (r *run) dryRun() error {
+	w, d, s := r.set.Log, r.d, r.set
 	fmt.Fprintf(w, "# dry run of plan %s: nothing is changed\n", d.Plan)
+	first, last := r.phaseRange()
+	if _, err := os.Stat(s.StatePath); s.StatePath != "" && err == nil {
+		fmt.Fprintf(w, "# state file %s: %s at step %d; %d VMs may still exist\n", s.StatePath, r.j.Status, r.j.Step, len(r.j.LiveVMs()))
+	}
+	for _, v := range r.j.LiveVMs() {
+		fmt.Fprintf(w, "p%d %s %s: left by the last run (%s): destroy, undefine, delete disk %s\n", PhaseNumber(v.Phase), v.Host, v.Name, v.State, v.Disk)
+	}
 	for _, pd := range d.Phases {
-		if s.OnePhase && pd.Index != s.Phase {
+		if pd.Index < first || pd.Index > last {
 			continue
 		}
-		fmt.Fprintf(w, "\n## phase %d: %d VMs\n", pd.Index, len(pd.VMs))
+		n := PhaseNumber(pd.Index)
+		fmt.Fprintf(w, "\n## phase %d: %d VMs\n", n, len(pd.VMs))
 		for _, vm := range pd.VMs {
-			fmt.Fprintf(w, "p%d %s %s: create disk %s (qcow2 overlay of %s in pool %s)\n", pd.Index, vm.HostName, vm.Name, vm.DiskPath, d.Image, vm.Pool)
-			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, hostname %s, master %s)\n", pd.Index, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, vm.Hostname, vm.MasterHostname)
-			fmt.Fprintf(w, "p%d %s %s: start\n", pd.Index, vm.HostName, vm.Name)
+			fmt.Fprintf(w, "p%d %s %s: create disk %s (qcow2 overlay of %s in pool %s)\n", n, vm.HostName, vm.Name, vm.DiskPath, d.Image, vm.Pool)
+			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, hostname %s, master %s)\n", n, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, vm.Hostname, vm.MasterHostname)
+			fmt.Fprintf(w, "p%d %s %s: start\n", n, vm.HostName, vm.Name)
 		}
-		fmt.Fprintf(w, "p%d: wait until all %d VMs have powered off", pd.Index, len(pd.VMs))
+		fmt.Fprintf(w, "p%d: wait until all %d VMs have powered off", n, len(pd.VMs))
 		if s.PhaseTimeout > 0 {
 			fmt.Fprintf(w, " (at most %v)", s.PhaseTimeout)
 		}
 		fmt.Fprintln(w)
 		for _, vm := range pd.VMs {
-			fmt.Fprintf(w, "p%d %s %s: destroy, undefine, delete disk %s\n", pd.Index, vm.HostName, vm.Name, vm.DiskPath)
+			fmt.Fprintf(w, "p%d %s %s: destroy, undefine, delete disk %s\n", n, vm.HostName, vm.Name, vm.DiskPath)
 		}
 		for _, vm := range pd.VMs {
 			fmt.Fprintf(w, "\n<!-- %s on %s -->\n%s", vm.Name, vm.HostName, vm.XML)

@@ -20,7 +20,7 @@ import (
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
 
-// testPlan plans a built-in workload with seed 003's pair scheduler on P
+// testPlan plans a built-in workload with the packing paper's pair scheduler on P
 // paper hosts (4 cores, 8192 MiB, k = r = 2).
 func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
 	t.Helper()
@@ -138,7 +138,7 @@ func phaseOf(t *testing.T, plan, name string) int {
 	if _, err := fmt.Sscanf(rest, "%d-", &p); err != nil {
 		t.Fatalf("domain %s: no phase in its name", name)
 	}
-	return p
+	return p - 1 // names carry the phase's number, from 1
 }
 
 // faulty injects failures into one host's libvirt.
@@ -168,7 +168,7 @@ func (f faulty) Start(name string) error {
 }
 
 func inPhase(pl *optimize.Plan, p int) func(string) bool {
-	prefix := fmt.Sprintf("packer-%s-p%d-", pl.ID, p)
+	prefix := fmt.Sprintf("packer-%s-p%d-", pl.ID, xenlibvirt.PhaseNumber(p))
 	return func(name string) bool { return strings.HasPrefix(name, prefix) }
 }
 
@@ -237,7 +237,7 @@ func TestHostUnreachableMidPhaseTearsDownThenResumeCompletes(t *testing.T) {
 	}
 	// Deployment order is by host: with Parallel 1, h0's phase-1 VMs
 	// (s-srt-2's and s-dsim-1's share of 2) start before h1's first fails.
-	want := "host h1: VM packer-" + pl.ID + "-p1-"
+	want := "host h1: VM packer-" + pl.ID + "-p2-"
 	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("error %q does not name host h1, a phase-1 VM and the cause", err)
 	}
@@ -252,7 +252,7 @@ func TestHostUnreachableMidPhaseTearsDownThenResumeCompletes(t *testing.T) {
 	}
 	var tornDown int
 	for _, l := range j.Log {
-		if strings.Contains(l, "-p1-") && strings.Contains(l, " h0 ") && strings.HasSuffix(l, "destroyed and undefined") {
+		if strings.Contains(l, "-p2-") && strings.Contains(l, " h0 ") && strings.HasSuffix(l, "destroyed and undefined") {
 			tornDown++
 		}
 	}
@@ -403,7 +403,7 @@ func TestInterrupt(t *testing.T) {
 			if _, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state}); !errors.Is(err, xenlibvirt.ErrStateExists) {
 				t.Errorf("second apply: %v, want ErrStateExists", err)
 			}
-			if err := xenlibvirt.Destroy(onDisk, c.Connector(nil), state, nil); err != nil {
+			if _, err := xenlibvirt.Destroy(onDisk, c.Connector(nil), state, nil); err != nil {
 				t.Fatalf("Destroy: %v", err)
 			}
 			assertEmptyExcept(t, c, foreign...)
@@ -439,7 +439,7 @@ func TestForeignDomainsAndDisksSurviveApplyAndDestroy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := xenlibvirt.Destroy(j, c.Connector(nil), state, nil); err != nil {
+	if _, err := xenlibvirt.Destroy(j, c.Connector(nil), state, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 2 {
@@ -476,7 +476,7 @@ func TestDestroyLeavesAnImpostorWithPackersName(t *testing.T) {
 	}
 	dom.Free()
 	c.Foreign(t, 0, victim, true)
-	err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
+	_, err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
 	if err == nil || !strings.Contains(err.Error(), "host h0: VM "+victim+": domain "+victim+" carries no packer metadata for plan "+pl.ID+"; left alone") {
 		t.Fatalf("Destroy: %v", err)
 	}
@@ -558,7 +558,7 @@ func TestCheckFailureTouchesNothing(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	_, err := xenlibvirt.Apply(context.Background(), pl, connect(t, pl, c, nil), &xenlibvirt.Settings{StatePath: state})
 	// Phase 0 puts 2 host VMs (2 vCPUs each) and 1 extra on h1: 2 × 2 = 4 > 2.
-	want := "plan does not fit the hosts: host h1: phase 0 needs 4 CPUs (2 VMs × 2), libvirt says 2"
+	want := "plan does not fit the hosts: host h1: phase 1 needs 4 CPUs (2 VMs × 2), libvirt says 2"
 	if !errors.Is(err, xenlibvirt.ErrDoesNotFit) || err.Error() != want {
 		t.Fatalf("Apply: %v\nwant %s", err, want)
 	}
@@ -579,8 +579,8 @@ func TestCheckOnSimulatedHosts(t *testing.T) {
 		{name: "fits", specs: []libvirttest.HostSpec{{}}},
 		{name: "memory", specs: []libvirttest.HostSpec{{MemoryMiB: 4096}, {}}, want: []string{
 			// 3 VMs × 2730 MiB = 8190 MiB > 4096; the inventory copied libvirt.
-			"host h0: phase 0 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096",
-			"host h0: phase 0 needs 8190 MiB of memory (3 VMs × 2730), libvirt says 4096",
+			"host h0: phase 1 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096",
+			"host h0: phase 1 needs 8190 MiB of memory (3 VMs × 2730), libvirt says 4096",
 		}},
 		{name: "image", specs: []libvirttest.HostSpec{{}, {NoImage: true}}, want: []string{
 			"host h1: /var/lib/packer/images/appliance.qcow2 is in none of its storage pools",
@@ -598,10 +598,10 @@ func TestCheckOnSimulatedHosts(t *testing.T) {
 		}},
 		{name: "memory override", edit: func(inv *xenlibvirt.Inventory) { inv.VMMemoryMiB = 3000 }, want: []string{
 			// 3 × 3000 = 9000 > 8192 on both hosts, by both accounts.
-			"host h0: phase 0 needs 9000 MiB of memory (3 VMs × 3000), the inventory says 8192",
-			"host h0: phase 0 needs 9000 MiB of memory (3 VMs × 3000), libvirt says 8192",
-			"host h1: phase 0 needs 9000 MiB of memory (3 VMs × 3000), the inventory says 8192",
-			"host h1: phase 0 needs 9000 MiB of memory (3 VMs × 3000), libvirt says 8192",
+			"host h0: phase 1 needs 9000 MiB of memory (3 VMs × 3000), the inventory says 8192",
+			"host h0: phase 1 needs 9000 MiB of memory (3 VMs × 3000), libvirt says 8192",
+			"host h1: phase 1 needs 9000 MiB of memory (3 VMs × 3000), the inventory says 8192",
+			"host h1: phase 1 needs 9000 MiB of memory (3 VMs × 3000), libvirt says 8192",
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -825,11 +825,11 @@ func TestResumeClearsKeptVMsFirst(t *testing.T) {
 	}
 	var cleared int
 	for _, l := range j.Log {
-		if strings.HasSuffix(l, "destroyed and undefined") {
+		if strings.HasSuffix(l, "undefined") {
 			cleared++
 		}
 	}
-	// 6 kept + 14 run = 20 teardowns in the log; all phases done, boots 6 + 14.
+	// 6 kept (destroyed and undefined) + 14 run (powered off: undefined) = 20 teardowns in the log; all phases done, boots 6 + 14.
 	if cleared != 20 || j.Status != xenlibvirt.StatusDone || len(app.Started()) != 20 {
 		t.Errorf("teardowns %d, status %s, boots %d; want 20, done, 20", cleared, j.Status, len(app.Started()))
 	}
@@ -855,7 +855,7 @@ func TestDestroyLeavesASwappedDisk(t *testing.T) {
 	if _, err := c.Conns[0].CreateOverlay("disk0", victim+".qcow2", libvirttest.Kernel, "raw", 1); err != nil {
 		t.Fatal(err)
 	}
-	err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
+	_, err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
 	want := "host h0: VM " + victim + ": disk " + disk + " is not an overlay of " + libvirttest.Image + "; left alone"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Destroy: %v\nwant %s", err, want)

@@ -24,8 +24,9 @@ type HostFacts struct {
 	VirtTypes []string `json:"virt_types"`
 	CPUs      int      `json:"cpus"`
 	MemoryMiB int      `json:"memory_mib"`
-	// Pools resolve the inventory's disks in order; a zero Pool with PoolErr
-	// set when the disk is no storage pool on the host.
+	// Pools resolve the inventory's disks in order; PoolErr is set when the
+	// disk is no usable storage pool on the host, the Pool then zero if
+	// missing, named if inactive.
 	Pools   []Pool   `json:"pools"`
 	PoolErr []string `json:"pool_errors,omitempty"`
 	// Missing lists the image, kernel and initrd paths the host's storage
@@ -57,6 +58,9 @@ func Gather(hv Hypervisor, h InventoryHost, inv *Inventory) (HostFacts, error) {
 		if err != nil {
 			f.PoolErr[i] = err.Error()
 			hasErr = true
+			if errors.Is(err, ErrPoolInactive) {
+				f.Pools[i] = p // there, but stopped: say which
+			}
 			continue
 		}
 		f.Pools[i] = p
@@ -94,12 +98,13 @@ func memoryPerVM(pl *optimize.Plan, inv *Inventory) int {
 //   - the host's libvirt offers the inventory's hypervisor (kvm needs the
 //     kvm domain type; the test driver stands in for any);
 //   - in every phase, the primary VMs' vCPUs fit the cores (extra VMs
-//     overcommit the CPU by design, seed 003 section 3), and all VMs'
+//     overcommit the CPU by design, the packing paper's section 3), and all VMs'
 //     memory fits the memory, both as the inventory declares them and as
 //     libvirt reports them.
 func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
 	var out []string
 	c := pl.Cluster
+	out = append(out, checkJobNames(pl)...)
 	if len(inv.Hosts) < c.Hosts {
 		out = append(out, fmt.Sprintf("inventory has %d hosts, the plan needs %d", len(inv.Hosts), c.Hosts))
 	}
@@ -160,9 +165,30 @@ func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
 			{memPhase, memVMs, mem, f.MemoryMiB, "MiB of memory", "libvirt"},
 		} {
 			if need := l.vms * l.per; need > l.got {
-				bad("phase %d needs %d %s (%d VMs × %d), %s says %d", l.phase, need, l.what, l.vms, l.per, l.from, l.got)
+				bad("phase %d needs %d %s (%d VMs × %d), %s says %d", PhaseNumber(l.phase), need, l.what, l.vms, l.per, l.from, l.got)
 			}
 		}
+	}
+	return out
+}
+
+// checkJobNames reports job names that make no usable domain name: one with
+// no letter or digit, and distinct names that reduce to the same one (their
+// VMs would clash). Long names are cut and hashed (jobPart), not refused.
+func checkJobNames(pl *optimize.Plan) []string {
+	var out []string
+	safe := map[string]string{}
+	for _, j := range pl.Jobs {
+		s := jobPart(j.Name)
+		if s == "" {
+			out = append(out, fmt.Sprintf("job %q: no letter or digit to make a domain name from", j.Name))
+			continue
+		}
+		if other, dup := safe[s]; dup {
+			out = append(out, fmt.Sprintf("jobs %q and %q both make domain names with %q", other, j.Name, s))
+			continue
+		}
+		safe[s] = j.Name
 	}
 	return out
 }
@@ -215,7 +241,7 @@ type VMDeploy struct {
 }
 
 // NewDeployment builds the deployment of a plan that passed Check. An extra
-// VM has no physical disk of its own in the plan (seed 003); its overlay, on
+// VM has no physical disk of its own in the plan (the packing paper, Aboulnaga et al., CloudDB 2009); its overlay, on
 // which it does little I/O, goes on disk e mod k of its host, e counting the
 // host's extra VMs in the phase, so extras spread over the disks.
 func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deployment, error) {
@@ -225,15 +251,6 @@ func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deplo
 	d := &Deployment{Plan: pl.ID, Image: inv.Image}
 	mem := memoryPerVM(pl, inv)
 	k := pl.Cluster.DisksPerHost
-	// Distinct job names may reduce to one safe name; their VMs would clash.
-	safe := map[string]string{}
-	for _, j := range pl.Jobs {
-		s := nameSafe(j.Name)
-		if other, dup := safe[s]; dup || s == "" {
-			return nil, fmt.Errorf("%w: jobs %q and %q both make domain names with %q", ErrDoesNotFit, other, j.Name, s)
-		}
-		safe[s] = j.Name
-	}
 	for _, ph := range pl.Phases {
 		pd := PhaseDeploy{Index: ph.Index}
 		macs := map[string]bool{}

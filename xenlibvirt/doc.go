@@ -9,7 +9,12 @@
 // and what each host's libvirt reports (HostFacts), NewDeployment names every VM
 // (packer-<plan>-p<phase>-<job>-<i>), gives it its identity (MAC, UUID, hostname,
 // master mark) and builds its domain XML with DomainXML, one builder for
-// kvm/qemu and xen. The Executor then walks the phases through the Hypervisor
+// kvm/qemu and xen. CheckHosts is hosts check: every host's facts and whether
+// the plan fits, through a Connector bounded by WithTimeout.
+//
+// Phases: what people read (logs, errors, domain names, status) counts them
+// from 1, as packer plan prints them (PhaseNumber); the plan document, the
+// journal, domain metadata and Settings.Phase keep the 0-based index. The Executor then walks the phases through the Hypervisor
 // interface, one value per host; the libvirt implementation is Open, and tests
 // run the executor on libvirt's own test driver (package libvirttest).
 //

@@ -27,7 +27,7 @@ type VM struct {
 	// goes on; DiskIndex its index 0..k−1.
 	Disk      string
 	DiskIndex int
-	// Name is the libvirt domain name, packer-<plan>-p<phase>-<job>-<i>.
+	// Name is the libvirt domain name, packer-<plan>-p<phase number>-<job>-<i>.
 	Name string
 	// Hostname is handed to the guest: <job>-<i>; MasterHostname is the
 	// hostname of the job's VM 0, the Hadoop master.
@@ -46,7 +46,7 @@ type Metadata struct {
 	Job     string   `xml:"job"`
 	Role    string   `xml:"role"`
 	Index   int      `xml:"index"`
-	// Master marks the job's Hadoop master, its VM 0 (seed 003, section 2).
+	// Master marks the job's Hadoop master, its VM 0 (the packing paper, section 2).
 	Master bool   `xml:"master"`
 	Name   string `xml:"name"`
 }
@@ -85,20 +85,50 @@ func nameSafe(s string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-// DomainName is packer-<plan>-p<phase>-<job>-<index>, the job name made safe.
-func DomainName(plan string, phase int, job string, index int) string {
-	return fmt.Sprintf("packer-%s-p%d-%s-%d", plan, phase, nameSafe(job), index)
+// Limits names are kept within: a DNS label (the guest's hostname) is at most
+// 63 bytes, a file name (the overlay, libvirt's <name>.xml) at most 255. A job
+// name longer than maxJobPart is cut and a hash of the whole name appended,
+// so that a 10,000-character job name still makes valid, distinct names
+// before any host is touched.
+const (
+	maxHostname = 63
+	maxFileName = 255
+	maxJobPart  = 40
+)
+
+// jobPart is the job's name as it appears in domain and host names: made safe
+// (nameSafe) and, when longer than maxJobPart, cut to leave room for "-" and
+// 8 hex digits of the SHA-256 of the original name. It is "" only when the
+// name has no letter or digit at all.
+func jobPart(job string) string {
+	s := nameSafe(job)
+	if len(s) <= maxJobPart {
+		return s
+	}
+	h := sha256.Sum256([]byte(job))
+	return strings.Trim(s[:maxJobPart-9], "-") + "-" + fmt.Sprintf("%x", h[:4])
 }
 
-// guestHostname is <job>-<index>, cut to a DNS label's 63 characters.
+// PhaseNumber is how people count phases, from 1, as packer plan prints them;
+// plan documents, journals and domain metadata keep the 0-based index.
+func PhaseNumber(index int) int { return index + 1 }
+
+// DomainName is packer-<plan>-p<phase number>-<job>-<index>, the job name made
+// safe and short (jobPart); phase is the 0-based index, the name carries the
+// phase's number from 1.
+func DomainName(plan string, phase int, job string, index int) string {
+	return fmt.Sprintf("packer-%s-p%d-%s-%d", plan, PhaseNumber(phase), jobPart(job), index)
+}
+
+// guestHostname is <job>-<index>, within a DNS label's 63 characters.
 func guestHostname(job string, index int) string {
 	suffix := "-" + strconv.Itoa(index)
-	j := nameSafe(job)
+	j := jobPart(job)
 	if j == "" {
 		j = "vm"
 	}
-	if len(j)+len(suffix) > 63 {
-		j = strings.Trim(j[:63-len(suffix)], "-")
+	if len(j)+len(suffix) > maxHostname {
+		j = strings.Trim(j[:maxHostname-len(suffix)], "-")
 	}
 	return j + suffix
 }
@@ -128,7 +158,7 @@ const UserNetwork = "user"
 // identityArgs are the packer.* words that tell a guest who it is.
 func identityArgs(vm VM) []string {
 	m := vm.Meta
-	args := []string{"packer.plan=" + m.Plan, "packer.job=" + nameSafe(m.Job), "packer.index=" + strconv.Itoa(m.Index),
+	args := []string{"packer.plan=" + m.Plan, "packer.job=" + jobPart(m.Job), "packer.index=" + strconv.Itoa(m.Index),
 		"packer.role=" + m.Role, "packer.hostname=" + vm.Hostname, "packer.master=" + vm.MasterHostname}
 	if m.Master {
 		args = append(args, "packer.is_master=1")

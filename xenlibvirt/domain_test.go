@@ -46,7 +46,7 @@ func TestDomainXMLGolden(t *testing.T) {
 	for _, hv := range []string{KVM, QEMU, Xen} {
 		t.Run(hv, func(t *testing.T) {
 			vm := exampleVM(hv)
-			if vm.Name != "packer-w2-045a8bb1-p2-s-srt-1-1" || vm.Hostname != "s-srt-1-1" || vm.MasterHostname != "s-srt-1-0" {
+			if vm.Name != "packer-w2-045a8bb1-p3-s-srt-1-1" || vm.Hostname != "s-srt-1-1" || vm.MasterHostname != "s-srt-1-0" {
 				t.Errorf("name %s hostname %s master %s", vm.Name, vm.Hostname, vm.MasterHostname)
 			}
 			// The paper's host: 4 cores / k = 2 → 2 vCPUs; 8192 MiB / 3 VMs → 2730 MiB.
@@ -151,11 +151,17 @@ func TestNames(t *testing.T) {
 			t.Errorf("nameSafe(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	// A job name past 40 characters keeps 31 and adds "-" and 8 hex digits
+	// of its hash: 31 + 1 + 8 + len("-12") = 43 characters.
 	long := strings.Repeat("j", 70)
-	if h := guestHostname(long, 12); len(h) != 63 || !strings.HasSuffix(h, "-12") {
-		t.Errorf("hostname %q (%d chars), want 63 ending -12", h, len(h))
+	if h := guestHostname(long, 12); len(h) != 43 || !strings.HasPrefix(h, strings.Repeat("j", 31)+"-") || !strings.HasSuffix(h, "-12") {
+		t.Errorf("hostname %q (%d chars), want 43: 31 j's, a hash, -12", h, len(h))
 	}
-	if got := DomainName("w1-91b8c627", 3, "s-inv-1", 0); got != "packer-w1-91b8c627-p3-s-inv-1-0" {
+	if guestHostname(long, 1) == guestHostname(strings.Repeat("j", 71), 1) {
+		t.Error("two long job names sharing 31 characters make one hostname")
+	}
+	// Phase index 3 is phase 4 for people, and in the name.
+	if got := DomainName("w1-91b8c627", 3, "s-inv-1", 0); got != "packer-w1-91b8c627-p4-s-inv-1-0" {
 		t.Errorf("DomainName = %s", got)
 	}
 }

@@ -73,4 +73,10 @@ type ConnectorFunc func(h InventoryHost) (Hypervisor, error)
 func (f ConnectorFunc) Connect(h InventoryHost) (Hypervisor, error) { return f(h) }
 
 // Libvirt is the Connector that opens real libvirt connections.
-var Libvirt Connector = ConnectorFunc(func(h InventoryHost) (Hypervisor, error) { return Open(h.URI) })
+var Libvirt Connector = ConnectorFunc(func(h InventoryHost) (Hypervisor, error) {
+	c, err := Open(h.URI)
+	if err != nil {
+		return nil, err // not a Hypervisor holding a nil *Conn
+	}
+	return c, nil
+})

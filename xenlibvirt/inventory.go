@@ -47,7 +47,10 @@ type InventoryHost struct {
 	// Name identifies the host in tables, errors and the journal.
 	Name string `json:"name"`
 	// URI is the libvirt connection URI: qemu:///system,
-	// qemu+ssh://host/system, xen:///system, or test:///abs/path.xml.
+	// qemu+ssh://host/system, xen:///system, or test:///abs/path.xml for
+	// libvirt's test driver. In an inventory file, test:rel/path.xml (no
+	// slashes after the colon) names a node file relative to the inventory
+	// file's directory; reading the file makes it test:///abs/path.xml.
 	URI string `json:"uri"`
 	// Hypervisor is kvm, qemu (emulation, TCG) or xen: the domain type.
 	Hypervisor string `json:"hypervisor"`
@@ -76,14 +79,32 @@ func ReadInventoryFile(path string) (*Inventory, error) {
 	if err != nil {
 		return nil, &model.InputError{File: path, Err: err}
 	}
-	return ParseInventory(data, path)
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, &model.InputError{File: path, Err: err}
+	}
+	return parseInventory(data, path, dir)
 }
 
 // ParseInventory decodes and validates an inventory; name is used in errors,
 // which are *model.InputError naming the file and the field or line.
 // Unknown fields are rejected: a misspelt field in an inventory would
-// silently deploy something else.
+// silently deploy something else. Relative test-driver URIs are left as they
+// are (and refused): only ReadInventoryFile knows what they are relative to.
 func ParseInventory(data []byte, name string) (*Inventory, error) {
+	return parseInventory(data, name, "")
+}
+
+// resolveTestURI turns test:rel/path.xml into test:///dir/rel/path.xml.
+func resolveTestURI(uri, dir string) string {
+	rel, ok := strings.CutPrefix(uri, "test:")
+	if !ok || dir == "" || rel == "" || strings.HasPrefix(rel, "/") {
+		return uri
+	}
+	return "test://" + filepath.Join(dir, rel)
+}
+
+func parseInventory(data []byte, name, dir string) (*Inventory, error) {
 	var inv Inventory
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -92,6 +113,9 @@ func ParseInventory(data []byte, name string) (*Inventory, error) {
 	}
 	if dec.More() {
 		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: trailing data after the inventory at %s", ErrBadInventory, lineCol(data, dec.InputOffset()))}
+	}
+	for i := range inv.Hosts {
+		inv.Hosts[i].URI = resolveTestURI(inv.Hosts[i].URI, dir)
 	}
 	if err := inv.Validate(); err != nil {
 		return nil, &model.InputError{File: name, Err: err}

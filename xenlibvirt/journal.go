@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
@@ -193,4 +195,37 @@ func ReadJournalFile(path string) (*Journal, error) {
 		return nil, &model.InputError{File: path, Err: err}
 	}
 	return ParseJournal(data, path)
+}
+
+// StateFileName is the state file apply writes for a plan when not told
+// otherwise: packer-<plan id>.state.json.
+func StateFileName(planID string) string { return "packer-" + planID + ".state.json" }
+
+// ErrNoStateFile is wrapped by FindStateFile's error when it finds no state
+// file, or more than one, to choose.
+var ErrNoStateFile = errors.New("no state file to choose")
+
+// FindStateFile finds the state file apply wrote in dir, as status and
+// destroy do when not told which: the plan's (StateFileName) when planID is
+// given, else the only packer-*.state.json in dir. Several are refused,
+// naming them, rather than guessed between.
+func FindStateFile(dir, planID string) (string, error) {
+	if planID != "" {
+		p := filepath.Join(dir, StateFileName(planID))
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("%w: plan %s has none here (%s); --state names one", ErrNoStateFile, planID, p)
+		}
+		return p, nil
+	}
+	found, err := filepath.Glob(filepath.Join(dir, StateFileName("*")))
+	if err != nil {
+		return "", err
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w: none named %s in %s; --state names one", ErrNoStateFile, StateFileName("*"), dir)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: %d here (%s); --state or --plan says which", ErrNoStateFile, len(found), strings.Join(found, ", "))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -28,6 +29,20 @@ var events = sync.OnceValue(func() error {
 	return nil
 })
 
+// ErrPoolInactive is wrapped by Pool's error for a storage pool that exists
+// but is not started; Pool returns the pool with it.
+var ErrPoolInactive = errors.New("is not active")
+
+// testDriverFile returns the node file of a test:///abs/path URI; not for
+// test:///default, libvirt's built-in one.
+func testDriverFile(uri string) (string, bool) {
+	file, ok := strings.CutPrefix(uri, "test://")
+	if !ok || file == "/default" || !strings.HasPrefix(file, "/") {
+		return "", false
+	}
+	return file, true
+}
+
 // Conn is the libvirt implementation of Hypervisor: one connection to one host.
 type Conn struct {
 	URI  string
@@ -50,6 +65,13 @@ var _ Hypervisor = (*Conn)(nil)
 func Open(uri string) (*Conn, error) {
 	if err := events(); err != nil {
 		return nil, err
+	}
+	if file, ok := testDriverFile(uri); ok {
+		// Checked here, or libxml2 adds its own warning on stderr to
+		// libvirt's error.
+		if _, err := os.Stat(file); err != nil {
+			return nil, fmt.Errorf("connect %s: test driver node file: %w", uri, err)
+		}
 	}
 	c, err := libvirt.NewConnect(uri)
 	if err != nil {
@@ -170,7 +192,7 @@ func (c *Conn) Pool(disk string) (Pool, error) {
 	case found == nil:
 		return Pool{}, fmt.Errorf("%w: no storage pool named %s", ErrNotFound, disk)
 	case !active:
-		return Pool{}, fmt.Errorf("storage pool %s is not active (virsh pool-start %s)", found.Name, found.Name)
+		return *found, fmt.Errorf("storage pool %s %w (virsh pool-start %s)", found.Name, ErrPoolInactive, found.Name)
 	}
 	return *found, nil
 }

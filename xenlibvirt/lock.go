@@ -3,7 +3,9 @@ package xenlibvirt
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -29,4 +31,33 @@ func lockState(statePath string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", statePath, err)
 	}
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// cleanStaleTemps removes the temporary files a journal write leaves when
+// packer is killed between creating and renaming one (.STATE.tmp-*). Only
+// the holder of the state's lock may call it: no other writer is then mid-way.
+func cleanStaleTemps(statePath string, log io.Writer) {
+	dir, base := filepath.Split(statePath)
+	if dir == "" {
+		dir = "."
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
+	for _, t := range tmps {
+		if os.Remove(t) == nil {
+			fmt.Fprintf(log, "removed %s, left by a packer run that was killed\n", t)
+		}
+	}
+}
+
+// globEscape quotes the pattern characters of filepath.Match in s.
+func globEscape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
+			b = append(b, '\\')
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }

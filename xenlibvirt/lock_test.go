@@ -18,7 +18,7 @@ func TestStateLockExcludes(t *testing.T) {
 	if _, err := lockState(state); !errors.Is(err, ErrStateLocked) {
 		t.Fatalf("second lock: %v, want ErrStateLocked", err)
 	}
-	if err := Destroy(&Journal{}, nil, state, nil); !errors.Is(err, ErrStateLocked) {
+	if _, err := Destroy(&Journal{}, nil, state, nil); !errors.Is(err, ErrStateLocked) {
 		t.Errorf("destroy while the state is locked: %v, want ErrStateLocked", err)
 	}
 	unlock()

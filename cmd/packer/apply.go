@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/optimize"
@@ -18,9 +22,46 @@ import (
 var connector = xenlibvirt.Libvirt
 
 var (
-	inventoryFlag = &cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "inventory `FILE` (JSON): hosts, libvirt URIs, disks, appliance image", Required: true}
-	stateFlag     = &cli.StringFlag{Name: "state", Usage: "journal `FILE`, rewritten after every step (default: packer-<plan id>.state.json)"}
+	inventoryFlag      = &cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "inventory `FILE` (JSON): hosts, libvirt URIs, disks, appliance image", Required: true}
+	stateFlag          = &cli.StringFlag{Name: "state", Usage: "journal `FILE`, rewritten after every step (default: packer-<plan id>.state.json)"}
+	autoApproveFlag    = &cli.BoolFlag{Name: "auto-approve", Usage: "act without asking (needed when stdin is not a terminal)"}
+	connectTimeoutFlag = &cli.DurationFlag{Name: "connect-timeout", Value: xenlibvirt.DefaultConnectTimeout, Usage: "give up on a host whose libvirt has not answered a connection after `D`"}
 )
+
+// hostsConnector is connector with the --connect-timeout of the command.
+func hostsConnector(c *cli.Context) (xenlibvirt.Connector, error) {
+	d := c.Duration("connect-timeout")
+	if d <= 0 {
+		return nil, badUsage("--connect-timeout: %v, want a positive duration", d)
+	}
+	return xenlibvirt.WithTimeout(connector, d), nil
+}
+
+// stdinIsTerminal reports whether packer may ask its user; tests replace it.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// approve shows what a command is about to do and asks on a terminal, as
+// Terraform does; --auto-approve skips the question, and without a terminal
+// to ask on the command refuses rather than act unasked.
+func approve(c *cli.Context, what string) error {
+	w := c.App.Writer
+	fmt.Fprintln(w, what)
+	if c.Bool("auto-approve") {
+		return nil
+	}
+	if !stdinIsTerminal(c.App.Reader) {
+		return badUsage("%s: not asking without a terminal; run it with --auto-approve", c.Command.FullName())
+	}
+	fmt.Fprint(w, "Only 'yes' goes on: ")
+	answer, _ := bufio.NewReader(c.App.Reader).ReadString('\n')
+	if strings.TrimSpace(answer) != "yes" {
+		return cli.Exit(fmt.Sprintf("packer: %s: cancelled, nothing changed", c.Command.FullName()), exitFailure)
+	}
+	return nil
+}
 
 var applyCommand = &cli.Command{
 	Name:  "apply",
@@ -32,17 +73,22 @@ var applyCommand = &cli.Command{
 		"and powers off), and destroys, undefines and deletes them. Every step is journaled to\n" +
 		"--state. On failure or SIGINT/SIGTERM the phase in flight is torn down (unless\n" +
 		"--keep-on-interrupt) and packer exits 1; --resume continues from the failed phase.\n" +
-		"packer only touches domains carrying its metadata for this plan, and disks it created.",
+		"packer only touches domains carrying its metadata for this plan, and disks it created.\n" +
+		"Phases are numbered from 1, as packer plan prints them. apply says what it will do and\n" +
+		"asks first; --auto-approve does not ask (and is needed without a terminal).",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` (from packer plan --output)", Required: true},
 		inventoryFlag,
 		stateFlag,
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the domain XML and every action; change nothing"},
-		&cli.IntFlag{Name: "phase", Value: -1, Usage: "apply only phase `N` (deploy, wait, tear down) and return"},
+		&cli.IntFlag{Name: "phase", Usage: "apply only phase `N` (from 1, as packer plan prints them: deploy, wait, tear down) and return"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the journal in --state: clear what the last run left, go on from the first phase not done"},
 		&cli.DurationFlag{Name: "phase-timeout", Usage: "fail a phase whose VMs are not all powered off after `D` (0: wait for ever)"},
 		&cli.IntFlag{Name: "parallel", Value: 4, Usage: "create and start at most `N` VMs at once, across hosts"},
 		&cli.BoolFlag{Name: "keep-on-interrupt", Usage: "on SIGINT/SIGTERM leave the phase in flight running (journaled; packer destroy removes it)"},
+		&cli.BoolFlag{Name: "keep-on-failure", Usage: "leave the VMs of a failed or timed-out phase in place for inspection (journaled; packer destroy removes them)"},
+		autoApproveFlag,
+		connectTimeoutFlag,
 	},
 	Action: applyAction,
 }
@@ -77,6 +123,7 @@ func applyAction(c *cli.Context) error {
 		PhaseTimeout:    c.Duration("phase-timeout"),
 		Resume:          c.Bool("resume"),
 		KeepOnInterrupt: c.Bool("keep-on-interrupt"),
+		KeepOnFailure:   c.Bool("keep-on-failure"),
 		DryRun:          c.Bool("dry-run"),
 		StatePath:       c.String("state"),
 		Log:             c.App.Writer,
@@ -88,24 +135,38 @@ func applyAction(c *cli.Context) error {
 		return badUsage("--phase-timeout: %v is negative", s.PhaseTimeout)
 	}
 	if c.IsSet("phase") {
-		s.OnePhase, s.Phase = true, c.Int("phase")
-		if s.Phase < 0 || s.Phase >= len(pl.Phases) {
-			return badUsage("--phase: %d, plan %s has phases 0..%d", s.Phase, pl.ID, len(pl.Phases)-1)
+		n := c.Int("phase")
+		if n < 1 || n > len(pl.Phases) {
+			return badUsage("--phase: %d, plan %s has phases 1..%d", n, pl.ID, len(pl.Phases))
 		}
+		s.OnePhase, s.Phase = true, n-1 // the library counts as the plan document does
 	}
 	if s.StatePath == "" {
-		s.StatePath = "packer-" + pl.ID + ".state.json"
+		s.StatePath = xenlibvirt.StateFileName(pl.ID)
 	}
 	if s.Resume && !s.DryRun {
 		if _, err := os.Stat(s.StatePath); err != nil {
 			return badUsage("--resume: no state file %s to resume from (--state names it)", s.StatePath)
 		}
 	}
-	hs, err := xenlibvirt.Connect(pl, inv, connector)
+	conn, err := hostsConnector(c)
+	if err != nil {
+		return err
+	}
+	hs, err := xenlibvirt.Connect(pl, inv, conn)
 	if err != nil {
 		return err
 	}
 	defer hs.Close()
+	if !s.DryRun {
+		// Ask only about a plan that fits: apply checks again, changing nothing first.
+		if err := xenlibvirt.CheckError(xenlibvirt.Check(pl, inv, hs.Facts)); err != nil {
+			return badInput(fmt.Errorf("%s and %s: %w", c.String("plan"), c.String("inventory"), err))
+		}
+		if err := approve(c, applySummary(pl, inv, s)); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -114,9 +175,6 @@ func applyAction(c *cli.Context) error {
 		<-ctx.Done()
 		stop()
 	}()
-	if !s.DryRun {
-		fmt.Fprintf(c.App.Writer, "applying plan %s (%d phases) to %d hosts; journal %s\n", pl.ID, len(pl.Phases), len(hs.HVs), s.StatePath)
-	}
 	j, err := xenlibvirt.Apply(ctx, pl, hs, s)
 	switch {
 	case errors.Is(err, xenlibvirt.ErrDoesNotFit):
@@ -133,4 +191,29 @@ func applyAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "plan %s: %s; %d VMs run, none left (journal %s)\n", pl.ID, j.Status, len(j.VMs), s.StatePath)
 	}
 	return nil
+}
+
+// applySummary says what apply is about to do, before it asks.
+func applySummary(pl *optimize.Plan, inv *xenlibvirt.Inventory, s *xenlibvirt.Settings) string {
+	vms, phases := 0, fmt.Sprintf("%d phases", len(pl.Phases))
+	for _, ph := range pl.Phases {
+		if !s.OnePhase || ph.Index == s.Phase {
+			for _, hp := range ph.Hosts {
+				vms += len(hp.VMs)
+			}
+		}
+	}
+	if s.OnePhase {
+		phases = fmt.Sprintf("phase %d of %d", xenlibvirt.PhaseNumber(s.Phase), len(pl.Phases))
+	}
+	hosts := make([]string, 0, pl.Cluster.Hosts)
+	for _, h := range inv.Hosts[:min(pl.Cluster.Hosts, len(inv.Hosts))] {
+		hosts = append(hosts, h.Name)
+	}
+	resume := ""
+	if s.Resume {
+		resume = ", resuming"
+	}
+	return fmt.Sprintf("packer will apply plan %s (%s, %d VMs) on hosts %s%s; journal %s", pl.ID, phases, vms,
+		strings.Join(hosts, ", "), resume, s.StatePath)
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
@@ -21,19 +23,12 @@ var hostsCommand = &cli.Command{
 			"CPUs and memory, the domain types it offers, its disks' storage pools and whether the\n" +
 			"appliance image is there. With --plan, also checks the plan against the inventory and\n" +
 			"the hosts (as apply does before it changes anything). Exits 1 if a host is unreachable\n" +
-			"or the plan does not fit.",
-		Flags:  []cli.Flag{inventoryFlag, &cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to check against the hosts"}, formatFlag},
+			"or the plan does not fit (naming the unreachable hosts); a host that does not answer\n" +
+			"within --connect-timeout counts as unreachable.",
+		Flags: []cli.Flag{inventoryFlag, &cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to check against the hosts"}, formatFlag,
+			connectTimeoutFlag},
 		Action: hostsCheckAction,
 	}},
-}
-
-// hostReport is one row of hosts check.
-type hostReport struct {
-	Name      string                `json:"name"`
-	URI       string                `json:"uri"`
-	Reachable bool                  `json:"reachable"`
-	Error     string                `json:"error,omitempty"`
-	Facts     *xenlibvirt.HostFacts `json:"facts,omitempty"`
 }
 
 func hostsCheckAction(c *cli.Context) error {
@@ -45,104 +40,61 @@ func hostsCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var rows []hostReport
-	var facts []xenlibvirt.HostFacts
-	unreachable := 0
-	for _, h := range inv.Hosts {
-		r := hostReport{Name: h.Name, URI: h.URI}
-		hv, err := connector.Connect(h)
-		if err == nil {
-			var f xenlibvirt.HostFacts
-			f, err = xenlibvirt.Gather(hv, h, inv)
-			_ = hv.Close()
-			if err == nil {
-				r.Reachable, r.Facts = true, &f
-				facts = append(facts, f)
-			}
-		}
-		if err != nil {
-			r.Error = err.Error()
-			unreachable++
-			facts = append(facts, xenlibvirt.HostFacts{})
-		}
-		rows = append(rows, r)
+	conn, err := hostsConnector(c)
+	if err != nil {
+		return err
 	}
-	var problems []string
-	if pl != nil {
-		// Facts of an unreachable host are empty; say so instead of
-		// reporting it short of everything.
-		n := min(pl.Cluster.Hosts, len(inv.Hosts))
-		ok := true
-		for i := 0; i < n; i++ {
-			if !rows[i].Reachable {
-				problems = append(problems, fmt.Sprintf("host %s: unreachable", rows[i].Name))
-				ok = false
-			}
-		}
-		if ok {
-			problems = xenlibvirt.Check(pl, inv, facts[:n])
-		}
-	}
+	rep := xenlibvirt.CheckHosts(pl, inv, conn)
 	w := c.App.Writer
 	if format == "json" {
-		doc := struct {
-			Hosts    []hostReport `json:"hosts"`
-			Plan     string       `json:"plan,omitempty"`
-			Fits     *bool        `json:"fits,omitempty"`
-			Problems []string     `json:"problems,omitempty"`
-		}{Hosts: rows, Problems: problems}
-		if pl != nil {
-			fits := len(problems) == 0
-			doc.Plan, doc.Fits = pl.ID, &fits
-		}
-		b, err := json.MarshalIndent(doc, "", "  ")
+		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(w, string(b))
-	} else {
-		t := newTable(w, "HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE")
-		for i, r := range rows {
-			if !r.Reachable {
-				_ = t.Append([]string{r.Name, r.URI, "no: " + r.Error, "", "", "", "", "", ""})
-				continue
-			}
-			f := r.Facts
-			var pools []string
-			for d, p := range f.Pools {
-				if p.Name == "" {
-					pools = append(pools, inv.Hosts[i].Disks[d]+" (missing)")
-				} else {
-					pools = append(pools, p.Name)
-				}
-			}
-			img := "present"
-			if len(f.Missing) > 0 {
-				img = "missing " + strings.Join(f.Missing, ", ")
-			}
-			_ = t.Append([]string{r.Name, r.URI, "yes", f.Type, strconv.Itoa(f.CPUs), strconv.Itoa(f.MemoryMiB),
-				strings.Join(f.VirtTypes, " "), strings.Join(pools, " "), img})
+	} else if err := printHostsReport(w, rep, pl, inv); err != nil {
+		return err
+	}
+	unreachable := rep.Unreachable()
+	switch {
+	case len(rep.Problems) > 0:
+		return cli.Exit(fmt.Sprintf("packer: hosts check: plan %s does not fit (%d problems)", pl.ID, len(rep.Problems)), exitFailure)
+	case len(unreachable) > 0:
+		return cli.Exit(fmt.Sprintf("packer: hosts check: %d of %d hosts unreachable: %s", len(unreachable), len(rep.Hosts),
+			strings.Join(unreachable, "; ")), exitFailure)
+	}
+	return nil
+}
+
+// printHostsReport writes hosts check's table and, with a plan, whether it fits.
+func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *optimize.Plan, inv *xenlibvirt.Inventory) error {
+	t := newTable(w, "HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE")
+	for i, r := range rep.Hosts {
+		if !r.Reachable {
+			_ = t.Append([]string{r.Name, r.URI, "no: " + r.Error, "", "", "", "", "", ""})
+			continue
 		}
-		if err := t.Render(); err != nil {
-			return err
+		f := r.Facts
+		img := "present"
+		if len(f.Missing) > 0 {
+			img = "missing " + strings.Join(f.Missing, ", ")
 		}
-		if pl != nil {
-			if len(problems) == 0 {
-				fmt.Fprintf(w, "plan %s fits: %d hosts × %d disks, %d vCPUs and %d MiB per VM\n", pl.ID, pl.Cluster.Hosts,
-					pl.Cluster.DisksPerHost, pl.Cluster.VCPUsPerVM, memoryMiBPerVM(pl.Cluster.MemoryMiBPerVM, inv))
-			} else {
-				fmt.Fprintf(w, "plan %s does not fit:\n", pl.ID)
-				for _, p := range problems {
-					fmt.Fprintf(w, "  %s\n", p)
-				}
-			}
-		}
+		_ = t.Append([]string{r.Name, r.URI, "yes", f.Type, strconv.Itoa(f.CPUs), strconv.Itoa(f.MemoryMiB),
+			strings.Join(f.VirtTypes, " "), strings.Join(f.PoolLabels(inv.Hosts[i]), " "), img})
+	}
+	if err := t.Render(); err != nil {
+		return err
 	}
 	switch {
-	case len(problems) > 0:
-		return cli.Exit(fmt.Sprintf("packer: hosts check: plan %s does not fit (%d problems)", pl.ID, len(problems)), exitFailure)
-	case unreachable > 0:
-		return cli.Exit(fmt.Sprintf("packer: hosts check: %d of %d hosts unreachable", unreachable, len(rows)), exitFailure)
+	case pl == nil:
+	case len(rep.Problems) == 0:
+		fmt.Fprintf(w, "plan %s fits: %d hosts × %d disks, %d vCPUs and %d MiB per VM\n", pl.ID, pl.Cluster.Hosts,
+			pl.Cluster.DisksPerHost, pl.Cluster.VCPUsPerVM, memoryMiBPerVM(pl.Cluster.MemoryMiBPerVM, inv))
+	default:
+		fmt.Fprintf(w, "plan %s does not fit:\n", pl.ID)
+		for _, p := range rep.Problems {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
 	}
 	return nil
 }

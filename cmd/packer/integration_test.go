@@ -53,8 +53,8 @@ func TestIntegrationReadmeWalkthrough(t *testing.T) {
 		t.Errorf("dry run shows %d domains, want 4", n)
 	}
 	q.AssertOnlyForeign(t)
-	step("done; 4 VMs run, none left", "apply", "--plan", plan, "--inventory", inventory, "--state", state)
+	step("done; 4 VMs run, none left", "apply", "--plan", plan, "--inventory", inventory, "--state", state, "--auto-approve")
 	step(": done (step ", "status", "--state", state)
-	step("0 VMs removed, nothing of it left", "destroy", "--state", state)
+	step("0 VMs removed, 0 already gone; nothing of it left", "destroy", "--state", state, "--auto-approve")
 	q.AssertOnlyForeign(t)
 }

@@ -6,15 +6,43 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
+// statePlanFlag names the plan whose state file status and destroy read.
+var statePlanFlag = &cli.StringFlag{Name: "plan", Usage: "plan document `FILE` whose default state file (packer-<plan id>.state.json) to read"}
+
 var statusCommand = &cli.Command{
-	Name:        "status",
-	Usage:       "show where an apply stands, from its journal",
-	Description: "Reads the journal apply writes (--state) and shows the run's status, each phase's, and every\nVM that may still exist on a host. Touches no host.",
-	Flags:       []cli.Flag{&cli.StringFlag{Name: "state", Usage: "journal `FILE` written by packer apply", Required: true}, formatFlag},
-	Action:      statusAction,
+	Name:  "status",
+	Usage: "show where an apply stands, from its journal",
+	Description: "Reads the journal apply writes (--state; without it, the plan's packer-<plan id>.state.json\n" +
+		"with --plan, else the only packer-*.state.json in this directory) and shows the run's status,\n" +
+		"each phase's (numbered from 1; --format json prints the journal, whose phase \"index\" counts\n" +
+		"from 0), and every VM that may still exist on a host. Touches no host.",
+	Flags:  []cli.Flag{&cli.StringFlag{Name: "state", Usage: "journal `FILE` written by packer apply"}, statePlanFlag, formatFlag},
+	Action: statusAction,
+}
+
+// statePath is --state, or the state file apply wrote for --plan's plan, or
+// the only one in the working directory.
+func statePath(c *cli.Context) (string, error) {
+	if p := c.String("state"); p != "" {
+		return p, nil
+	}
+	id := ""
+	if p := c.String("plan"); p != "" {
+		pl, err := optimize.ReadPlanFile(p)
+		if err != nil {
+			return "", badInput(err)
+		}
+		id = pl.ID
+	}
+	p, err := xenlibvirt.FindStateFile(".", id)
+	if err != nil {
+		return "", badInput(err)
+	}
+	return p, nil
 }
 
 func statusAction(c *cli.Context) error {
@@ -22,7 +50,11 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	j, err := xenlibvirt.ReadJournalFile(c.String("state"))
+	path, err := statePath(c)
+	if err != nil {
+		return err
+	}
+	j, err := xenlibvirt.ReadJournalFile(path)
 	if err != nil {
 		return badInput(err)
 	}
@@ -45,7 +77,7 @@ func statusAction(c *cli.Context) error {
 	}
 	t := newTable(w, "PHASE", "STATUS", "VMS CREATED", "ERROR")
 	for i, p := range j.Phases {
-		_ = t.Append([]string{strconv.Itoa(p.Index), p.Status, strconv.Itoa(counts[i]), p.Error})
+		_ = t.Append([]string{strconv.Itoa(xenlibvirt.PhaseNumber(p.Index)), p.Status, strconv.Itoa(counts[i]), p.Error})
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -58,7 +90,7 @@ func statusAction(c *cli.Context) error {
 	fmt.Fprintf(w, "%d VMs may still exist (packer apply --resume or packer destroy removes them):\n", len(live))
 	t = newTable(w, "VM", "PHASE", "HOST", "STATE", "DISK")
 	for _, v := range live {
-		_ = t.Append([]string{v.Name, strconv.Itoa(v.Phase), v.Host, v.State, v.Disk})
+		_ = t.Append([]string{v.Name, strconv.Itoa(xenlibvirt.PhaseNumber(v.Phase)), v.Host, v.State, v.Disk})
 	}
 	return t.Render()
 }
