@@ -6,9 +6,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/packer-sched/packer/model"
 )
 
-// WriteLP writes the phase model of seed 003, section 5.2 (typos corrected),
+// WriteLP writes the phase model of the packing paper, section 5.2 (typos corrected),
 // as a mixed-integer program in CPLEX LP format, which cbc, glpsol, HiGHS,
 // CPLEX and Gurobi read. Its optimum is the exact solver's makespan.
 //
@@ -30,13 +32,13 @@ import (
 // lowest-numbered job: job j may run only in phases i ≤ j, and a job j > i may
 // join phase i only if job i is in phase i. Every schedule keeps exactly one
 // representative, so the optimum is unchanged.
-func WriteLP(w io.Writer, p *Problem, title string) error {
+func WriteLP(w io.Writer, p *model.Problem, title string) error {
 	bw := bufio.NewWriter(w)
 	c := p.Cluster
 	n, emax, m := c.PrimaryVMs(), c.MaxExtraVMs(), len(p.Jobs)
 	type choice struct {
 		name string
-		role Role
+		role model.Role
 		vms  int
 		t    float64
 	}
@@ -45,17 +47,17 @@ func WriteLP(w io.Writer, p *Problem, title string) error {
 	for j, job := range p.Jobs {
 		ch[j] = make([][]choice, j+1)
 		for i := 0; i <= j; i++ {
-			add := func(role Role, tag string, limit int) {
+			add := func(role model.Role, tag string, limit int) {
 				for x := 1; x <= limit; x++ {
 					ch[j][i] = append(ch[j][i], choice{fmt.Sprintf("y_%d_%d_%s_%d", j, i, tag, x), role, x, p.Runtime(j, x, role)})
 				}
 			}
-			add(Primary, "p", n)
+			add(model.Primary, "p", n)
 			if job.CanHost() {
-				add(Host, "h", n)
+				add(model.Host, "h", n)
 			}
 			if job.CanBeExtra() && emax > 0 {
-				add(Extra, "e", emax)
+				add(model.Extra, "e", emax)
 			}
 		}
 	}
@@ -77,7 +79,7 @@ func WriteLP(w io.Writer, p *Problem, title string) error {
 			}
 		}
 	}
-	fmt.Fprintf(bw, "\\ packer phase model (seed 003, section 5.2): %s\n", strings.ReplaceAll(title, "\n", " "))
+	fmt.Fprintf(bw, "\\ packer phase model (Aboulnaga et al., CloudDB 2009, section 5.2): %s\n", strings.ReplaceAll(title, "\n", " "))
 	fmt.Fprintf(bw, "\\ %d jobs; P = %d hosts, k = %d disks, N = %d primary VMs, r = %d, alpha = %s, at most %d extra VMs\n",
 		m, c.Hosts, c.DisksPerHost, n, c.ExtraRatio, num(c.Alpha), emax)
 	for j, job := range p.Jobs {
@@ -116,12 +118,12 @@ func WriteLP(w io.Writer, p *Problem, title string) error {
 			for _, v := range ch[j][i] {
 				t := num(float64(v.vms)) + " " + v.name
 				switch v.role {
-				case Primary:
+				case model.Primary:
 					prim = append(prim, t)
-				case Host:
+				case model.Host:
 					prim = append(prim, t)
 					host = append(host, "-"+t)
-				case Extra:
+				case model.Extra:
 					ext = append(ext, t)
 				}
 			}
@@ -133,7 +135,7 @@ func WriteLP(w io.Writer, p *Problem, title string) error {
 			terms = terms[:0]
 			for j := i; j < m; j++ {
 				for _, v := range ch[j][i] {
-					if v.role == Extra {
+					if v.role == model.Extra {
 						terms = append(terms, num(float64(c.ExtraRatio*v.vms))+" "+v.name)
 					}
 				}
@@ -156,7 +158,7 @@ func WriteLP(w io.Writer, p *Problem, title string) error {
 		for j := i; j < m; j++ {
 			for _, v := range ch[j][i] {
 				t := num(float64(v.vms)*v.t) + " " + v.name
-				if v.role == Extra {
+				if v.role == model.Extra {
 					exArea = append(exArea, t)
 				} else {
 					terms = append(terms, t)

@@ -6,28 +6,8 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// HostPlacement is one physical machine's VMs in one phase.
-type HostPlacement struct {
-	Host int       `json:"host"` // 0..P−1
-	VMs  []VMPlace `json:"vms"`
-	// Overcommitted is true when the machine runs extra VMs in this phase.
-	Overcommitted bool `json:"overcommitted"`
-}
-
-// VMPlace is one VM on a machine.
-type VMPlace struct {
-	Job  string `json:"job"`
-	Role Role   `json:"role"`
-	// Index numbers the job's VMs in the phase from 0; VM 0 is the job's Hadoop
-	// master (seed 003, section 2: one VM of every job serves as its master).
-	Index int `json:"index"`
-	// Disk is the machine's physical disk (0..k−1) the VM's image lives on;
-	// nil for an extra VM, which has no disk of its own.
-	Disk *int `json:"disk"`
-}
-
 // Place assigns every VM of one feasible phase to a machine and disk, following
-// the end of seed 003's section 5.2, with one refinement the seed's prose leaves
+// the end of the packing paper's section 5.2, with one refinement the paper's prose leaves
 // open:
 //
 //  1. Host-role VMs (I/O jobs that carry extras) go in groups of r onto one
@@ -44,23 +24,23 @@ type VMPlace struct {
 //
 // Every primary VM gets a distinct disk of its machine. Hosts with no VMs are
 // left out of the result, which is ordered by host.
-func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
+func Place(p *model.Problem, ph model.Phase) ([]model.HostPlacement, error) {
 	c := p.Cluster
 	type machine struct {
-		vms    []VMPlace
+		vms    []model.VMPlace
 		disks  int // disks used
 		extras int // host groups on the machine, each carrying one extra VM
 	}
 	ms := make([]machine, c.Hosts)
 	cursor := 0
-	put := func(m int, job model.Job, role Role, idx int) {
+	put := func(m int, job model.Job, role model.Role, idx int) {
 		d := ms[m].disks
-		ms[m].vms = append(ms[m].vms, VMPlace{Job: job.Name, Role: role, Index: idx, Disk: &d})
+		ms[m].vms = append(ms[m].vms, model.VMPlace{Job: job.Name, Role: role, Index: idx, Disk: &d})
 		ms[m].disks++
 	}
 	// roundRobin places one primary VM on the next machine with a free disk,
 	// first among machines whose overcommitted state matches preferOver.
-	roundRobin := func(job model.Job, role Role, idx int, preferOver bool) error {
+	roundRobin := func(job model.Job, role model.Role, idx int, preferOver bool) error {
 		for pass := 0; pass < 2; pass++ {
 			for t := 0; t < c.Hosts; t++ {
 				m := (cursor + t) % c.Hosts
@@ -82,18 +62,18 @@ func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
 		job model.Job
 		idx int
 	}
-	var extraJobs []Assignment
+	var extraJobs []model.Assignment
 	extraVMs := 0
 	for _, a := range ph.Jobs {
 		switch a.Role {
-		case Host:
+		case model.Host:
 			for v := range a.VMs {
 				hostVMs = append(hostVMs, struct {
 					job model.Job
 					idx int
 				}{p.Jobs[a.Job], v})
 			}
-		case Extra:
+		case model.Extra:
 			extraJobs = append(extraJobs, a)
 			extraVMs += a.VMs
 		}
@@ -108,13 +88,13 @@ func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
 		for range c.ExtraRatio {
 			h := hostVMs[next]
 			next++
-			put(m, h.job, Host, h.idx)
+			put(m, h.job, model.Host, h.idx)
 		}
 		ms[m].extras++
 	}
 	// 2. The remaining host VMs.
 	for _, h := range hostVMs[next:] {
-		if err := roundRobin(h.job, Host, h.idx, true); err != nil {
+		if err := roundRobin(h.job, model.Host, h.idx, true); err != nil {
 			return nil, err
 		}
 	}
@@ -125,7 +105,7 @@ func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
 			for used == ms[m].extras {
 				m, used = m+1, 0
 			}
-			ms[m].vms = append(ms[m].vms, VMPlace{Job: p.Jobs[a.Job].Name, Role: Extra, Index: v})
+			ms[m].vms = append(ms[m].vms, model.VMPlace{Job: p.Jobs[a.Job].Name, Role: model.Extra, Index: v})
 			used++
 		}
 	}
@@ -133,27 +113,27 @@ func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
 	for _, wantIO := range []bool{true, false} {
 		for _, a := range ph.Jobs {
 			job := p.Jobs[a.Job]
-			if a.Role != Primary || job.IOIntensive != wantIO {
+			if a.Role != model.Primary || job.IOIntensive != wantIO {
 				continue
 			}
 			for v := range a.VMs {
-				if err := roundRobin(job, Primary, v, false); err != nil {
+				if err := roundRobin(job, model.Primary, v, false); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	var out []HostPlacement
+	var out []model.HostPlacement
 	for h, mc := range ms {
 		if len(mc.vms) == 0 {
 			continue
 		}
-		out = append(out, HostPlacement{Host: h, VMs: mc.vms, Overcommitted: countRole(mc.vms, Extra) > 0})
+		out = append(out, model.HostPlacement{Host: h, VMs: mc.vms, Overcommitted: countRole(mc.vms, model.Extra) > 0})
 	}
 	return out, nil
 }
 
-func countRole(vms []VMPlace, r Role) int {
+func countRole(vms []model.VMPlace, r model.Role) int {
 	n := 0
 	for _, v := range vms {
 		if v.Role == r {

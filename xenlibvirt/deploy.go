@@ -7,7 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/plan"
 )
 
 // ErrDoesNotFit is wrapped by every error Check reports: the plan asks for more
@@ -76,7 +77,7 @@ func Gather(hv Hypervisor, h InventoryHost, inv *Inventory) (HostFacts, error) {
 }
 
 // memoryPerVM is the inventory's vm_memory_mib, else the plan's.
-func memoryPerVM(pl *optimize.Plan, inv *Inventory) int {
+func memoryPerVM(pl *plan.Plan, inv *Inventory) int {
 	if inv.VMMemoryMiB > 0 {
 		return inv.VMMemoryMiB
 	}
@@ -97,7 +98,7 @@ func memoryPerVM(pl *optimize.Plan, inv *Inventory) int {
 //     overcommit the CPU by design, seed 003 section 3), and all VMs'
 //     memory fits the memory, both as the inventory declares them and as
 //     libvirt reports them.
-func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
+func Check(pl *plan.Plan, inv *Inventory, facts []HostFacts) []string {
 	var out []string
 	c := pl.Cluster
 	if len(inv.Hosts) < c.Hosts {
@@ -138,7 +139,7 @@ func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
 				}
 				primary := 0
 				for _, v := range hp.VMs {
-					if v.Role != optimize.Extra {
+					if v.Role != model.Extra {
 						primary++
 					}
 				}
@@ -218,7 +219,7 @@ type VMDeploy struct {
 // VM has no physical disk of its own in the plan (seed 003); its overlay, on
 // which it does little I/O, goes on disk e mod k of its host, e counting the
 // host's extra VMs in the phase, so extras spread over the disks.
-func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deployment, error) {
+func NewDeployment(pl *plan.Plan, inv *Inventory, facts []HostFacts) (*Deployment, error) {
 	if p := Check(pl, inv, facts); len(p) > 0 {
 		return nil, CheckError(p)
 	}
@@ -237,7 +238,7 @@ func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deplo
 	for _, ph := range pl.Phases {
 		pd := PhaseDeploy{Index: ph.Index}
 		macs := map[string]bool{}
-		hosts := append([]optimize.HostPlacement(nil), ph.Hosts...)
+		hosts := append([]model.HostPlacement(nil), ph.Hosts...)
 		sort.SliceStable(hosts, func(a, b int) bool { return hosts[a].Host < hosts[b].Host })
 		for _, hp := range hosts {
 			h, f := inv.Hosts[hp.Host], facts[hp.Host]

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
@@ -48,10 +48,10 @@ var applyCommand = &cli.Command{
 }
 
 // readPlanAndInventory reads the two input files; errors are bad input.
-func readPlanAndInventory(c *cli.Context) (*optimize.Plan, *xenlibvirt.Inventory, error) {
-	var pl *optimize.Plan
+func readPlanAndInventory(c *cli.Context) (*plan.Plan, *xenlibvirt.Inventory, error) {
+	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
-		p, err := optimize.ReadPlanFile(path)
+		p, err := plan.ReadFile(path)
 		if err != nil {
 			return nil, nil, badInput(err)
 		}

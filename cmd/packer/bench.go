@@ -26,7 +26,7 @@ import (
 var benchCommand = &cli.Command{
 	Name:  "bench",
 	Usage: "measure the phase optimizers: exact vs cbc, the swarm's gaps and how time grows",
-	Description: "Runs, in one process, the measurements issue 3 asks for and prints them as tables:\n" +
+	Description: "Runs, in one process, the solver measurements and prints them as tables:\n" +
 		"  1. exact solver vs cbc on the exported LP (W1–W3 on 9 hosts, random 7–9-job workloads on\n" +
 		"     2 hosts): both optima, both times, the ratio (cbc skipped if not installed);\n" +
 		"  2. the swarm with the given settings (default: the paper's 1500 × 200) on W1–W6 and on 50\n" +
@@ -35,8 +35,8 @@ var benchCommand = &cli.Command{
 		"  4. how time grows with M (exact and swarm), with particles and with cores (GOMAXPROCS).\n" +
 		"The full run takes several minutes on 2 cores; --quick cuts every count for a smoke test.",
 	Flags: []cli.Flag{
-		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (seed 003: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (seed 003: 200)"},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (the packing paper: 1500)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the swarm's seed"},
 		&cli.IntFlag{Name: "random", Value: 50, Usage: "random 8-job workloads for the gap statistics (seeds 1..N)"},
 		&cli.BoolFlag{Name: "quick", Usage: "small counts and settings: a smoke test of the command, not the numbers"},
@@ -79,20 +79,20 @@ func (b *bencher) settings() *pso.Settings {
 	return &pso.Settings{Particles: b.particles, Iterations: b.iterations, Seed: b.seed}
 }
 
-func paperInstance(name string) *optimize.Problem {
+func paperInstance(name string) *model.Problem {
 	w, err := workloads.Get(name)
 	if err != nil {
 		panic(err)
 	}
-	p, err := optimize.NewProblem(w, model.PaperCluster())
+	p, err := model.NewProblem(w, model.PaperCluster())
 	if err != nil {
 		panic(err)
 	}
 	return p
 }
 
-func randomInstance(seed uint64, m, hosts int) *optimize.Problem {
-	p, err := optimize.NewProblem(optimize.RandomWorkload(seed, m), model.Cluster{Hosts: hosts}.WithDefaults())
+func randomInstance(seed uint64, m, hosts int) *model.Problem {
+	p, err := model.NewProblem(optimize.RandomWorkload(seed, m), model.Cluster{Hosts: hosts}.WithDefaults())
 	if err != nil {
 		panic(err)
 	}
@@ -108,7 +108,7 @@ func (b *bencher) exactVsCBC() error {
 	}
 	type inst struct {
 		name string
-		p    *optimize.Problem
+		p    *model.Problem
 	}
 	insts := []inst{{"W1 (P=9)", paperInstance("W1")}, {"W2 (P=9)", paperInstance("W2")}, {"W3 (P=9)", paperInstance("W3")}}
 	n := 6
@@ -154,7 +154,7 @@ func (b *bencher) exactVsCBC() error {
 
 // runCBC writes the LP to a temporary file, solves it with cbc and returns
 // the optimum and cbc's wall time (process start included).
-func runCBC(p *optimize.Problem, name string) (float64, time.Duration, error) {
+func runCBC(p *model.Problem, name string) (float64, time.Duration, error) {
 	dir, err := os.MkdirTemp("", "packer-bench-")
 	if err != nil {
 		return 0, 0, err
@@ -269,7 +269,7 @@ func (b *bencher) swarmLarge() error {
 	t := newTable(b.w, "workload", "M", "pair", "swarm", "lower bound", "gap to bound", "swarm time")
 	type inst struct {
 		name string
-		p    *optimize.Problem
+		p    *model.Problem
 	}
 	insts := []inst{{"W3", paperInstance("W3")}, {"random M=30 seed 1", randomInstance(1, 30, 9)}, {"random M=50 seed 1", randomInstance(1, 50, 9)}}
 	for _, in := range insts {

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
 )
@@ -75,7 +76,7 @@ func compareAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := optimize.NewProblem(w, cl)
+		p, err := model.NewProblem(w, cl)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", name, err))
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
@@ -811,11 +812,11 @@ var packingAlgos = []string{"sequential", "pair", "pso", "exact"}
 // packingPlan plans p with one algorithm. PSO runs a small swarm (300
 // particles × 100 iterations) from the experiment's seed: W1–W6 have at most
 // seven jobs, where it finds the optimum or comes close.
-func packingPlan(p *optimize.Problem, name, algo string, seed uint64) (*optimize.Plan, error) {
-	var s optimize.Schedule
+func packingPlan(p *model.Problem, name, algo string, seed uint64) (*plan.Plan, error) {
+	var s model.Schedule
 	switch algo {
 	case "sequential":
-		s = optimize.Sequential(p)
+		s = model.Sequential(p)
 	case "pair":
 		r, err := optimize.PairSchedule(p)
 		if err != nil {
@@ -835,7 +836,11 @@ func packingPlan(p *optimize.Problem, name, algo string, seed uint64) (*optimize
 		}
 		s = r.Schedule
 	}
-	return optimize.NewPlan(p, s, name, algo)
+	sol, err := optimize.NewSolution(p, s, algo)
+	if err != nil {
+		return nil, err
+	}
+	return plan.New(p, name, sol)
 }
 
 func packingExperiment() experiment {
@@ -872,7 +877,7 @@ func packingExperiment() experiment {
 				if i >= 3 {
 					cl.Hosts = 10
 				}
-				p, err := optimize.NewProblem(w, cl)
+				p, err := model.NewProblem(w, cl)
 				if err != nil {
 					return nil, err
 				}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 )
 
@@ -24,8 +26,9 @@ var planCommand = &cli.Command{
 	Usage: "plan a workload onto the cluster: phases, VM counts, roles, hosts and disks",
 	Description: "Plans the workload (default: the built-in W1) onto P hosts with k disks each and prints\n" +
 		"each phase's jobs and placement, the makespan, the sequential makespan and the saving.\n" +
-		"Algorithms: pair (seed 003's pair scheduler, exact pairing), sequential (every job alone\n" +
-		"on all N VMs), exact (the optimum of seed 003's phase model, any number of jobs per phase,\n" +
+		"The model is that of Aboulnaga et al., \"Packing the Most Onto Your Cloud\" (CloudDB 2009).\n" +
+		"Algorithms: pair (the paper's pair scheduler, exact pairing), sequential (every job alone\n" +
+		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto, the\n" +
 		"default (exact up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
@@ -35,8 +38,8 @@ var planCommand = &cli.Command{
 	Flags: append([]cli.Flag{
 		workloadFlag,
 		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: "auto, exact, pso, pair or sequential"},
-		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (seed 003: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (seed 003: 200)"},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
@@ -80,7 +83,7 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := optimize.NewProblem(w, cl)
+	p, err := model.NewProblem(w, cl)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", c.String("workload"), err))
 	}
@@ -96,11 +99,11 @@ func planAction(c *cli.Context) error {
 			return err
 		}
 	}
-	plan, err := makePlan(c, p, w.Name, algo)
+	pl, err := makePlan(c, p, w.Name, algo)
 	if err != nil {
 		return err
 	}
-	doc, err := plan.MarshalIndent()
+	doc, err := pl.MarshalIndent()
 	if err != nil {
 		return err
 	}
@@ -109,19 +112,19 @@ func planAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := writeChart(c, chart.Gantt(plan)); err != nil {
+	if err := writeChart(c, chart.Gantt(pl)); err != nil {
 		return err
 	}
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
 		return err
 	}
-	return printPlan(c.App.Writer, plan)
+	return printPlan(c.App.Writer, pl)
 }
 
 // makePlan runs the chosen algorithm and builds the plan document.
-func makePlan(c *cli.Context, p *optimize.Problem, workload, algo string) (*optimize.Plan, error) {
-	var s optimize.Schedule
+func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Plan, error) {
+	var s model.Schedule
 	var notes []string
 	var optimum *float64
 	var settings *pso.Settings
@@ -146,7 +149,7 @@ func makePlan(c *cli.Context, p *optimize.Problem, workload, algo string) (*opti
 			notes = append(notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), optimize.MaxExactPairJobs))
 		}
 	case "sequential":
-		s = optimize.Sequential(p)
+		s = model.Sequential(p)
 	case "exact":
 		res, err := optimize.Exact(p)
 		if err != nil {
@@ -181,21 +184,20 @@ func makePlan(c *cli.Context, p *optimize.Problem, workload, algo string) (*opti
 		notes = append(notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
 			seconds(p.MeanCompletion(s)), seconds(before)))
 	}
-	plan, err := optimize.NewPlan(p, s, workload, algo)
+	sol, err := optimize.NewSolution(p, s, algo)
 	if err != nil {
 		return nil, err
 	}
-	plan.Notes = notes
+	sol.Notes, sol.Optimum = notes, optimum
 	if settings != nil {
 		seed := settings.Seed
-		plan.Seed, plan.Particles, plan.Iterations = &seed, settings.Particles, settings.Iterations
+		sol.Seed, sol.Particles, sol.Iterations = &seed, settings.Particles, settings.Iterations
 	}
-	if optimum != nil {
-		plan.SetOptimum(*optimum)
-	} else if algo == "pso" {
-		plan.SetLowerBound(optimize.LowerBound(p))
+	if optimum == nil && algo == "pso" {
+		lb := optimize.LowerBound(p)
+		sol.LowerBound = &lb
 	}
-	return plan, nil
+	return plan.New(p, workload, sol)
 }
 
 // writeFlagFile writes data atomically to the path given to flag.
@@ -242,7 +244,7 @@ func (b *progressBar) done() { fmt.Fprint(b.w, "\r\033[K") }
 
 // printPlan renders a plan for people: a header line, one job table and one
 // placement table per phase, and the totals.
-func printPlan(w io.Writer, pl *optimize.Plan) error {
+func printPlan(w io.Writer, pl *plan.Plan) error {
 	cl := pl.Cluster
 	fmt.Fprintf(w, "Plan %s: workload %s (%d jobs), algorithm %s\n", pl.ID, pl.Workload, len(pl.Jobs), pl.Algorithm)
 	fmt.Fprintf(w, "Cluster: %d hosts × %d disks = %d primary VMs, up to %d extra VMs (r = %d), alpha = %g, %d vCPUs and %d MiB per VM\n",

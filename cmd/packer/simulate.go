@@ -18,7 +18,7 @@ import (
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
 )
@@ -94,9 +94,9 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var plan *optimize.Plan
+	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
-		if plan, err = optimize.ReadPlanFile(path); err != nil {
+		if pl, err = plan.ReadFile(path); err != nil {
 			return badInput(err)
 		}
 	} else if slices.Contains(names, "plan") || slices.Contains(names, "plan-no-barrier") {
@@ -119,7 +119,7 @@ func simulateAction(c *cli.Context) error {
 		return badUsage("--rack-factor and --remote-factor must be at least 1")
 	}
 
-	base, jobs, err := simWorkload(c, plan)
+	base, jobs, err := simWorkload(c, pl)
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,8 @@ func simulateAction(c *cli.Context) error {
 		_ = traceCSV.Write([]string{"policy", "time", "event", "job", "task", "node", "locality"})
 	}
 	var planBase *sim.Workload
-	if plan != nil {
-		if planBase, err = planWorkload(c, base, jobs, plan); err != nil {
+	if pl != nil {
+		if planBase, err = planWorkload(c, base, jobs, pl); err != nil {
 			return err
 		}
 	}
@@ -164,7 +164,7 @@ func simulateAction(c *cli.Context) error {
 				break
 			}
 			key = "plan" // both replays run the same tasks
-			if w, p, err = sim.ReplayPlan(plan, planBase, name == "plan"); err != nil {
+			if w, p, err = sim.ReplayPlan(pl, planBase, name == "plan"); err != nil {
 				return badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
 			}
 		}
@@ -274,7 +274,7 @@ func parsePolicies(c *cli.Context) ([]string, error) {
 // a packer workload file or built-in name (or, with --plan and no
 // --workload, the plan's jobs) is converted with FromModel. It returns the
 // simulation workload and, for packer workloads, the job models.
-func simWorkload(c *cli.Context, plan *optimize.Plan) (*sim.Workload, *model.Workload, error) {
+func simWorkload(c *cli.Context, plan *plan.Plan) (*sim.Workload, *model.Workload, error) {
 	name := c.String("workload")
 	var mw *model.Workload
 	var w *sim.Workload
@@ -365,7 +365,7 @@ func clusterOverrides(c *cli.Context, cl sim.Cluster) sim.Cluster {
 // planWorkload is what the plan replays run: a simulation workload's own
 // tasks, or packer jobs sized by their plan VM counts, whose names must be
 // the plan's.
-func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan *optimize.Plan) (*sim.Workload, error) {
+func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan *plan.Plan) (*sim.Workload, error) {
 	if jobs == nil {
 		return base, nil
 	}
