@@ -55,10 +55,8 @@ func compareAction(c *cli.Context) error {
 	}
 	algos := splitList(c.String("algorithms"))
 	for _, a := range algos {
-		switch a {
-		case "auto", "exact", "pso", "pair", "sequential":
-		default:
-			return badUsage("--algorithms: unknown algorithm %q (want auto, exact, pso, pair or sequential)", a)
+		if _, err := optimize.ParseMethod(a); err != nil {
+			return badUsage("--algorithms: %v", err)
 		}
 	}
 	names := splitList(c.String("workloads"))

@@ -37,7 +37,7 @@ var planCommand = &cli.Command{
 		"--chart draws the plan as a Gantt chart (SVG or PNG).",
 	Flags: append([]cli.Flag{
 		workloadFlag,
-		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: "auto, exact, pso, pair or sequential"},
+		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: optimize.MethodList()},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
@@ -58,10 +58,8 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	algo := c.String("algorithm")
-	switch algo {
-	case "auto", "exact", "pso", "pair", "sequential":
-	default:
-		return badUsage("--algorithm: unknown algorithm %q (want auto, exact, pso, pair or sequential)", algo)
+	if _, err := optimize.ParseMethod(algo); err != nil {
+		return badUsage("--algorithm: %v", err)
 	}
 	if err := checkChart(c); err != nil {
 		return err
@@ -122,82 +120,23 @@ func planAction(c *cli.Context) error {
 	return printPlan(c.App.Writer, pl)
 }
 
-// makePlan runs the chosen algorithm and builds the plan document.
+// makePlan solves p with the named algorithm (optimize.Solve), the swarm
+// configured from the flags, and builds the plan document.
 func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Plan, error) {
-	var s model.Schedule
-	var notes []string
-	var optimum *float64
-	var settings *pso.Settings
-	if algo == "auto" {
-		if len(p.Jobs) <= optimize.AutoExactJobs {
-			algo = "exact"
-		} else {
-			algo = "pso"
-		}
-		notes = append(notes, fmt.Sprintf("auto chose %s: %d jobs (exact up to %d)", algo, len(p.Jobs), optimize.AutoExactJobs))
+	method, err := optimize.ParseMethod(algo)
+	if err != nil {
+		return nil, badUsage("%v", err)
 	}
-	switch algo {
-	case "pair":
-		res, err := optimize.PairSchedule(p)
-		if err != nil {
-			return nil, err
-		}
-		s = res.Schedule
-		if res.Exact {
-			notes = append(notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
-		} else {
-			notes = append(notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), optimize.MaxExactPairJobs))
-		}
-	case "sequential":
-		s = model.Sequential(p)
-	case "exact":
-		res, err := optimize.Exact(p)
-		if err != nil {
-			return nil, err
-		}
-		s, optimum = res.Schedule, &res.Makespan
-		notes = append(notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
-	case "pso":
-		settings = &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}
-		if bar := newProgressBar(c.App.ErrWriter); bar != nil {
-			settings.Recorder = bar.record
-			defer bar.done()
-		}
-		res, err := optimize.Swarm(p, settings)
-		if err != nil {
-			return nil, err
-		}
-		s = res.Schedule
-		notes = append(notes, fmt.Sprintf("particle swarm: %d particles × %d iterations, seed %d, %d evaluations, last improvement at iteration %d; the pair plan it started from: %s",
-			res.Run.Settings.Particles, res.Run.Settings.Iterations, res.Run.Settings.Seed, res.Run.Evaluations, res.Run.Improved, seconds(res.PairMakespan)))
-		if len(p.Jobs) <= optimize.AutoExactJobs {
-			ex, err := optimize.Exact(p)
-			if err != nil {
-				return nil, err
-			}
-			optimum = &ex.Makespan
-		}
+	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}}
+	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
+		set.Swarm.Recorder = bar.record
+		defer bar.done()
 	}
-	if algo == "exact" || algo == "pso" {
-		before := p.MeanCompletion(s)
-		s = optimize.OrderForCompletion(p, s)
-		notes = append(notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
-			seconds(p.MeanCompletion(s)), seconds(before)))
-	}
-	sol, err := optimize.NewSolution(p, s, algo)
+	res, err := optimize.Solve(p, method, set)
 	if err != nil {
 		return nil, err
 	}
-	sol.Notes, sol.Optimum = notes, optimum
-	if settings != nil {
-		seed := settings.Seed
-		sol.Seed, sol.Particles, sol.Iterations = &seed, settings.Particles, settings.Iterations
-	}
-	if optimum == nil && algo == "pso" {
-		lb := optimize.LowerBound(p)
-		sol.LowerBound = &lb
-	}
-	return plan.New(p, workload, sol)
+	return plan.New(p, workload, res.Solution)
 }
 
 // writeFlagFile writes data atomically to the path given to flag.
@@ -240,7 +179,12 @@ func (b *progressBar) record(pr pso.Progress) {
 	fmt.Fprintf(b.w, "\rpso [%s%s] %d/%d  best makespan %s ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), pr.Iteration, pr.Iterations, seconds(pr.Best))
 }
 
-func (b *progressBar) done() { fmt.Fprint(b.w, "\r\033[K") }
+// done clears the bar's line, if the swarm drew one (auto may not run it).
+func (b *progressBar) done() {
+	if b.last >= 0 {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+}
 
 // printPlan renders a plan for people: a header line, one job table and one
 // placement table per phase, and the totals.
@@ -327,12 +271,5 @@ func newTable(w io.Writer, header ...string) *tablewriter.Table {
 	return t
 }
 
-// seconds renders a duration in seconds with one decimal and, past a minute,
-// in minutes and seconds too.
-func seconds(s float64) string {
-	if s < 60 {
-		return fmt.Sprintf("%.1f s", s)
-	}
-	m := int(s) / 60
-	return fmt.Sprintf("%.1f s (%dm%02ds)", s, m, int(s)-60*m)
-}
+// seconds renders a duration in seconds as plans' notes do (model.FormatSeconds).
+func seconds(s float64) string { return model.FormatSeconds(s) }
