@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 )
 
 // Gantt geometry, in pixels.
@@ -34,7 +34,7 @@ type lane struct {
 // phase's start for its job's runtime, coloured by job and labelled where the
 // label fits; bars on overcommitted hosts hatched; phase boundaries dashed;
 // makespan and sequential makespan marked.
-func Gantt(pl *optimize.Plan) *Scene {
+func Gantt(pl *plan.Plan) *Scene {
 	c := pl.Cluster
 	// Extra slots per host: the most extra VMs it carries in any phase.
 	extraSlots := make([]int, c.Hosts)

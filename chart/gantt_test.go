@@ -10,6 +10,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -63,7 +64,7 @@ func parseSVG(t *testing.T, b []byte) svgNode {
 	return root
 }
 
-func plan(t *testing.T, name string, hosts int) *optimize.Plan {
+func pairPlan(t *testing.T, name string, hosts int) *plan.Plan {
 	t.Helper()
 	w, err := workloads.Get(name)
 	if err != nil {
@@ -71,7 +72,19 @@ func plan(t *testing.T, name string, hosts int) *optimize.Plan {
 	}
 	c := model.PaperCluster()
 	c.Hosts = hosts
-	pl, err := optimize.PairPlan(w, c)
+	p, err := model.NewProblem(w, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, w.Name, sol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +102,7 @@ func TestGanttStructure(t *testing.T) {
 		hosts int
 	}{{"W1", 9}, {"W5", 10}, {"W3", 4}} {
 		t.Run(c.name, func(t *testing.T) {
-			pl := plan(t, c.name, c.hosts)
+			pl := pairPlan(t, c.name, c.hosts)
 			root := parseSVG(t, Gantt(pl).SVG())
 
 			// The time scale, read off the chart: the axis starts at t = 0
@@ -218,7 +231,7 @@ func TestGanttStructure(t *testing.T) {
 }
 
 func TestGanttPNGAndFormats(t *testing.T) {
-	s := Gantt(plan(t, "W2", 9))
+	s := Gantt(pairPlan(t, "W2", 9))
 	b, err := s.Encode("w2.png")
 	if err != nil {
 		t.Fatal(err)

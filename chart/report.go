@@ -10,14 +10,14 @@ import (
 	"strings"
 
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 )
 
 // ReportInput is what a report shows: a plan, and optionally a simulation
 // comparison and the profiles the models came from.
 type ReportInput struct {
-	Plan       *optimize.Plan
+	Plan       *plan.Plan
 	Simulation []*sim.Result   // optional: one result per policy
 	Profile    *model.Workload // optional: jobs with profiles (packer profile, packer fit)
 }
@@ -47,11 +47,11 @@ func Report(in ReportInput) ([]byte, error) {
 		Extrapolated bool
 	}
 	type phaseJob struct {
-		optimize.PlanJob
+		plan.Job
 		Class string
 	}
 	type phaseRow struct {
-		optimize.PlanPhase
+		plan.Phase
 		Rows []phaseJob
 	}
 	type fitRow struct {
@@ -63,7 +63,7 @@ func Report(in ReportInput) ([]byte, error) {
 		Warnings   string
 	}
 	data := struct {
-		Plan       *optimize.Plan
+		Plan       *plan.Plan
 		Gantt      template.HTML
 		Jobs       []jobRow
 		Phases     []phaseRow
@@ -81,9 +81,9 @@ func Report(in ReportInput) ([]byte, error) {
 		data.Jobs = append(data.Jobs, jobRow{Job: j, AtN: j.Seconds(pl.Cluster.PrimaryVMs)})
 	}
 	for _, ph := range pl.Phases {
-		r := phaseRow{PlanPhase: ph}
+		r := phaseRow{Phase: ph}
 		for _, j := range ph.Jobs {
-			r.Rows = append(r.Rows, phaseJob{PlanJob: j, Class: class[j.Name]})
+			r.Rows = append(r.Rows, phaseJob{Job: j, Class: class[j.Name]})
 		}
 		data.Phases = append(data.Phases, r)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
@@ -71,7 +72,7 @@ func packingRow(name string, cl model.Cluster, seed uint64) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := optimize.NewProblem(w, cl)
+	p, err := model.NewProblem(w, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -108,33 +109,21 @@ func packingRow(name string, cl model.Cluster, seed uint64) ([]float64, error) {
 	return append(append(planned, replayed...), rs[0].Makespan, rs[1].Makespan), nil
 }
 
-// packingPlan plans p with one algorithm.
-func packingPlan(p *optimize.Problem, name, algo string, seed uint64) (*optimize.Plan, error) {
-	s, err := packingSchedule(p, algo, seed)
+// packingPlan plans p with one algorithm through the solvers' one driver.
+// PSO runs a small swarm (300 particles × 100 iterations) from the
+// experiment's seed: W1–W6 have at most seven jobs, where it finds the
+// optimum or comes close. The phases keep the solver's order, as the
+// experiment has always replayed them.
+func packingPlan(p *model.Problem, name, algo string, seed uint64) (*plan.Plan, error) {
+	m, err := optimize.ParseMethod(algo)
 	if err != nil {
 		return nil, err
 	}
-	return optimize.NewPlan(p, s, name, algo)
-}
-
-// packingSchedule is the one call into the solvers. PSO runs a small swarm
-// (300 particles × 100 iterations) from the experiment's seed: W1–W6 have at
-// most seven jobs, where it finds the optimum or comes close.
-func packingSchedule(p *optimize.Problem, algo string, seed uint64) (optimize.Schedule, error) {
-	switch algo {
-	case "sequential":
-		return optimize.Sequential(p), nil
-	case "pair":
-		r, err := optimize.PairSchedule(p)
-		return r.Schedule, err
-	case "pso":
-		r, err := optimize.Swarm(p, &pso.Settings{Particles: 300, Iterations: 100, Seed: seed})
-		return r.Schedule, err
-	case "exact":
-		r, err := optimize.Exact(p)
-		return r.Schedule, err
+	r, err := optimize.Solve(p, m, &optimize.Settings{Swarm: &pso.Settings{Particles: 300, Iterations: 100, Seed: seed}, KeepOrder: true})
+	if err != nil {
+		return nil, err
 	}
-	return optimize.Schedule{}, fmt.Errorf("unknown planning algorithm %q", algo)
+	return plan.New(p, name, r.Solution)
 }
 
 func checkPacking(med Table) []Check {

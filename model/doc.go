@@ -4,8 +4,13 @@
 //
 // A runtime model F(n) predicts a job's wall time in seconds on n VMs when it
 // runs alone. packer's models are power laws, F(n) = a·n^b, fitted by least
-// squares in log-log space (seed 003, section 4); F(0) = 0 so that a job given
+// squares in log-log space (Aboulnaga et al., "Packing the Most Onto Your
+// Cloud", CloudDB 2009, section 4); F(0) = 0 so that a job given
 // no VMs in a phase contributes nothing to it.
+//
+// It also holds the vocabulary of phase planning that the solvers (optimize),
+// the plan document (plan) and its readers share: Problem, Role, Assignment,
+// Phase, Schedule, the placement of VMs on machines, and Solution.
 //
 // Data flows one way through packer: profile → model → optimize/pso → plan
 // document → apply | simulate. This package imports none of the others.

@@ -3,6 +3,8 @@ package optimize
 import (
 	"math"
 	"sort"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // LowerBound is a lower bound on the makespan of any schedule, for judging
@@ -25,7 +27,7 @@ import (
 // found by bisection. The bound ignores that a phase lasts as long as its
 // slowest job and that extras need hosts, so it is loose when phases cannot
 // be filled evenly; `packer bench` prints how loose.
-func LowerBound(p *Problem) float64 {
+func LowerBound(p *model.Problem) float64 {
 	ps := newPhaseSolver(p)
 	n, emax := float64(ps.n), float64(ps.emax)
 	type split struct{ a, e float64 }

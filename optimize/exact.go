@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // MaxExactJobs is the largest M the exact solver accepts. The solver prices
@@ -27,11 +29,11 @@ var ErrTooManyJobs = errors.New("too many jobs for the exact solver")
 // ExactResult is the exact solver's answer.
 type ExactResult struct {
 	// Schedule is an optimal schedule; Makespan is its (optimal) makespan.
-	Schedule Schedule
+	Schedule model.Schedule
 	Makespan float64
 }
 
-// Exact finds a schedule of least makespan for seed 003's phase model
+// Exact finds a schedule of least makespan for the packing paper's phase model
 // (section 5.2, typos corrected), overcommitting included, and proves it
 // optimal by exhaustion. It returns an error wrapping ErrTooManyJobs when
 // M > MaxExactJobs rather than run for hours.
@@ -44,7 +46,7 @@ type ExactResult struct {
 // where lowest(S) is S's lowest-numbered job: every partition of S into phases
 // is counted exactly once (the phase holding the lowest job comes first), and
 // the order of phases does not change the makespan.
-func Exact(p *Problem) (ExactResult, error) {
+func Exact(p *model.Problem) (ExactResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
 		return ExactResult{}, fmt.Errorf("optimize: exact solver: no jobs")
@@ -81,19 +83,19 @@ func Exact(p *Problem) (ExactResult, error) {
 	if math.IsInf(f[full], 1) {
 		return ExactResult{}, fmt.Errorf("optimize: exact solver: no feasible schedule (a bug: every job alone on N VMs is one)")
 	}
-	var sched Schedule
+	var sched model.Schedule
 	for s := full; s != 0; s &^= choice[s] {
 		sched.Phases = append(sched.Phases, ps.buildPhase(choice[s], roles[choice[s]], d[choice[s]]))
 	}
-	sched = normalize(sched)
+	sched = model.Normalize(sched)
 	if err := p.Check(sched); err != nil {
 		return ExactResult{}, fmt.Errorf("optimize: exact solver produced a bad schedule (a bug): %w", err)
 	}
 	return ExactResult{Schedule: sched, Makespan: p.Makespan(sched)}, nil
 }
 
-// buildPhase turns a subset, its roles and its duration into a Phase.
-func (ps *phaseSolver) buildPhase(s, over uint32, T float64) Phase {
+// buildPhase turns a subset, its roles and its duration into a model.Phase.
+func (ps *phaseSolver) buildPhase(s, over uint32, T float64) model.Phase {
 	var jobs, roles []int
 	for r := s; r != 0; r &= r - 1 {
 		j := bits.TrailingZeros32(r)

@@ -14,9 +14,9 @@ import (
 
 // bruteForce is the reference the exact solver is checked against: it tries
 // every set partition of the jobs and, for every phase, every role and every
-// VM count of every job, with nothing but the constraints of seed 003's
-// section 5.2 as written in Problem.Check. It shares no code with Exact.
-func bruteForce(p *Problem) float64 {
+// VM count of every job, with nothing but the constraints of the packing paper's
+// section 5.2 as written in model.Problem.Check. It shares no code with Exact.
+func bruteForce(p *model.Problem) float64 {
 	m := len(p.Jobs)
 	c := p.Cluster
 	n := c.PrimaryVMs()
@@ -44,12 +44,12 @@ func bruteForce(p *Problem) float64 {
 			}
 			j := jobs[k]
 			for x := 1; x <= n; x++ {
-				rec(k+1, prim+x, host, extra, max(dur, p.Runtime(j, x, Primary)))
+				rec(k+1, prim+x, host, extra, max(dur, p.Runtime(j, x, model.Primary)))
 				if p.Jobs[j].CanHost() {
-					rec(k+1, prim, host+x, extra, max(dur, p.Runtime(j, x, Host)))
+					rec(k+1, prim, host+x, extra, max(dur, p.Runtime(j, x, model.Host)))
 				}
 				if p.Jobs[j].CanBeExtra() && x <= c.MaxExtraVMs() {
-					rec(k+1, prim, host, extra+x, max(dur, p.Runtime(j, x, Extra)))
+					rec(k+1, prim, host, extra+x, max(dur, p.Runtime(j, x, model.Extra)))
 				}
 			}
 		}
@@ -110,7 +110,7 @@ func TestExactEqualsBruteForce(t *testing.T) {
 			w.Jobs[0].Model.B = 0.3
 		}
 		c := randomSmallCluster(rng)
-		p, err := NewProblem(w, c)
+		p, err := model.NewProblem(w, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestExactHandWorked(t *testing.T) {
 		alpha, want float64
 		phases      int
 	}{{1.5, 80, 2}, {1.1, 66, 1}} {
-		p, err := NewProblem(w, model.Cluster{Hosts: 1, Alpha: tc.alpha}.WithDefaults())
+		p, err := model.NewProblem(w, model.Cluster{Hosts: 1, Alpha: tc.alpha}.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestExactHandWorked(t *testing.T) {
 
 // TestExactLimit: past MaxExactJobs the solver refuses at once.
 func TestExactLimit(t *testing.T) {
-	p, err := NewProblem(RandomWorkload(1, MaxExactJobs+1), model.PaperCluster())
+	p, err := model.NewProblem(RandomWorkload(1, MaxExactJobs+1), model.PaperCluster())
 	if err != nil {
 		t.Fatal(err)
 	}

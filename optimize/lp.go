@@ -6,9 +6,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/packer-sched/packer/model"
 )
 
-// WriteLP writes the phase model of seed 003, section 5.2 (typos corrected),
+// WriteLP writes the phase model of the packing paper, section 5.2 (typos corrected),
 // as a mixed-integer program in CPLEX LP format, which cbc, glpsol, HiGHS,
 // CPLEX and Gurobi read. Its optimum is the exact solver's makespan.
 //
@@ -30,175 +32,209 @@ import (
 // lowest-numbered job: job j may run only in phases i ≤ j, and a job j > i may
 // join phase i only if job i is in phase i. Every schedule keeps exactly one
 // representative, so the optimum is unchanged.
-func WriteLP(w io.Writer, p *Problem, title string) error {
-	bw := bufio.NewWriter(w)
-	c := p.Cluster
-	n, emax, m := c.PrimaryVMs(), c.MaxExtraVMs(), len(p.Jobs)
-	type choice struct {
-		name string
-		role Role
-		vms  int
-		t    float64
+func WriteLP(w io.Writer, p *model.Problem, title string) error {
+	lw := &lpWriter{bw: bufio.NewWriter(w), p: p, ch: lpChoices(p)}
+	lw.header(title)
+	lw.objective()
+	lw.bw.WriteString("Subject To\n")
+	lw.once()
+	for i := range p.Jobs {
+		lw.phase(i)
 	}
-	// ch[j][i]: job j's choices in phase i (i ≤ j).
-	ch := make([][][]choice, m)
+	lw.variables()
+	return lw.bw.Flush()
+}
+
+// lpChoice is one binary variable y_j_i_r_x: job j in phase i, in role r on x
+// VMs, which then runs for t seconds.
+type lpChoice struct {
+	name string
+	role model.Role
+	vms  int
+	t    float64
+}
+
+// lpChoices returns ch[j][i], job j's choices in phase i (i ≤ j): every VM
+// count in every role the job's class allows.
+func lpChoices(p *model.Problem) [][][]lpChoice {
+	c := p.Cluster
+	n, emax := c.PrimaryVMs(), c.MaxExtraVMs()
+	ch := make([][][]lpChoice, len(p.Jobs))
 	for j, job := range p.Jobs {
-		ch[j] = make([][]choice, j+1)
+		ch[j] = make([][]lpChoice, j+1)
 		for i := 0; i <= j; i++ {
-			add := func(role Role, tag string, limit int) {
+			add := func(role model.Role, tag string, limit int) {
 				for x := 1; x <= limit; x++ {
-					ch[j][i] = append(ch[j][i], choice{fmt.Sprintf("y_%d_%d_%s_%d", j, i, tag, x), role, x, p.Runtime(j, x, role)})
+					ch[j][i] = append(ch[j][i], lpChoice{fmt.Sprintf("y_%d_%d_%s_%d", j, i, tag, x), role, x, p.Runtime(j, x, role)})
 				}
 			}
-			add(Primary, "p", n)
+			add(model.Primary, "p", n)
 			if job.CanHost() {
-				add(Host, "h", n)
+				add(model.Host, "h", n)
 			}
 			if job.CanBeExtra() && emax > 0 {
-				add(Extra, "e", emax)
+				add(model.Extra, "e", emax)
 			}
 		}
 	}
-	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	// expr writes terms, a few to a line: LP readers limit line length.
-	expr := func(terms []string) {
-		for k, t := range terms {
-			if k > 0 && k%8 == 0 {
-				bw.WriteString("\n   ")
-			}
-			if k > 0 || strings.HasPrefix(t, "-") {
-				if strings.HasPrefix(t, "-") {
-					bw.WriteString(" - " + t[1:])
-				} else {
-					bw.WriteString(" + " + t)
-				}
-			} else {
-				bw.WriteString(" " + t)
-			}
+	return ch
+}
+
+// lpWriter writes one model's LP file, section by section.
+type lpWriter struct {
+	bw *bufio.Writer
+	p  *model.Problem
+	ch [][][]lpChoice
+}
+
+func lpNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// expr writes terms, a few to a line: LP readers limit line length.
+func (lw *lpWriter) expr(terms []string) {
+	for k, t := range terms {
+		if k > 0 && k%8 == 0 {
+			lw.bw.WriteString("\n   ")
+		}
+		switch {
+		case strings.HasPrefix(t, "-"):
+			lw.bw.WriteString(" - " + t[1:])
+		case k > 0:
+			lw.bw.WriteString(" + " + t)
+		default:
+			lw.bw.WriteString(" " + t)
 		}
 	}
-	fmt.Fprintf(bw, "\\ packer phase model (seed 003, section 5.2): %s\n", strings.ReplaceAll(title, "\n", " "))
-	fmt.Fprintf(bw, "\\ %d jobs; P = %d hosts, k = %d disks, N = %d primary VMs, r = %d, alpha = %s, at most %d extra VMs\n",
-		m, c.Hosts, c.DisksPerHost, n, c.ExtraRatio, num(c.Alpha), emax)
-	for j, job := range p.Jobs {
-		fmt.Fprintf(bw, "\\ job %d = %s (class %s): F(x) = %s * x^%s\n", j, strings.ReplaceAll(job.Name, "\n", " "), job.Class(), num(job.Model.A), num(job.Model.B))
+}
+
+// constraint writes " name: terms rhs\n", rhs being for example "<= 0".
+func (lw *lpWriter) constraint(name string, terms []string, rhs string) {
+	fmt.Fprintf(lw.bw, " %s:", name)
+	lw.expr(terms)
+	lw.bw.WriteString(" " + rhs + "\n")
+}
+
+// header writes the comments that say what the model is: the cluster and
+// every job's model and class.
+func (lw *lpWriter) header(title string) {
+	c := lw.p.Cluster
+	fmt.Fprintf(lw.bw, "\\ packer phase model (Aboulnaga et al., CloudDB 2009, section 5.2): %s\n", strings.ReplaceAll(title, "\n", " "))
+	fmt.Fprintf(lw.bw, "\\ %d jobs; P = %d hosts, k = %d disks, N = %d primary VMs, r = %d, alpha = %s, at most %d extra VMs\n",
+		len(lw.p.Jobs), c.Hosts, c.DisksPerHost, c.PrimaryVMs(), c.ExtraRatio, lpNum(c.Alpha), c.MaxExtraVMs())
+	for j, job := range lw.p.Jobs {
+		fmt.Fprintf(lw.bw, "\\ job %d = %s (class %s): F(x) = %s * x^%s\n", j, strings.ReplaceAll(job.Name, "\n", " "), job.Class(), lpNum(job.Model.A), lpNum(job.Model.B))
 	}
-	bw.WriteString("Minimize\n obj:")
+}
+
+// objective writes Σ_i d_i.
+func (lw *lpWriter) objective() {
+	lw.bw.WriteString("Minimize\n obj:")
 	var terms []string
-	for i := range m {
+	for i := range lw.p.Jobs {
 		terms = append(terms, fmt.Sprintf("d_%d", i))
 	}
-	expr(terms)
-	bw.WriteString("\nSubject To\n")
-	for j := range m {
-		terms = terms[:0]
-		for i := range ch[j] {
-			for _, v := range ch[j][i] {
+	lw.expr(terms)
+	lw.bw.WriteString("\n")
+}
+
+// once writes "every job runs once": Σ_{i,r,x} y_jirx = 1.
+func (lw *lpWriter) once() {
+	for j := range lw.p.Jobs {
+		var terms []string
+		for i := range lw.ch[j] {
+			for _, v := range lw.ch[j][i] {
 				terms = append(terms, v.name)
 			}
 		}
-		fmt.Fprintf(bw, " once_%d:", j)
-		expr(terms)
-		bw.WriteString(" = 1\n")
+		lw.constraint(fmt.Sprintf("once_%d", j), terms, "= 1")
 	}
-	for i := range m {
-		for j := i; j < m; j++ {
-			terms = append(terms[:0], fmt.Sprintf("d_%d", i))
-			for _, v := range ch[j][i] {
-				terms = append(terms, "-"+num(v.t)+" "+v.name)
-			}
-			fmt.Fprintf(bw, " dur_%d_%d:", i, j)
-			expr(terms)
-			bw.WriteString(" >= 0\n")
+}
+
+// phase writes phase i's constraints: its duration, its primary VMs, the
+// extras' hosts and room, the area cuts and the symmetry breaking.
+func (lw *lpWriter) phase(i int) {
+	m, c := len(lw.p.Jobs), lw.p.Cluster
+	for j := i; j < m; j++ {
+		terms := []string{fmt.Sprintf("d_%d", i)}
+		for _, v := range lw.ch[j][i] {
+			terms = append(terms, "-"+lpNum(v.t)+" "+v.name)
 		}
-		var prim, ext, host []string
-		for j := i; j < m; j++ {
-			for _, v := range ch[j][i] {
-				t := num(float64(v.vms)) + " " + v.name
-				switch v.role {
-				case Primary:
-					prim = append(prim, t)
-				case Host:
-					prim = append(prim, t)
-					host = append(host, "-"+t)
-				case Extra:
-					ext = append(ext, t)
-				}
-			}
-		}
-		fmt.Fprintf(bw, " vms_%d:", i)
-		expr(prim)
-		fmt.Fprintf(bw, " <= %d\n", n)
-		if len(ext) > 0 {
-			terms = terms[:0]
-			for j := i; j < m; j++ {
-				for _, v := range ch[j][i] {
-					if v.role == Extra {
-						terms = append(terms, num(float64(c.ExtraRatio*v.vms))+" "+v.name)
-					}
-				}
-			}
-			terms = append(terms, host...)
-			fmt.Fprintf(bw, " carry_%d:", i)
-			expr(terms)
-			bw.WriteString(" <= 0\n")
-			fmt.Fprintf(bw, " room_%d:", i)
-			expr(ext)
-			fmt.Fprintf(bw, " <= %d\n", emax)
-		}
-		// Area cuts: each job's VMs are busy for at most d_i, so the VM-seconds
-		// of a phase's primary and host VMs are at most N·d_i, and its extra
-		// VMs' at most P·⌊k/r⌋·d_i. Implied by the constraints above for
-		// integer solutions, they cut off many fractional ones and make the
-		// solver's bound far tighter (cbc: several times faster on 9 jobs).
-		terms = terms[:0]
-		var exArea []string
-		for j := i; j < m; j++ {
-			for _, v := range ch[j][i] {
-				t := num(float64(v.vms)*v.t) + " " + v.name
-				if v.role == Extra {
-					exArea = append(exArea, t)
-				} else {
-					terms = append(terms, t)
-				}
-			}
-		}
-		terms = append(terms, fmt.Sprintf("-%d d_%d", n, i))
-		fmt.Fprintf(bw, " area_%d:", i)
-		expr(terms)
-		bw.WriteString(" <= 0\n")
-		if len(exArea) > 0 {
-			exArea = append(exArea, fmt.Sprintf("-%d d_%d", emax, i))
-			fmt.Fprintf(bw, " exarea_%d:", i)
-			expr(exArea)
-			bw.WriteString(" <= 0\n")
-		}
-		// Symmetry: job j joins phase i only if job i leads it.
-		for j := i + 1; j < m; j++ {
-			terms = terms[:0]
-			for _, v := range ch[j][i] {
-				terms = append(terms, v.name)
-			}
-			for _, v := range ch[i][i] {
-				terms = append(terms, "-"+v.name)
-			}
-			fmt.Fprintf(bw, " lead_%d_%d:", i, j)
-			expr(terms)
-			bw.WriteString(" <= 0\n")
-		}
+		lw.constraint(fmt.Sprintf("dur_%d_%d", i, j), terms, ">= 0")
 	}
-	bw.WriteString("Bounds\n")
-	for i := range m {
-		fmt.Fprintf(bw, " d_%d >= 0\n", i)
-	}
-	bw.WriteString("Binary\n")
-	for j := range m {
-		for i := range ch[j] {
-			for _, v := range ch[j][i] {
-				fmt.Fprintf(bw, " %s\n", v.name)
+	var prim, ext, host, carry []string
+	for j := i; j < m; j++ {
+		for _, v := range lw.ch[j][i] {
+			t := lpNum(float64(v.vms)) + " " + v.name
+			switch v.role {
+			case model.Primary:
+				prim = append(prim, t)
+			case model.Host:
+				prim = append(prim, t)
+				host = append(host, "-"+t)
+			case model.Extra:
+				ext = append(ext, t)
+				carry = append(carry, lpNum(float64(c.ExtraRatio*v.vms))+" "+v.name)
 			}
 		}
 	}
-	bw.WriteString("End\n")
-	return bw.Flush()
+	lw.constraint(fmt.Sprintf("vms_%d", i), prim, fmt.Sprintf("<= %d", c.PrimaryVMs()))
+	if len(ext) > 0 {
+		lw.constraint(fmt.Sprintf("carry_%d", i), append(carry, host...), "<= 0")
+		lw.constraint(fmt.Sprintf("room_%d", i), ext, fmt.Sprintf("<= %d", c.MaxExtraVMs()))
+	}
+	lw.areaCuts(i)
+	// Symmetry: job j joins phase i only if job i leads it.
+	for j := i + 1; j < m; j++ {
+		var terms []string
+		for _, v := range lw.ch[j][i] {
+			terms = append(terms, v.name)
+		}
+		for _, v := range lw.ch[i][i] {
+			terms = append(terms, "-"+v.name)
+		}
+		lw.constraint(fmt.Sprintf("lead_%d_%d", i, j), terms, "<= 0")
+	}
+}
+
+// areaCuts writes phase i's area cuts: each job's VMs are busy for at most
+// d_i, so the VM-seconds of a phase's primary and host VMs are at most N·d_i,
+// and its extra VMs' at most P·⌊k/r⌋·d_i. Implied by the other constraints
+// for integer solutions, they cut off many fractional ones and make the
+// solver's bound far tighter (cbc: several times faster on 9 jobs).
+func (lw *lpWriter) areaCuts(i int) {
+	c := lw.p.Cluster
+	var area, exArea []string
+	for j := i; j < len(lw.p.Jobs); j++ {
+		for _, v := range lw.ch[j][i] {
+			t := lpNum(float64(v.vms)*v.t) + " " + v.name
+			if v.role == model.Extra {
+				exArea = append(exArea, t)
+			} else {
+				area = append(area, t)
+			}
+		}
+	}
+	area = append(area, fmt.Sprintf("-%d d_%d", c.PrimaryVMs(), i))
+	lw.constraint(fmt.Sprintf("area_%d", i), area, "<= 0")
+	if len(exArea) > 0 {
+		exArea = append(exArea, fmt.Sprintf("-%d d_%d", c.MaxExtraVMs(), i))
+		lw.constraint(fmt.Sprintf("exarea_%d", i), exArea, "<= 0")
+	}
+}
+
+// variables writes the bounds on the durations and declares the choices
+// binary.
+func (lw *lpWriter) variables() {
+	lw.bw.WriteString("Bounds\n")
+	for i := range lw.p.Jobs {
+		fmt.Fprintf(lw.bw, " d_%d >= 0\n", i)
+	}
+	lw.bw.WriteString("Binary\n")
+	for j := range lw.ch {
+		for i := range lw.ch[j] {
+			for _, v := range lw.ch[j][i] {
+				fmt.Fprintf(lw.bw, " %s\n", v.name)
+			}
+		}
+	}
+	lw.bw.WriteString("End\n")
 }

@@ -65,7 +65,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 	}
 	type instance struct {
 		name string
-		p    *optimize.Problem
+		p    *model.Problem
 	}
 	var cases []instance
 	for _, name := range []string{"W1", "W2", "W3"} {
@@ -73,7 +73,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := optimize.NewProblem(w, model.PaperCluster())
+		p, err := model.NewProblem(w, model.PaperCluster())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestLPEqualsExactWithCBC(t *testing.T) {
 	}
 	for seed := 1; seed <= random; seed++ {
 		m := 7 + seed%3
-		p, err := optimize.NewProblem(optimize.RandomWorkload(uint64(seed), m), model.Cluster{Hosts: 2}.WithDefaults())
+		p, err := model.NewProblem(optimize.RandomWorkload(uint64(seed), m), model.Cluster{Hosts: 2}.WithDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 // PairOption names how a pair of jobs shares the cluster.
 type PairOption string
 
-// The three options of seed 003, section 5.1, and a lone job.
+// The three options of the packing paper, section 5.1, and a lone job.
 const (
 	PairSequential PairOption = "sequential" // s_ij = F_i(N) + F_j(N)
 	PairConcurrent PairOption = "concurrent" // c_ij = min_x max(F_i(x), F_j(N−x))
@@ -24,7 +24,7 @@ type PairCost struct {
 	I, J   int
 	Option PairOption
 	Cost   float64
-	Phases []Phase
+	Phases []model.Phase
 }
 
 // MaxExactPairJobs is the largest job count the pair scheduler matches
@@ -33,30 +33,30 @@ type PairCost struct {
 // matching improved by pair swaps, and says so.
 const MaxExactPairJobs = 22
 
-// Pair computes C_ij = min(s_ij, c_ij, o_ij) for one pair of jobs (seed 003,
+// PricePair computes C_ij = min(s_ij, c_ij, o_ij) for one pair of jobs (the packing paper,
 // section 5.1). The concurrent split is searched over every integer x in
 // 1..N−1 rather than by root finding: VM counts are integers, and the root of
 // F_i(x) = F_j(N−x) only says where the optimum is near. Overcommitting is
 // considered only for an I/O-only job with a CPU-only job, the former on all N
 // VMs in the host role, the latter on P·⌊k/r⌋ extra VMs.
-func (p *Problem) Pair(i, j int) PairCost {
+func PricePair(p *model.Problem, i, j int) PairCost {
 	n := p.Cluster.PrimaryVMs()
 	best := PairCost{I: i, J: j, Option: PairSequential,
-		Cost: p.Runtime(i, n, Primary) + p.Runtime(j, n, Primary),
-		Phases: []Phase{
-			{Jobs: []Assignment{{Job: i, VMs: n, Role: Primary}}},
-			{Jobs: []Assignment{{Job: j, VMs: n, Role: Primary}}},
+		Cost: p.Runtime(i, n, model.Primary) + p.Runtime(j, n, model.Primary),
+		Phases: []model.Phase{
+			{Jobs: []model.Assignment{{Job: i, VMs: n, Role: model.Primary}}},
+			{Jobs: []model.Assignment{{Job: j, VMs: n, Role: model.Primary}}},
 		}}
 	bx := 0
 	cx := math.Inf(1)
 	for x := 1; x < n; x++ {
-		if t := max(p.Runtime(i, x, Primary), p.Runtime(j, n-x, Primary)); t < cx {
+		if t := max(p.Runtime(i, x, model.Primary), p.Runtime(j, n-x, model.Primary)); t < cx {
 			cx, bx = t, x
 		}
 	}
 	if cx < best.Cost {
 		best = PairCost{I: i, J: j, Option: PairConcurrent, Cost: cx,
-			Phases: []Phase{{Jobs: []Assignment{{Job: i, VMs: bx, Role: Primary}, {Job: j, VMs: n - bx, Role: Primary}}}}}
+			Phases: []model.Phase{{Jobs: []model.Assignment{{Job: i, VMs: bx, Role: model.Primary}, {Job: j, VMs: n - bx, Role: model.Primary}}}}}
 	}
 	io, cpu := -1, -1
 	switch ji, jj := p.Jobs[i], p.Jobs[j]; {
@@ -66,36 +66,36 @@ func (p *Problem) Pair(i, j int) PairCost {
 		io, cpu = j, i
 	}
 	if e := p.Cluster.ExtrasFor(n); io >= 0 && e > 0 {
-		o := max(p.Runtime(io, n, Host), p.Runtime(cpu, e, Extra))
+		o := max(p.Runtime(io, n, model.Host), p.Runtime(cpu, e, model.Extra))
 		if o < best.Cost {
-			as := []Assignment{{Job: io, VMs: n, Role: Host}, {Job: cpu, VMs: e, Role: Extra}}
+			as := []model.Assignment{{Job: io, VMs: n, Role: model.Host}, {Job: cpu, VMs: e, Role: model.Extra}}
 			if cpu < io {
 				as[0], as[1] = as[1], as[0]
 			}
-			best = PairCost{I: i, J: j, Option: PairOvercommit, Cost: o, Phases: []Phase{{Jobs: as}}}
+			best = PairCost{I: i, J: j, Option: PairOvercommit, Cost: o, Phases: []model.Phase{{Jobs: as}}}
 		}
 	}
 	return best
 }
 
-// Alone is the cost of job i alone on all N VMs: the odd job out when M is odd.
-func (p *Problem) Alone(i int) PairCost {
+// PriceAlone is the cost of job i alone on all N VMs: the odd job out when M is odd.
+func PriceAlone(p *model.Problem, i int) PairCost {
 	n := p.Cluster.PrimaryVMs()
-	return PairCost{I: i, J: -1, Option: PairAlone, Cost: p.Runtime(i, n, Primary),
-		Phases: []Phase{{Jobs: []Assignment{{Job: i, VMs: n, Role: Primary}}}}}
+	return PairCost{I: i, J: -1, Option: PairAlone, Cost: p.Runtime(i, n, model.Primary),
+		Phases: []model.Phase{{Jobs: []model.Assignment{{Job: i, VMs: n, Role: model.Primary}}}}}
 }
 
 // PairResult is the pair scheduler's answer.
 type PairResult struct {
-	Schedule Schedule
+	Schedule model.Schedule
 	Pairs    []PairCost // the chosen pairs, in the order of their phases
 	// Exact is true when the pairing is provably the best of all pairings
 	// (M ≤ MaxExactPairJobs); false when the greedy fallback was used.
 	Exact bool
 }
 
-// PairSchedule runs seed 003's pair scheduler: it prices every pair of jobs
-// with Pair and chooses the pairing of all M jobs with the least total cost;
+// PairSchedule runs the packing paper's pair scheduler: it prices every pair of jobs
+// with PricePair and chooses the pairing of all M jobs with the least total cost;
 // when M is odd, exactly one job runs alone on all N VMs.
 //
 // The seed searches all (M−1)!! pairings. This solves the same minimum-weight
@@ -103,7 +103,7 @@ type PairResult struct {
 // left is either paired with some other remaining job or, if an odd number
 // remain, run alone. That is O(2^M·M) time and is exact up to MaxExactPairJobs
 // jobs (2^20 states for M = 20, a few tens of milliseconds).
-func PairSchedule(p *Problem) (PairResult, error) {
+func PairSchedule(p *model.Problem) (PairResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
 		return PairResult{}, fmt.Errorf("optimize: pair scheduler: no jobs")
@@ -112,9 +112,9 @@ func PairSchedule(p *Problem) (PairResult, error) {
 	for i := range m {
 		cost[i] = make([]PairCost, m)
 		for j := i + 1; j < m; j++ {
-			cost[i][j] = p.Pair(i, j)
+			cost[i][j] = PricePair(p, i, j)
 		}
-		cost[i][i] = p.Alone(i)
+		cost[i][i] = PriceAlone(p, i)
 	}
 	var chosen []PairCost
 	exact := m <= MaxExactPairJobs
@@ -123,11 +123,11 @@ func PairSchedule(p *Problem) (PairResult, error) {
 	} else {
 		chosen = matchGreedy(cost)
 	}
-	var s Schedule
+	var s model.Schedule
 	for _, c := range chosen {
 		s.Phases = append(s.Phases, c.Phases...)
 	}
-	s = normalize(s)
+	s = model.Normalize(s)
 	if err := p.Check(s); err != nil {
 		return PairResult{}, fmt.Errorf("optimize: pair scheduler produced a bad schedule (a bug): %w", err)
 	}
@@ -235,18 +235,4 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 		}
 	}
 	return out
-}
-
-// PairPlan plans a workload on a cluster with the pair scheduler and returns
-// the plan document: NewProblem, PairSchedule and NewPlan in one call.
-func PairPlan(w *model.Workload, c model.Cluster) (*Plan, error) {
-	p, err := NewProblem(w, c)
-	if err != nil {
-		return nil, err
-	}
-	res, err := PairSchedule(p)
-	if err != nil {
-		return nil, err
-	}
-	return NewPlan(p, res.Schedule, w.Name, "pair")
 }

@@ -21,9 +21,9 @@ func job(name string, a, b float64, cpu, io bool) model.Job {
 	return model.Job{Name: name, Model: model.PowerLaw{A: a, B: b}, CPUIntensive: cpu, IOIntensive: io}
 }
 
-func problem(t testing.TB, c model.Cluster, jobs ...model.Job) *Problem {
+func problem(t testing.TB, c model.Cluster, jobs ...model.Job) *model.Problem {
 	t.Helper()
-	p, err := NewProblem(&model.Workload{Name: "t", Jobs: jobs}, c)
+	p, err := model.NewProblem(&model.Workload{Name: "t", Jobs: jobs}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,16 +40,16 @@ func TestPairOvercommitHandWorked(t *testing.T) {
 	//   o = α·max(F_A(4), F_B(2)) = 1.2·max(60, 60) = 72
 	// so C_AB = 72, overcommitted: A on 4 host VMs, B on 2 extra VMs.
 	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false))
-	got := p.Pair(0, 1)
+	got := PricePair(p, 0, 1)
 	if got.Option != PairOvercommit || !near(got.Cost, 72) {
 		t.Fatalf("C_AB = %v by %s, want 72 by overcommit", got.Cost, got.Option)
 	}
-	want := Phase{Jobs: []Assignment{{0, 4, Host}, {1, 2, Extra}}}
-	if fmt.Sprint(got.Phases) != fmt.Sprint([]Phase{want}) {
+	want := model.Phase{Jobs: []model.Assignment{{Job: 0, VMs: 4, Role: model.Host}, {Job: 1, VMs: 2, Role: model.Extra}}}
+	if fmt.Sprint(got.Phases) != fmt.Sprint([]model.Phase{want}) {
 		t.Errorf("phases %v, want %v", got.Phases, want)
 	}
 	// The order of the arguments does not matter.
-	if g2 := p.Pair(1, 0); g2.Option != PairOvercommit || !near(g2.Cost, 72) {
+	if g2 := PricePair(p, 1, 0); g2.Option != PairOvercommit || !near(g2.Cost, 72) {
 		t.Errorf("C_BA = %v by %s", g2.Cost, g2.Option)
 	}
 }
@@ -60,11 +60,11 @@ func TestPairConcurrentHandWorked(t *testing.T) {
 	//   c: x=1: max(F(1), F(3)) = 60; x=2: F(2) = 60/√2 ≈ 42.43; x=3 as x=1 → 30√2
 	//   o: not allowed (neither job is I/O- or CPU-only)
 	p := problem(t, smallCluster(), job("A", 60, -0.5, false, false), job("B", 60, -0.5, false, false))
-	got := p.Pair(0, 1)
+	got := PricePair(p, 0, 1)
 	if got.Option != PairConcurrent || !near(got.Cost, 30*math.Sqrt2) {
 		t.Fatalf("C_AB = %v by %s, want 30√2 concurrent", got.Cost, got.Option)
 	}
-	if a := got.Phases[0].Jobs; len(got.Phases) != 1 || a[0].VMs != 2 || a[1].VMs != 2 || a[0].Role != Primary {
+	if a := got.Phases[0].Jobs; len(got.Phases) != 1 || a[0].VMs != 2 || a[1].VMs != 2 || a[0].Role != model.Primary {
 		t.Errorf("phases %v, want A and B on 2 primary VMs each", got.Phases)
 	}
 }
@@ -91,24 +91,17 @@ func TestPairScheduleThreeJobsHandWorked(t *testing.T) {
 	if s := p.SequentialMakespan(); !near(s, 102) {
 		t.Errorf("sequential %v, want 102", s)
 	}
-	plan, err := NewPlan(p, res.Schedule, "t", "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !near(plan.SavingPercent, 100*(1-84.0/102)) {
-		t.Errorf("saving %v", plan.SavingPercent)
-	}
 	// Mean completion: phase 1 (0–72) ends A and B at 72 each; phase 2 runs C
 	// from 72 to 84: (72 + 72 + 84)/3 = 76.
-	if !near(plan.MeanCompletion, 76) {
-		t.Errorf("mean completion %v, want 76", plan.MeanCompletion)
+	if mc := p.MeanCompletion(res.Schedule); !near(mc, 76) {
+		t.Errorf("mean completion %v, want 76", mc)
 	}
 }
 
 // bruteForcePairs enumerates every pairing of the jobs (M odd: one job alone)
-// and, for every pair, every option the seed allows, with every split x, on
-// its own, without Problem.Pair: the oracle for PairSchedule.
-func bruteForcePairs(p *Problem) float64 {
+// and, for every pair, every option the paper allows, with every split x, on
+// its own, without PricePair: the oracle for PairSchedule.
+func bruteForcePairs(p *model.Problem) float64 {
 	c := p.Cluster
 	n := c.PrimaryVMs()
 	f := func(j, vms int) float64 { return p.Jobs[j].Model.Seconds(vms) }
@@ -154,7 +147,7 @@ func bruteForcePairs(p *Problem) float64 {
 
 // randomProblem draws a workload of m jobs with power-law models, random
 // classes, on a random cluster.
-func randomProblem(t testing.TB, rng *rand.Rand, m int) *Problem {
+func randomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
 	k := 1 + rng.IntN(3)
 	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
 		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
@@ -184,119 +177,6 @@ func TestPairScheduleEqualsBruteForce(t *testing.T) {
 	}
 }
 
-// TestPlanProperties checks every plan the pair scheduler and the sequential
-// baseline emit on random workloads, first through Plan.Verify and then by
-// recounting the invariants here, from the placement alone.
-func TestPlanProperties(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	overcommitted := 0
-	defer func() {
-		// The random cases must exercise the placement of extra VMs, or this
-		// test proves little about it.
-		if overcommitted < 50 {
-			t.Errorf("only %d overcommitted hosts placed in 400 random plans", overcommitted)
-		}
-	}()
-	for trial := range 400 {
-		p := randomProblem(t, rng, 1+rng.IntN(12))
-		res, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range []Schedule{res.Schedule, Sequential(p)} {
-			pl, err := NewPlan(p, s, "random", "pair")
-			if err != nil {
-				t.Fatalf("trial %d: %v", trial, err)
-			}
-			if err := pl.Verify(); err != nil {
-				t.Fatalf("trial %d: %v", trial, err)
-			}
-			checkPlacement(t, p, pl)
-			for _, ph := range pl.Phases {
-				for _, h := range ph.Hosts {
-					if h.Overcommitted {
-						overcommitted++
-					}
-				}
-			}
-		}
-	}
-}
-
-func checkPlacement(t *testing.T, p *Problem, pl *Plan) {
-	t.Helper()
-	c := p.Cluster
-	placed := map[string]int{}
-	var total float64
-	for _, ph := range pl.Phases {
-		primary, extras := 0, 0
-		var dur float64
-		for _, j := range ph.Jobs {
-			placed[j.Name]++
-			var job model.Job
-			for _, x := range p.Jobs {
-				if x.Name == j.Name {
-					job = x
-				}
-			}
-			want := job.Model.Seconds(j.VMs)
-			switch j.Role {
-			case Host:
-				if !job.IOIntensive || job.CPUIntensive {
-					t.Fatalf("job %s (class %s) hosts extras", j.Name, job.Class())
-				}
-				want *= c.Alpha
-			case Extra:
-				if !job.CPUIntensive || job.IOIntensive {
-					t.Fatalf("job %s (class %s) runs as extra", j.Name, job.Class())
-				}
-				want *= c.Alpha
-			}
-			if !near(j.Runtime, want) {
-				t.Fatalf("job %s runtime %v, model gives %v", j.Name, j.Runtime, want)
-			}
-			dur = max(dur, want)
-		}
-		for _, h := range ph.Hosts {
-			disks := map[int]bool{}
-			hostVMs, ex := 0, 0
-			for _, v := range h.VMs {
-				if v.Disk == nil {
-					ex++
-					continue
-				}
-				if disks[*v.Disk] || *v.Disk >= c.DisksPerHost {
-					t.Fatalf("host %d: disk %d reused or out of range", h.Host, *v.Disk)
-				}
-				disks[*v.Disk] = true
-				if v.Role == Host {
-					hostVMs++
-				}
-			}
-			if len(disks) > c.DisksPerHost || ex*c.ExtraRatio > hostVMs {
-				t.Fatalf("host %d: %d disk VMs, %d extras beside %d host VMs", h.Host, len(disks), ex, hostVMs)
-			}
-			primary += len(disks)
-			extras += ex
-		}
-		if primary > c.PrimaryVMs() || extras > c.MaxExtraVMs() {
-			t.Fatalf("phase %d: %d primary, %d extra VMs", ph.Index, primary, extras)
-		}
-		if !near(ph.Duration, dur) {
-			t.Fatalf("phase %d duration %v, recomputed %v", ph.Index, ph.Duration, dur)
-		}
-		total += dur
-	}
-	for _, j := range p.Jobs {
-		if placed[j.Name] != 1 {
-			t.Fatalf("job %s in %d phases", j.Name, placed[j.Name])
-		}
-	}
-	if !near(pl.Makespan, total) {
-		t.Fatalf("makespan %v, recomputed %v", pl.Makespan, total)
-	}
-}
-
 func TestPairGreedyFallback(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 5))
 	// Below the limit the greedy matching can be compared with the exact one:
@@ -308,9 +188,9 @@ func TestPairGreedyFallback(t *testing.T) {
 		for i := range n {
 			cost[i] = make([]PairCost, n)
 			for j := i + 1; j < n; j++ {
-				cost[i][j] = p.Pair(i, j)
+				cost[i][j] = PricePair(p, i, j)
 			}
-			cost[i][i] = p.Alone(i)
+			cost[i][i] = PriceAlone(p, i)
 		}
 		sum := func(cs []PairCost) (float64, int) {
 			var s float64
@@ -342,12 +222,11 @@ func TestPairGreedyFallback(t *testing.T) {
 	if res.Exact {
 		t.Error("past the limit the result must not claim exactness")
 	}
-	pl, err := NewPlan(p, res.Schedule, "big", "pair")
-	if err != nil {
+	if _, err := NewSolution(p, res.Schedule, "pair"); err != nil {
 		t.Fatal(err)
 	}
-	if pl.Makespan > pl.SequentialMakespan*(1+1e-12) {
-		t.Errorf("heuristic pairing %v slower than sequential %v", pl.Makespan, pl.SequentialMakespan)
+	if m, seq := p.Makespan(res.Schedule), p.SequentialMakespan(); m > seq*(1+1e-12) {
+		t.Errorf("heuristic pairing %v slower than sequential %v", m, seq)
 	}
 }
 

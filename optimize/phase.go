@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // phaseSolver answers, for a set of jobs, the question both the exact solver
@@ -20,7 +22,7 @@ import (
 // search over the sorted candidates; feasibility for one T and one choice of
 // roles is a few sums (see fits).
 type phaseSolver struct {
-	p    *Problem
+	p    *model.Problem
 	n    int // N = P·k primary VMs
 	emax int // P·⌊k/r⌋ extra VMs
 	r    int
@@ -31,7 +33,7 @@ type phaseSolver struct {
 	// subset's optimum is among them, and every smaller one is infeasible for
 	// it, so a binary search over the whole list finds the subset's optimum.
 	cands []float64
-	// canHost and canExtra are the jobs' role permissions (seed 003's
+	// canHost and canExtra are the jobs' role permissions (the packing paper's
 	// corrected (1 − O)ᵀB = 0 and (1 − C)ᵀB' = 0).
 	canHost, canExtra []bool
 }
@@ -42,9 +44,9 @@ const (
 	roleExtra
 )
 
-var roleOf = [3]Role{Primary, Host, Extra}
+var roleOf = [3]model.Role{model.Primary, model.Host, model.Extra}
 
-func newPhaseSolver(p *Problem) *phaseSolver {
+func newPhaseSolver(p *model.Problem) *phaseSolver {
 	c := p.Cluster
 	ps := &phaseSolver{p: p, n: c.PrimaryVMs(), emax: c.MaxExtraVMs(), r: c.ExtraRatio,
 		rt: make([][3][]float64, len(p.Jobs)), canHost: make([]bool, len(p.Jobs)), canExtra: make([]bool, len(p.Jobs))}
@@ -225,11 +227,11 @@ func (ps *phaseSolver) slowest(jobs, roles, vms, hi []int, mustHelp bool, ok fun
 	return best
 }
 
-// phase converts a plan to the foundation's Phase.
-func (pp phasePlan) phase() Phase {
-	var ph Phase
+// phase converts a plan to the foundation's model.Phase.
+func (pp phasePlan) phase() model.Phase {
+	var ph model.Phase
 	for k, j := range pp.jobs {
-		ph.Jobs = append(ph.Jobs, Assignment{Job: j, VMs: pp.vms[k], Role: roleOf[pp.roles[k]]})
+		ph.Jobs = append(ph.Jobs, model.Assignment{Job: j, VMs: pp.vms[k], Role: roleOf[pp.roles[k]]})
 	}
 	return ph
 }

@@ -6,29 +6,9 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// HostPlacement is one physical machine's VMs in one phase.
-type HostPlacement struct {
-	Host int       `json:"host"` // 0..P−1
-	VMs  []VMPlace `json:"vms"`
-	// Overcommitted is true when the machine runs extra VMs in this phase.
-	Overcommitted bool `json:"overcommitted"`
-}
-
-// VMPlace is one VM on a machine.
-type VMPlace struct {
-	Job  string `json:"job"`
-	Role Role   `json:"role"`
-	// Index numbers the job's VMs in the phase from 0; VM 0 is the job's Hadoop
-	// master (seed 003, section 2: one VM of every job serves as its master).
-	Index int `json:"index"`
-	// Disk is the machine's physical disk (0..k−1) the VM's image lives on;
-	// nil for an extra VM, which has no disk of its own.
-	Disk *int `json:"disk"`
-}
-
 // Place assigns every VM of one feasible phase to a machine and disk, following
-// the end of seed 003's section 5.2, with one refinement the seed's prose leaves
-// open:
+// the end of the packing paper's section 5.2, with one refinement the
+// paper's prose leaves open:
 //
 //  1. Host-role VMs (I/O jobs that carry extras) go in groups of r onto one
 //     machine each, one group per extra VM, the groups spread over the machines
@@ -44,116 +24,141 @@ type VMPlace struct {
 //
 // Every primary VM gets a distinct disk of its machine. Hosts with no VMs are
 // left out of the result, which is ordered by host.
-func Place(p *Problem, ph Phase) ([]HostPlacement, error) {
-	c := p.Cluster
-	type machine struct {
-		vms    []VMPlace
-		disks  int // disks used
-		extras int // host groups on the machine, each carrying one extra VM
+func Place(p *model.Problem, ph model.Phase) ([]model.HostPlacement, error) {
+	pc := &placer{p: p, ms: make([]machine, p.Cluster.Hosts)}
+	hostVMs, extraJobs, extraVMs := hostsAndExtras(p, ph)
+	if c := p.Cluster; extraVMs > c.ExtrasFor(len(hostVMs)) {
+		return nil, fmt.Errorf("optimize: placement: %d extra VMs need %d host VMs, the phase has %d", extraVMs, extraVMs*c.ExtraRatio, len(hostVMs))
 	}
-	ms := make([]machine, c.Hosts)
-	cursor := 0
-	put := func(m int, job model.Job, role Role, idx int) {
-		d := ms[m].disks
-		ms[m].vms = append(ms[m].vms, VMPlace{Job: job.Name, Role: role, Index: idx, Disk: &d})
-		ms[m].disks++
+	rest := pc.hostGroups(hostVMs, extraVMs) // 1
+	for _, h := range rest {                 // 2
+		if err := pc.roundRobin(h.job, model.Host, h.idx, true); err != nil {
+			return nil, err
+		}
 	}
-	// roundRobin places one primary VM on the next machine with a free disk,
-	// first among machines whose overcommitted state matches preferOver.
-	roundRobin := func(job model.Job, role Role, idx int, preferOver bool) error {
-		for pass := 0; pass < 2; pass++ {
-			for t := 0; t < c.Hosts; t++ {
-				m := (cursor + t) % c.Hosts
-				if ms[m].disks >= c.DisksPerHost {
-					continue
+	pc.extras(extraJobs) // 3
+	// 4 and 5. Primary VMs: I/O-intensive jobs first.
+	for _, wantIO := range []bool{true, false} {
+		for _, a := range ph.Jobs {
+			job := p.Jobs[a.Job]
+			if a.Role != model.Primary || job.IOIntensive != wantIO {
+				continue
+			}
+			for v := range a.VMs {
+				if err := pc.roundRobin(job, model.Primary, v, false); err != nil {
+					return nil, err
 				}
-				if pass == 0 && (ms[m].extras > 0) != preferOver {
-					continue
-				}
-				put(m, job, role, idx)
-				cursor = (m + 1) % c.Hosts
-				return nil
 			}
 		}
-		return fmt.Errorf("optimize: placement: no free disk for a VM of job %q", job.Name)
 	}
+	var out []model.HostPlacement
+	for h, mc := range pc.ms {
+		if len(mc.vms) == 0 {
+			continue
+		}
+		out = append(out, model.HostPlacement{Host: h, VMs: mc.vms, Overcommitted: countRole(mc.vms, model.Extra) > 0})
+	}
+	return out, nil
+}
 
-	var hostVMs []struct {
-		job model.Job
-		idx int
-	}
-	var extraJobs []Assignment
-	extraVMs := 0
+// machine is one host's VMs while a phase is placed.
+type machine struct {
+	vms    []model.VMPlace
+	disks  int // disks used
+	extras int // host groups on the machine, each carrying one extra VM
+}
+
+// placer places one phase's VMs on the machines.
+type placer struct {
+	p      *model.Problem
+	ms     []machine
+	cursor int // the machine the next round-robin starts at
+}
+
+// jobVM is one VM of a job: the job and the VM's index in it.
+type jobVM struct {
+	job model.Job
+	idx int
+}
+
+// hostsAndExtras lists the phase's host-role VMs, its extra-role jobs and
+// their VM count.
+func hostsAndExtras(p *model.Problem, ph model.Phase) (hostVMs []jobVM, extraJobs []model.Assignment, extraVMs int) {
 	for _, a := range ph.Jobs {
 		switch a.Role {
-		case Host:
+		case model.Host:
 			for v := range a.VMs {
-				hostVMs = append(hostVMs, struct {
-					job model.Job
-					idx int
-				}{p.Jobs[a.Job], v})
+				hostVMs = append(hostVMs, jobVM{p.Jobs[a.Job], v})
 			}
-		case Extra:
+		case model.Extra:
 			extraJobs = append(extraJobs, a)
 			extraVMs += a.VMs
 		}
 	}
-	if extraVMs > c.ExtrasFor(len(hostVMs)) {
-		return nil, fmt.Errorf("optimize: placement: %d extra VMs need %d host VMs, the phase has %d", extraVMs, extraVMs*c.ExtraRatio, len(hostVMs))
-	}
-	// 1. Groups of r host VMs, group g on machine g mod P.
+	return hostVMs, extraJobs, extraVMs
+}
+
+// put places a VM with a disk on machine m.
+func (pc *placer) put(m int, job model.Job, role model.Role, idx int) {
+	d := pc.ms[m].disks
+	pc.ms[m].vms = append(pc.ms[m].vms, model.VMPlace{Job: job.Name, Role: role, Index: idx, Disk: &d})
+	pc.ms[m].disks++
+}
+
+// hostGroups is step 1: one group of r host VMs per extra VM, group g on
+// machine g mod P. It returns the host VMs left over.
+func (pc *placer) hostGroups(hostVMs []jobVM, extraVMs int) []jobVM {
+	c := pc.p.Cluster
 	next := 0
 	for g := range extraVMs {
 		m := g % c.Hosts
 		for range c.ExtraRatio {
 			h := hostVMs[next]
 			next++
-			put(m, h.job, Host, h.idx)
+			pc.put(m, h.job, model.Host, h.idx)
 		}
-		ms[m].extras++
+		pc.ms[m].extras++
 	}
-	// 2. The remaining host VMs.
-	for _, h := range hostVMs[next:] {
-		if err := roundRobin(h.job, Host, h.idx, true); err != nil {
-			return nil, err
-		}
-	}
-	// 3. Extra VMs beside their groups, machine by machine.
+	return hostVMs[next:]
+}
+
+// extras is step 3: the extra VMs beside their groups, machine by machine,
+// without disks.
+func (pc *placer) extras(extraJobs []model.Assignment) {
 	m, used := 0, 0
 	for _, a := range extraJobs {
 		for v := range a.VMs {
-			for used == ms[m].extras {
+			for used == pc.ms[m].extras {
 				m, used = m+1, 0
 			}
-			ms[m].vms = append(ms[m].vms, VMPlace{Job: p.Jobs[a.Job].Name, Role: Extra, Index: v})
+			pc.ms[m].vms = append(pc.ms[m].vms, model.VMPlace{Job: pc.p.Jobs[a.Job].Name, Role: model.Extra, Index: v})
 			used++
 		}
 	}
-	// 4 and 5. Primary VMs: I/O-intensive jobs first.
-	for _, wantIO := range []bool{true, false} {
-		for _, a := range ph.Jobs {
-			job := p.Jobs[a.Job]
-			if a.Role != Primary || job.IOIntensive != wantIO {
-				continue
-			}
-			for v := range a.VMs {
-				if err := roundRobin(job, Primary, v, false); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	var out []HostPlacement
-	for h, mc := range ms {
-		if len(mc.vms) == 0 {
-			continue
-		}
-		out = append(out, HostPlacement{Host: h, VMs: mc.vms, Overcommitted: countRole(mc.vms, Extra) > 0})
-	}
-	return out, nil
 }
 
-func countRole(vms []VMPlace, r Role) int {
+// roundRobin places one primary VM on the next machine with a free disk,
+// first among machines whose overcommitted state matches preferOver.
+func (pc *placer) roundRobin(job model.Job, role model.Role, idx int, preferOver bool) error {
+	c := pc.p.Cluster
+	for pass := 0; pass < 2; pass++ {
+		for t := 0; t < c.Hosts; t++ {
+			m := (pc.cursor + t) % c.Hosts
+			if pc.ms[m].disks >= c.DisksPerHost {
+				continue
+			}
+			if pass == 0 && (pc.ms[m].extras > 0) != preferOver {
+				continue
+			}
+			pc.put(m, job, role, idx)
+			pc.cursor = (m + 1) % c.Hosts
+			return nil
+		}
+	}
+	return fmt.Errorf("optimize: placement: no free disk for a VM of job %q", job.Name)
+}
+
+func countRole(vms []model.VMPlace, r model.Role) int {
 	n := 0
 	for _, v := range vms {
 		if v.Role == r {

@@ -9,7 +9,7 @@ import (
 )
 
 // RandomWorkload returns m random jobs for tests and benchmarks, the same for
-// the same seed. The jobs resemble seed 003's: runtime on 6 VMs log-uniform in
+// the same seed. The jobs resemble the packing paper's: runtime on 6 VMs log-uniform in
 // 100–4000 s, exponent b uniform in [−1.1, −0.4] (diminishing returns for most,
 // slightly better than linear for a few big ones), and classes drawn so that
 // overcommitting is often possible: 35 % CPU-only, 35 % I/O-only, 15 % both,

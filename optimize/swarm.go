@@ -7,11 +7,13 @@ import (
 	"sync"
 
 	"github.com/packer-sched/packer/pso"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // SwarmResult is the particle swarm's answer.
 type SwarmResult struct {
-	Schedule Schedule
+	Schedule model.Schedule
 	Makespan float64
 	// PairMakespan is the pair scheduler's makespan, the swarm's starting
 	// point; Makespan ≤ PairMakespan always.
@@ -46,7 +48,7 @@ type decodeScratch struct {
 	order, jobs, roles, lo, hi []int
 }
 
-func newSwarmEncoding(p *Problem) *swarmEncoding {
+func newSwarmEncoding(p *model.Problem) *swarmEncoding {
 	e := &swarmEncoding{ps: newPhaseSolver(p), m: len(p.Jobs)}
 	m := e.m
 	e.pool.New = func() any {
@@ -143,19 +145,19 @@ func (e *swarmEncoding) phase(x []float64, group []int, sc *decodeScratch, emit 
 	return T
 }
 
-// schedule decodes x into a Schedule with VM counts.
-func (e *swarmEncoding) schedule(x []float64) Schedule {
-	var s Schedule
+// schedule decodes x into a model.Schedule with VM counts.
+func (e *swarmEncoding) schedule(x []float64) model.Schedule {
+	var s model.Schedule
 	e.decode(x, func(jobs, roles []int, T float64) {
 		s.Phases = append(s.Phases, e.ps.assign(jobs, roles, T).phase())
 	})
-	return normalize(s)
+	return model.Normalize(s)
 }
 
 // encode is decode's inverse for a schedule: phase i's jobs get key i + ½ and
 // overcommitted jobs role key ¾, others ¼. Used to start the swarm at the
 // pair scheduler's plan.
-func (e *swarmEncoding) encode(s Schedule) []float64 {
+func (e *swarmEncoding) encode(s model.Schedule) []float64 {
 	x := make([]float64, 2*e.m)
 	for i, ph := range s.Phases {
 		for _, a := range ph.Jobs {
@@ -169,13 +171,13 @@ func (e *swarmEncoding) encode(s Schedule) []float64 {
 	return x
 }
 
-// Swarm plans by particle swarm optimisation over the phase model (seed 003,
+// Swarm plans by particle swarm optimisation over the phase model (the packing paper,
 // section 5.2): each particle is a choice of phase and role per job, decoded
 // as swarmEncoding describes, and priced by its makespan. One particle starts
 // at the pair scheduler's plan, so the result is never worse than it. A nil
 // settings means pso's defaults, the paper's 1500 particles and 200
 // iterations, with seed 0.
-func Swarm(p *Problem, settings *pso.Settings) (SwarmResult, error) {
+func Swarm(p *model.Problem, settings *pso.Settings) (SwarmResult, error) {
 	if len(p.Jobs) == 0 {
 		return SwarmResult{}, fmt.Errorf("optimize: swarm: no jobs")
 	}

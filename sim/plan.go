@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 )
 
-// PlanReplay replays a packer plan document (seed 003's phase model): each job
+// PlanReplay replays a packer plan document (the packing paper's phase model): each job
 // runs on exactly the VMs the plan gives it, as nodes of its own. Primary VM
 // (host h, disk d) is node h·k + d; the plan's extra VMs are overcommitted
 // nodes added beyond the cluster's (ReplayPlan adds them), extra i of host h
@@ -56,9 +56,9 @@ var ErrPlanMismatch = fmt.Errorf("plan does not fit the simulation")
 // cluster has the plan's extra VMs as extra nodes (if any phase uses them),
 // and the policy. Every job of w must be in the plan and every job of the plan
 // in w, matched by name, and the plan's P·k primary VMs must fit in the
-// cluster's nodes. pl must be a verified plan (ParsePlan and ReadPlanFile
+// cluster's nodes. pl must be a verified plan (plan.Parse and plan.ReadFile
 // verify).
-func ReplayPlan(pl *optimize.Plan, w *Workload, barrier bool) (*Workload, *PlanReplay, error) {
+func ReplayPlan(pl *plan.Plan, w *Workload, barrier bool) (*Workload, *PlanReplay, error) {
 	if err := w.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -170,7 +170,7 @@ func shareNode(a, b []int32) bool {
 // the VMs the plan gives it, waves·n·S map tasks of F(n)/waves seconds, so
 // that on its n nodes it takes exactly F(n), or alpha·F(n) overcommitted: the
 // runtime the plan predicts.
-func PlanWorkload(pl *optimize.Plan, c Cluster, waves int) (*Workload, error) {
+func PlanWorkload(pl *plan.Plan, c Cluster, waves int) (*Workload, error) {
 	if waves < 1 {
 		return nil, fmt.Errorf("sim: waves must be at least 1, got %d", waves)
 	}

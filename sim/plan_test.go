@@ -8,13 +8,26 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
 )
 
-func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *optimize.Plan {
+func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
 	t.Helper()
-	pl, err := optimize.PairPlan(w, c)
+	p, err := model.NewProblem(w, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, w.Name, sol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +36,7 @@ func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *optimize.Plan {
 
 // replay runs pl's own jobs (sized by sim.PlanWorkload) under PlanReplay and
 // returns the makespan and the longest task (alpha included).
-func replay(t testing.TB, pl *optimize.Plan, barrier bool, waves int) (makespan, longest float64) {
+func replay(t testing.TB, pl *plan.Plan, barrier bool, waves int) (makespan, longest float64) {
 	t.Helper()
 	w, err := sim.PlanWorkload(pl, sim.Cluster{}, waves)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 )
 
 func TestTableOne(t *testing.T) {
@@ -103,7 +104,19 @@ func TestPairPlansSave(t *testing.T) {
 		w, _ := Get(c.name)
 		cl := model.PaperCluster()
 		cl.Hosts = c.hosts
-		pl, err := optimize.PairPlan(w, cl)
+		p, err := model.NewProblem(w, cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := optimize.PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := optimize.NewSolution(p, res.Schedule, "pair")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := plan.New(p, w.Name, sol)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 )
 
 // Errors an apply run ends with, for callers that branch.
@@ -55,7 +55,7 @@ type Settings struct {
 	Log io.Writer
 }
 
-func (s *Settings) validate(pl *optimize.Plan) error {
+func (s *Settings) validate(pl *plan.Plan) error {
 	if s.Parallel < 0 {
 		return fmt.Errorf("xenlibvirt: settings: parallel %d is negative", s.Parallel)
 	}
@@ -85,7 +85,7 @@ type Hosts struct {
 // Connect opens the plan's hosts (inventory hosts 0..P−1) and gathers their
 // facts. A host that cannot be reached fails the whole call, naming it; the
 // hosts already opened are closed.
-func Connect(pl *optimize.Plan, inv *Inventory, c Connector) (*Hosts, error) {
+func Connect(pl *plan.Plan, inv *Inventory, c Connector) (*Hosts, error) {
 	n := min(pl.Cluster.Hosts, len(inv.Hosts))
 	hs := &Hosts{Inventory: inv}
 	for i := 0; i < n; i++ {
@@ -122,7 +122,7 @@ func (hs *Hosts) Close() {
 // phase in flight down (unless KeepOnInterrupt) and returns an error naming
 // host and VM; the journal, returned in every case once it exists, says
 // where things stand.
-func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Journal, error) {
+func Apply(ctx context.Context, pl *plan.Plan, hs *Hosts, s *Settings) (*Journal, error) {
 	var set Settings
 	if s != nil {
 		set = *s
@@ -160,7 +160,7 @@ func Apply(ctx context.Context, pl *optimize.Plan, hs *Hosts, s *Settings) (*Jou
 
 // run is one apply: the journal and the lock that serialises its writes.
 type run struct {
-	plan *optimize.Plan
+	plan *plan.Plan
 	hs   *Hosts
 	set  *Settings
 	d    *Deployment

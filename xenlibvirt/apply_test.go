@@ -15,6 +15,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
@@ -22,7 +23,7 @@ import (
 
 // testPlan plans a built-in workload with the packing paper's pair scheduler on P
 // paper hosts (4 cores, 8192 MiB, k = r = 2).
-func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
+func testPlan(t testing.TB, workload string, hosts int) *plan.Plan {
 	t.Helper()
 	w, err := workloads.Get(workload)
 	if err != nil {
@@ -30,7 +31,19 @@ func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
 	}
 	c := model.PaperCluster()
 	c.Hosts = hosts
-	pl, err := optimize.PairPlan(w, c)
+	p, err := model.NewProblem(w, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, w.Name, sol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +51,7 @@ func testPlan(t testing.TB, workload string, hosts int) *optimize.Plan {
 }
 
 // planVMs counts the plan's VMs per phase.
-func planVMs(pl *optimize.Plan) []int {
+func planVMs(pl *plan.Plan) []int {
 	var out []int
 	for _, ph := range pl.Phases {
 		n := 0
@@ -50,7 +63,7 @@ func planVMs(pl *optimize.Plan) []int {
 	return out
 }
 
-func connect(t testing.TB, pl *optimize.Plan, c *libvirttest.Cluster, wrap func(int, xenlibvirt.Hypervisor) xenlibvirt.Hypervisor) *xenlibvirt.Hosts {
+func connect(t testing.TB, pl *plan.Plan, c *libvirttest.Cluster, wrap func(int, xenlibvirt.Hypervisor) xenlibvirt.Hypervisor) *xenlibvirt.Hosts {
 	t.Helper()
 	hs, err := xenlibvirt.Connect(pl, c.Inventory, c.Connector(wrap))
 	if err != nil {
@@ -167,7 +180,7 @@ func (f faulty) Start(name string) error {
 	return f.Hypervisor.Start(name)
 }
 
-func inPhase(pl *optimize.Plan, p int) func(string) bool {
+func inPhase(pl *plan.Plan, p int) func(string) bool {
 	prefix := fmt.Sprintf("packer-%s-p%d-", pl.ID, xenlibvirt.PhaseNumber(p))
 	return func(name string) bool { return strings.HasPrefix(name, prefix) }
 }

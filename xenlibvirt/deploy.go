@@ -7,7 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/plan"
 )
 
 // ErrDoesNotFit is wrapped by every error Check reports: the plan asks for more
@@ -80,7 +81,7 @@ func Gather(hv Hypervisor, h InventoryHost, inv *Inventory) (HostFacts, error) {
 }
 
 // memoryPerVM is the inventory's vm_memory_mib, else the plan's.
-func memoryPerVM(pl *optimize.Plan, inv *Inventory) int {
+func memoryPerVM(pl *plan.Plan, inv *Inventory) int {
 	if inv.VMMemoryMiB > 0 {
 		return inv.VMMemoryMiB
 	}
@@ -101,7 +102,7 @@ func memoryPerVM(pl *optimize.Plan, inv *Inventory) int {
 //     overcommit the CPU by design, the packing paper's section 3), and all VMs'
 //     memory fits the memory, both as the inventory declares them and as
 //     libvirt reports them.
-func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
+func Check(pl *plan.Plan, inv *Inventory, facts []HostFacts) []string {
 	var out []string
 	c := pl.Cluster
 	out = append(out, checkJobNames(pl)...)
@@ -143,7 +144,7 @@ func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
 				}
 				primary := 0
 				for _, v := range hp.VMs {
-					if v.Role != optimize.Extra {
+					if v.Role != model.Extra {
 						primary++
 					}
 				}
@@ -175,7 +176,7 @@ func Check(pl *optimize.Plan, inv *Inventory, facts []HostFacts) []string {
 // checkJobNames reports job names that make no usable domain name: one with
 // no letter or digit, and distinct names that reduce to the same one (their
 // VMs would clash). Long names are cut and hashed (jobPart), not refused.
-func checkJobNames(pl *optimize.Plan) []string {
+func checkJobNames(pl *plan.Plan) []string {
 	var out []string
 	safe := map[string]string{}
 	for _, j := range pl.Jobs {
@@ -244,7 +245,7 @@ type VMDeploy struct {
 // VM has no physical disk of its own in the plan (the packing paper, Aboulnaga et al., CloudDB 2009); its overlay, on
 // which it does little I/O, goes on disk e mod k of its host, e counting the
 // host's extra VMs in the phase, so extras spread over the disks.
-func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deployment, error) {
+func NewDeployment(pl *plan.Plan, inv *Inventory, facts []HostFacts) (*Deployment, error) {
 	if p := Check(pl, inv, facts); len(p) > 0 {
 		return nil, CheckError(p)
 	}
@@ -254,7 +255,7 @@ func NewDeployment(pl *optimize.Plan, inv *Inventory, facts []HostFacts) (*Deplo
 	for _, ph := range pl.Phases {
 		pd := PhaseDeploy{Index: ph.Index}
 		macs := map[string]bool{}
-		hosts := append([]optimize.HostPlacement(nil), ph.Hosts...)
+		hosts := append([]model.HostPlacement(nil), ph.Hosts...)
 		sort.SliceStable(hosts, func(a, b int) bool { return hosts[a].Host < hosts[b].Host })
 		for _, hp := range hosts {
 			h, f := inv.Hosts[hp.Host], facts[hp.Host]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -19,11 +20,15 @@ func TestCheckHypervisor(t *testing.T) {
 	}
 	c := model.PaperCluster()
 	c.Hosts = 1
-	p, err := optimize.NewProblem(w, c)
+	p, err := model.NewProblem(w, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := optimize.NewPlan(p, optimize.Sequential(p), "W1", "sequential")
+	sol, err := optimize.NewSolution(p, model.Sequential(p), "sequential")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, "W1", sol)
 	if err != nil {
 		t.Fatal(err)
 	}

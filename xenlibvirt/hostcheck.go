@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 )
 
 // DefaultConnectTimeout is how long packer waits for a host's libvirt to
@@ -75,7 +75,7 @@ type HostsReport struct {
 // against the inventory and the plan's hosts, as Apply does before it changes
 // anything. An unreachable plan host is reported as such, not as short of
 // everything. It changes nothing.
-func CheckHosts(pl *optimize.Plan, inv *Inventory, c Connector) *HostsReport {
+func CheckHosts(pl *plan.Plan, inv *Inventory, c Connector) *HostsReport {
 	rep := &HostsReport{}
 	var facts []HostFacts
 	for _, h := range inv.Hosts {

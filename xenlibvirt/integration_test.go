@@ -17,6 +17,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
@@ -25,17 +26,21 @@ import (
 // a two-phase plan for them: two jobs one after the other on P = 2 hosts ×
 // k = 1 disk, 2 VMs per phase with cores/k = 1 vCPU and 512 MiB / (1 + 1) =
 // 256 MiB each.
-func itestSetup(t *testing.T, cmdline string) (*libvirttest.QEMUCluster, *optimize.Plan) {
+func itestSetup(t *testing.T, cmdline string) (*libvirttest.QEMUCluster, *plan.Plan) {
 	q := libvirttest.NewQEMUCluster(t, cmdline)
 	w := &model.Workload{Name: "itest", Jobs: []model.Job{
 		{Name: "wordcount", Model: model.PowerLaw{A: 60, B: -0.5}, CPUIntensive: true},
 		{Name: "sort", Model: model.PowerLaw{A: 90, B: -0.7}, IOIntensive: true},
 	}}
-	p, err := optimize.NewProblem(w, model.Cluster{Hosts: 2, DisksPerHost: 1, ExtraRatio: 1, Alpha: 1.3, CoresPerHost: 1, MemoryMiBPerHost: 512})
+	p, err := model.NewProblem(w, model.Cluster{Hosts: 2, DisksPerHost: 1, ExtraRatio: 1, Alpha: 1.3, CoresPerHost: 1, MemoryMiBPerHost: 512})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := optimize.NewPlan(p, optimize.Sequential(p), w.Name, "sequential")
+	sol, err := optimize.NewSolution(p, model.Sequential(p), "sequential")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, w.Name, sol)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
 
 // renameJob gives job old the name new everywhere in the plan.
-func renameJob(pl *optimize.Plan, old, new string) {
+func renameJob(pl *plan.Plan, old, new string) {
 	for i := range pl.Jobs {
 		if pl.Jobs[i].Name == old {
 			pl.Jobs[i].Name = new

@@ -13,7 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
@@ -94,10 +94,10 @@ var applyCommand = &cli.Command{
 }
 
 // readPlanAndInventory reads the two input files; errors are bad input.
-func readPlanAndInventory(c *cli.Context) (*optimize.Plan, *xenlibvirt.Inventory, error) {
-	var pl *optimize.Plan
+func readPlanAndInventory(c *cli.Context) (*plan.Plan, *xenlibvirt.Inventory, error) {
+	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
-		p, err := optimize.ReadPlanFile(path)
+		p, err := plan.ReadFile(path)
 		if err != nil {
 			return nil, nil, badInput(err)
 		}
@@ -194,7 +194,7 @@ func applyAction(c *cli.Context) error {
 }
 
 // applySummary says what apply is about to do, before it asks.
-func applySummary(pl *optimize.Plan, inv *xenlibvirt.Inventory, s *xenlibvirt.Settings) string {
+func applySummary(pl *plan.Plan, inv *xenlibvirt.Inventory, s *xenlibvirt.Settings) string {
 	vms, phases := 0, fmt.Sprintf("%d phases", len(pl.Phases))
 	for _, ph := range pl.Phases {
 		if !s.OnePhase || ph.Index == s.Phase {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
@@ -24,7 +25,7 @@ import (
 
 // simulated points packer's connector at two simulated paper hosts for the
 // test and writes W2's plan for them and their inventory into dir.
-func simulated(t *testing.T, specs ...libvirttest.HostSpec) (c *libvirttest.Cluster, planPath, invPath string, pl *optimize.Plan) {
+func simulated(t *testing.T, specs ...libvirttest.HostSpec) (c *libvirttest.Cluster, planPath, invPath string, pl *plan.Plan) {
 	t.Helper()
 	c = libvirttest.NewCluster(t, 2, xenlibvirt.KVM, specs...)
 	old := connector
@@ -36,7 +37,7 @@ func simulated(t *testing.T, specs ...libvirttest.HostSpec) (c *libvirttest.Clus
 	}
 	cl := model.PaperCluster()
 	cl.Hosts = 2
-	p, err := optimize.NewProblem(w, cl)
+	p, err := model.NewProblem(w, cl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,11 @@ func simulated(t *testing.T, specs ...libvirttest.HostSpec) (c *libvirttest.Clus
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err = optimize.NewPlan(p, res.Schedule, w.Name, "pair")
+	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err = plan.New(p, w.Name, sol)
 	if err != nil {
 		t.Fatal(err)
 	}

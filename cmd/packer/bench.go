@@ -1,42 +1,27 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
-	"runtime"
-	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
-	"github.com/packer-sched/packer/pso"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/optimize/solverbench"
 )
 
 var benchCommand = &cli.Command{
 	Name:  "bench",
 	Usage: "measure the phase optimizers: exact vs cbc, the swarm's gaps and how time grows",
-	Description: "Runs, in one process, the measurements issue 3 asks for and prints them as tables:\n" +
+	Description: "Runs, in one process, the solver measurements and prints them as tables:\n" +
 		"  1. exact solver vs cbc on the exported LP (W1–W3 on 9 hosts, random 7–9-job workloads on\n" +
 		"     2 hosts): both optima, both times, the ratio (cbc skipped if not installed);\n" +
-		"  2. the swarm with the given settings (default: the paper's 1500 × 200) on W1–W6 and on 50\n" +
+		"  2. the swarm with the given settings (default: the packing paper's 1500 × 200) on W1–W6 and on 50\n" +
 		"     random 8-job workloads (seeds 1–50): gap to the exact optimum, its distribution;\n" +
 		"  3. the swarm on W3 and on random 30- and 50-job workloads: time and gap to the lower bound;\n" +
 		"  4. how time grows with M (exact and swarm), with particles and with cores (GOMAXPROCS).\n" +
 		"The full run takes several minutes on 2 cores; --quick cuts every count for a smoke test.",
 	Flags: []cli.Flag{
-		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (seed 003: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (seed 003: 200)"},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (the packing paper: 1500)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the swarm's seed"},
 		&cli.IntFlag{Name: "random", Value: 50, Usage: "random 8-job workloads for the gap statistics (seeds 1..N)"},
 		&cli.BoolFlag{Name: "quick", Usage: "small counts and settings: a smoke test of the command, not the numbers"},
@@ -44,332 +29,25 @@ var benchCommand = &cli.Command{
 	Action: benchAction,
 }
 
-type bencher struct {
-	w          io.Writer
-	particles  int
-	iterations int
-	seed       uint64
-	random     int
-	quick      bool
-}
-
 func benchAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return badUsage("bench takes no arguments, got %q", c.Args().First())
 	}
-	b := &bencher{w: c.App.Writer, particles: c.Int("particles"), iterations: c.Int("iterations"),
-		seed: c.Uint64("seed"), random: c.Int("random"), quick: c.Bool("quick")}
-	if b.particles < 1 || b.iterations < 1 || b.random < 1 {
+	set := solverbench.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"),
+		Seed: c.Uint64("seed"), Random: c.Int("random"), Quick: c.Bool("quick")}
+	if set.Particles < 1 || set.Iterations < 1 || set.Random < 1 {
 		return badUsage("--particles, --iterations and --random must be at least 1")
 	}
-	if b.quick {
-		b.particles, b.iterations, b.random = min(b.particles, 100), min(b.iterations, 20), min(b.random, 5)
-	}
-	fmt.Fprintf(b.w, "packer bench: %d particles × %d iterations, seed %d, GOMAXPROCS %d, %s/%s\n",
-		b.particles, b.iterations, b.seed, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH)
-	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth} {
-		if err := step(); err != nil {
+	w := c.App.Writer
+	return solverbench.Run(set, func(b solverbench.Block) error {
+		if b.Header == nil {
+			_, err := fmt.Fprint(w, b.Text)
 			return err
 		}
-	}
-	return nil
-}
-
-func (b *bencher) settings() *pso.Settings {
-	return &pso.Settings{Particles: b.particles, Iterations: b.iterations, Seed: b.seed}
-}
-
-func paperInstance(name string) *optimize.Problem {
-	w, err := workloads.Get(name)
-	if err != nil {
-		panic(err)
-	}
-	p, err := optimize.NewProblem(w, model.PaperCluster())
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
-func randomInstance(seed uint64, m, hosts int) *optimize.Problem {
-	p, err := optimize.NewProblem(optimize.RandomWorkload(seed, m), model.Cluster{Hosts: hosts}.WithDefaults())
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
-// exactVsCBC times the exact solver and cbc on the same instances.
-func (b *bencher) exactVsCBC() error {
-	fmt.Fprintln(b.w, "\n1. Exact solver vs cbc on the exported LP (same instances, one core each)")
-	_, cbcErr := exec.LookPath("cbc")
-	if cbcErr != nil {
-		fmt.Fprintln(b.w, "cbc is not installed (apt-get install coinor-cbc): its columns are empty")
-	}
-	type inst struct {
-		name string
-		p    *optimize.Problem
-	}
-	insts := []inst{{"W1 (P=9)", paperInstance("W1")}, {"W2 (P=9)", paperInstance("W2")}, {"W3 (P=9)", paperInstance("W3")}}
-	n := 6
-	if b.quick {
-		n = 1
-	}
-	for s := 1; s <= n; s++ {
-		m := 7 + s%3
-		insts = append(insts, inst{fmt.Sprintf("random M=%d seed %d (P=2)", m, s), randomInstance(uint64(s), m, 2)})
-	}
-	t := newTable(b.w, "instance", "M", "exact optimum", "exact time", "cbc optimum", "cbc time", "cbc / exact")
-	var sumEx, sumCBC time.Duration
-	for _, in := range insts {
-		t0 := time.Now()
-		ex, err := optimize.Exact(in.p)
-		if err != nil {
-			return err
+		t := newTable(w, b.Header...)
+		for _, r := range b.Rows {
+			t.Append(r)
 		}
-		te := time.Since(t0)
-		sumEx += te
-		row := []string{in.name, strconv.Itoa(len(in.p.Jobs)), fmt.Sprintf("%.4f", ex.Makespan), te.Round(time.Microsecond).String(), "", "", ""}
-		if cbcErr == nil {
-			v, tc, err := runCBC(in.p, in.name)
-			if err != nil {
-				return err
-			}
-			sumCBC += tc
-			row[4], row[5], row[6] = fmt.Sprintf("%.4f", v), tc.Round(time.Millisecond).String(), fmt.Sprintf("%.0f×", tc.Seconds()/te.Seconds())
-			if math.Abs(v-ex.Makespan) > 1e-6*ex.Makespan {
-				row[4] += " (DIFFERS)"
-			}
-		}
-		t.Append(row)
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	if cbcErr == nil {
-		fmt.Fprintf(b.w, "total: exact %v, cbc %v, ratio %.0f×\n", sumEx.Round(time.Microsecond), sumCBC.Round(time.Millisecond), sumCBC.Seconds()/sumEx.Seconds())
-	}
-	return nil
-}
-
-// runCBC writes the LP to a temporary file, solves it with cbc and returns
-// the optimum and cbc's wall time (process start included).
-func runCBC(p *optimize.Problem, name string) (float64, time.Duration, error) {
-	dir, err := os.MkdirTemp("", "packer-bench-")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer os.RemoveAll(dir)
-	var buf bytes.Buffer
-	if err := optimize.WriteLP(&buf, p, name); err != nil {
-		return 0, 0, err
-	}
-	lp, sol := filepath.Join(dir, "model.lp"), filepath.Join(dir, "solution.txt")
-	if err := os.WriteFile(lp, buf.Bytes(), 0o644); err != nil {
-		return 0, 0, err
-	}
-	t0 := time.Now()
-	out, err := exec.Command("cbc", lp, "solve", "solu", sol).CombinedOutput()
-	d := time.Since(t0)
-	if err != nil {
-		return 0, 0, fmt.Errorf("bench: cbc on %s: %v: %s", name, err, lastLine(out))
-	}
-	data, err := os.ReadFile(sol)
-	if err != nil {
-		return 0, 0, fmt.Errorf("bench: cbc on %s wrote no solution: %s", name, lastLine(out))
-	}
-	m := regexp.MustCompile(`^Optimal - objective value\s+(\S+)`).FindSubmatch(data)
-	if m == nil {
-		return 0, 0, fmt.Errorf("bench: cbc on %s: not optimal: %s", name, lastLine(data))
-	}
-	v, err := strconv.ParseFloat(string(m[1]), 64)
-	return v, d, err
-}
-
-func lastLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
-}
-
-// swarmGaps runs the swarm on W1–W6 and on random 8-job workloads and reports
-// the gap to the exact optimum.
-func (b *bencher) swarmGaps() error {
-	fmt.Fprintf(b.w, "\n2. Swarm (%d × %d, seed %d) against the exact optimum\n", b.particles, b.iterations, b.seed)
-	t := newTable(b.w, "workload", "M", "optimum", "pair", "swarm", "gap", "swarm time")
-	for _, name := range workloads.Names() {
-		p := paperInstance(name)
-		ex, err := optimize.Exact(p)
-		if err != nil {
-			return err
-		}
-		t0 := time.Now()
-		sr, err := optimize.Swarm(p, b.settings())
-		if err != nil {
-			return err
-		}
-		d := time.Since(t0)
-		t.Append([]string{name, strconv.Itoa(len(p.Jobs)), fmt.Sprintf("%.2f", ex.Makespan), fmt.Sprintf("%.2f", sr.PairMakespan),
-			fmt.Sprintf("%.2f", sr.Makespan), fmt.Sprintf("%.3f %%", gap(sr.Makespan, ex.Makespan)), d.Round(time.Millisecond).String()})
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	var gaps, pairGaps []float64
-	var total time.Duration
-	for s := 1; s <= b.random; s++ {
-		p := randomInstance(uint64(s), 8, 9)
-		ex, err := optimize.Exact(p)
-		if err != nil {
-			return err
-		}
-		t0 := time.Now()
-		sr, err := optimize.Swarm(p, b.settings())
-		if err != nil {
-			return err
-		}
-		total += time.Since(t0)
-		gaps = append(gaps, gap(sr.Makespan, ex.Makespan))
-		pairGaps = append(pairGaps, gap(sr.PairMakespan, ex.Makespan))
-	}
-	sort.Float64s(gaps)
-	sort.Float64s(pairGaps)
-	optimal := sort.SearchFloat64s(gaps, 1e-9)
-	fmt.Fprintf(b.w, "%d random 8-job workloads (seeds 1–%d, 9 hosts): swarm optimal on %d; gap median %.3f %%, 90th percentile %.3f %%, worst %.3f %%, mean %.3f %%; %v per workload\n",
-		len(gaps), len(gaps), optimal, quantile(gaps, 0.5), quantile(gaps, 0.9), gaps[len(gaps)-1], mean(gaps), (total / time.Duration(len(gaps))).Round(time.Millisecond))
-	fmt.Fprintf(b.w, "(the pair scheduler on the same workloads: gap median %.3f %%, worst %.3f %%)\n", quantile(pairGaps, 0.5), pairGaps[len(pairGaps)-1])
-	t = newTable(b.w, "gap", "workloads")
-	uppers := []float64{0, 0.5, 1, 2, 3, 5, math.Inf(1)}
-	labels := []string{"0 (optimal)", "(0, 0.5] %", "(0.5, 1] %", "(1, 2] %", "(2, 3] %", "(3, 5] %", "> 5 %"}
-	counts := make([]int, len(uppers))
-	for _, g := range gaps {
-		if g < 1e-9 {
-			counts[0]++
-			continue
-		}
-		for i := 1; i < len(uppers); i++ {
-			if g <= uppers[i] {
-				counts[i]++
-				break
-			}
-		}
-	}
-	for i, l := range labels {
-		t.Append([]string{l, strconv.Itoa(counts[i])})
-	}
-	return t.Render()
-}
-
-// swarmLarge times the swarm where the exact solver cannot go and judges it
-// by the lower bound.
-func (b *bencher) swarmLarge() error {
-	fmt.Fprintf(b.w, "\n3. Swarm (%d × %d) on W3 and large random workloads (9 hosts), judged by the lower bound\n", b.particles, b.iterations)
-	t := newTable(b.w, "workload", "M", "pair", "swarm", "lower bound", "gap to bound", "swarm time")
-	type inst struct {
-		name string
-		p    *optimize.Problem
-	}
-	insts := []inst{{"W3", paperInstance("W3")}, {"random M=30 seed 1", randomInstance(1, 30, 9)}, {"random M=50 seed 1", randomInstance(1, 50, 9)}}
-	for _, in := range insts {
-		t0 := time.Now()
-		sr, err := optimize.Swarm(in.p, b.settings())
-		if err != nil {
-			return err
-		}
-		d := time.Since(t0)
-		lb := optimize.LowerBound(in.p)
-		t.Append([]string{in.name, strconv.Itoa(len(in.p.Jobs)), fmt.Sprintf("%.1f", sr.PairMakespan), fmt.Sprintf("%.1f", sr.Makespan),
-			fmt.Sprintf("%.1f", lb), fmt.Sprintf("%.1f %%", gap(sr.Makespan, lb)), d.Round(time.Millisecond).String()})
-	}
-	return t.Render()
-}
-
-// growth measures how time grows with M, particles and cores.
-func (b *bencher) growth() error {
-	fmt.Fprintln(b.w, "\n4. Growth of time")
-	ms := []int{8, 10, 12, 14, 16, 18}
-	if b.quick {
-		ms = []int{8, 10}
-	}
-	t := newTable(b.w, "M", "exact time", "swarm time (same settings)")
-	for _, m := range ms {
-		p := randomInstance(1, m, 9)
-		t0 := time.Now()
-		if _, err := optimize.Exact(p); err != nil {
-			return err
-		}
-		te := time.Since(t0)
-		t0 = time.Now()
-		if _, err := optimize.Swarm(p, b.settings()); err != nil {
-			return err
-		}
-		t.Append([]string{strconv.Itoa(m), te.Round(time.Microsecond).String(), time.Since(t0).Round(time.Millisecond).String()})
-	}
-	for _, m := range []int{30, 50} {
-		p := randomInstance(1, m, 9)
-		t0 := time.Now()
-		if _, err := optimize.Swarm(p, b.settings()); err != nil {
-			return err
-		}
-		t.Append([]string{strconv.Itoa(m), "(over the limit)", time.Since(t0).Round(time.Millisecond).String()})
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	p := randomInstance(1, 30, 9)
-	t = newTable(b.w, "particles (M=30)", "swarm time")
-	for _, n := range []int{b.particles / 10, b.particles / 3, b.particles} {
-		n = max(n, 1)
-		t0 := time.Now()
-		if _, err := optimize.Swarm(p, &pso.Settings{Particles: n, Iterations: b.iterations, Seed: b.seed}); err != nil {
-			return err
-		}
-		t.Append([]string{strconv.Itoa(n), time.Since(t0).Round(time.Millisecond).String()})
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	t = newTable(b.w, "cores (GOMAXPROCS, M=30)", "swarm time", "speed-up", "same plan")
-	var base time.Duration
-	var first string // the schedule itself: equal makespans could hide different plans
-	for _, procs := range []int{1, 2, 4} {
-		if procs > runtime.NumCPU() {
-			break
-		}
-		old := runtime.GOMAXPROCS(procs)
-		t0 := time.Now()
-		sr, err := optimize.Swarm(p, b.settings())
-		d := time.Since(t0)
-		runtime.GOMAXPROCS(old)
-		if err != nil {
-			return err
-		}
-		if procs == 1 {
-			base, first = d, fmt.Sprint(sr.Schedule)
-		}
-		t.Append([]string{strconv.Itoa(procs), d.Round(time.Millisecond).String(), fmt.Sprintf("%.2f×", base.Seconds()/d.Seconds()), strconv.FormatBool(fmt.Sprint(sr.Schedule) == first)})
-	}
-	return t.Render()
-}
-
-func gap(x, ref float64) float64 { return 100 * (x - ref) / ref }
-
-func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return math.NaN()
-	}
-	i := q * float64(len(sorted)-1)
-	lo := int(math.Floor(i))
-	hi := min(lo+1, len(sorted)-1)
-	return sorted[lo] + (i-float64(lo))*(sorted[hi]-sorted[lo])
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
+		return t.Render()
+	})
 }

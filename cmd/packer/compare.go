@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
 )
@@ -54,10 +55,8 @@ func compareAction(c *cli.Context) error {
 	}
 	algos := splitList(c.String("algorithms"))
 	for _, a := range algos {
-		switch a {
-		case "auto", "exact", "pso", "pair", "sequential":
-		default:
-			return badUsage("--algorithms: unknown algorithm %q (want auto, exact, pso, pair or sequential)", a)
+		if _, err := optimize.ParseMethod(a); err != nil {
+			return badUsage("--algorithms: %v", err)
 		}
 	}
 	names := splitList(c.String("workloads"))
@@ -75,7 +74,7 @@ func compareAction(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		p, err := optimize.NewProblem(w, cl)
+		p, err := model.NewProblem(w, cl)
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", name, err))
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
@@ -67,7 +67,7 @@ func hostsCheckAction(c *cli.Context) error {
 }
 
 // printHostsReport writes hosts check's table and, with a plan, whether it fits.
-func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *optimize.Plan, inv *xenlibvirt.Inventory) error {
+func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *plan.Plan, inv *xenlibvirt.Inventory) error {
 	t := newTable(w, "HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE")
 	for i, r := range rep.Hosts {
 		if !r.Reachable {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -60,7 +60,7 @@ func TestPlanJSON(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	pl, err := optimize.ParsePlan([]byte(out), "stdout")
+	pl, err := plan.Parse([]byte(out), "stdout")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestPlanOutputFileAndFlags(t *testing.T) {
 	if !strings.Contains(out, "algorithm sequential") {
 		t.Errorf("table output expected on stdout:\n%s", out)
 	}
-	pl, err := optimize.ReadPlanFile(path)
+	pl, err := plan.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 )
 
@@ -24,8 +26,9 @@ var planCommand = &cli.Command{
 	Usage: "plan a workload onto the cluster: phases, VM counts, roles, hosts and disks",
 	Description: "Plans the workload (default: the built-in W1) onto P hosts with k disks each and prints\n" +
 		"each phase's jobs and placement, the makespan, the sequential makespan and the saving.\n" +
-		"Algorithms: pair (seed 003's pair scheduler, exact pairing), sequential (every job alone\n" +
-		"on all N VMs), exact (the optimum of seed 003's phase model, any number of jobs per phase,\n" +
+		"The model is that of Aboulnaga et al., \"Packing the Most Onto Your Cloud\" (CloudDB 2009).\n" +
+		"Algorithms: pair (the paper's pair scheduler, exact pairing), sequential (every job alone\n" +
+		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto, the\n" +
 		"default (exact up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
@@ -34,9 +37,9 @@ var planCommand = &cli.Command{
 		"--chart draws the plan as a Gantt chart (SVG or PNG).",
 	Flags: append([]cli.Flag{
 		workloadFlag,
-		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: "auto, exact, pso, pair or sequential"},
-		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (seed 003: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (seed 003: 200)"},
+		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: optimize.MethodList()},
+		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
@@ -55,10 +58,8 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	algo := c.String("algorithm")
-	switch algo {
-	case "auto", "exact", "pso", "pair", "sequential":
-	default:
-		return badUsage("--algorithm: unknown algorithm %q (want auto, exact, pso, pair or sequential)", algo)
+	if _, err := optimize.ParseMethod(algo); err != nil {
+		return badUsage("--algorithm: %v", err)
 	}
 	if err := checkChart(c); err != nil {
 		return err
@@ -80,7 +81,7 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := optimize.NewProblem(w, cl)
+	p, err := model.NewProblem(w, cl)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", c.String("workload"), err))
 	}
@@ -96,11 +97,11 @@ func planAction(c *cli.Context) error {
 			return err
 		}
 	}
-	plan, err := makePlan(c, p, w.Name, algo)
+	pl, err := makePlan(c, p, w.Name, algo)
 	if err != nil {
 		return err
 	}
-	doc, err := plan.MarshalIndent()
+	doc, err := pl.MarshalIndent()
 	if err != nil {
 		return err
 	}
@@ -109,93 +110,33 @@ func planAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := writeChart(c, chart.Gantt(plan)); err != nil {
+	if err := writeChart(c, chart.Gantt(pl)); err != nil {
 		return err
 	}
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
 		return err
 	}
-	return printPlan(c.App.Writer, plan)
+	return printPlan(c.App.Writer, pl)
 }
 
-// makePlan runs the chosen algorithm and builds the plan document.
-func makePlan(c *cli.Context, p *optimize.Problem, workload, algo string) (*optimize.Plan, error) {
-	var s optimize.Schedule
-	var notes []string
-	var optimum *float64
-	var settings *pso.Settings
-	if algo == "auto" {
-		if len(p.Jobs) <= optimize.AutoExactJobs {
-			algo = "exact"
-		} else {
-			algo = "pso"
-		}
-		notes = append(notes, fmt.Sprintf("auto chose %s: %d jobs (exact up to %d)", algo, len(p.Jobs), optimize.AutoExactJobs))
+// makePlan solves p with the named algorithm (optimize.Solve), the swarm
+// configured from the flags, and builds the plan document.
+func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Plan, error) {
+	method, err := optimize.ParseMethod(algo)
+	if err != nil {
+		return nil, badUsage("%v", err)
 	}
-	switch algo {
-	case "pair":
-		res, err := optimize.PairSchedule(p)
-		if err != nil {
-			return nil, err
-		}
-		s = res.Schedule
-		if res.Exact {
-			notes = append(notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
-		} else {
-			notes = append(notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), optimize.MaxExactPairJobs))
-		}
-	case "sequential":
-		s = optimize.Sequential(p)
-	case "exact":
-		res, err := optimize.Exact(p)
-		if err != nil {
-			return nil, err
-		}
-		s, optimum = res.Schedule, &res.Makespan
-		notes = append(notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
-	case "pso":
-		settings = &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}
-		if bar := newProgressBar(c.App.ErrWriter); bar != nil {
-			settings.Recorder = bar.record
-			defer bar.done()
-		}
-		res, err := optimize.Swarm(p, settings)
-		if err != nil {
-			return nil, err
-		}
-		s = res.Schedule
-		notes = append(notes, fmt.Sprintf("particle swarm: %d particles × %d iterations, seed %d, %d evaluations, last improvement at iteration %d; the pair plan it started from: %s",
-			res.Run.Settings.Particles, res.Run.Settings.Iterations, res.Run.Settings.Seed, res.Run.Evaluations, res.Run.Improved, seconds(res.PairMakespan)))
-		if len(p.Jobs) <= optimize.AutoExactJobs {
-			ex, err := optimize.Exact(p)
-			if err != nil {
-				return nil, err
-			}
-			optimum = &ex.Makespan
-		}
+	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}}
+	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
+		set.Swarm.Recorder = bar.record
+		defer bar.done()
 	}
-	if algo == "exact" || algo == "pso" {
-		before := p.MeanCompletion(s)
-		s = optimize.OrderForCompletion(p, s)
-		notes = append(notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
-			seconds(p.MeanCompletion(s)), seconds(before)))
-	}
-	plan, err := optimize.NewPlan(p, s, workload, algo)
+	res, err := optimize.Solve(p, method, set)
 	if err != nil {
 		return nil, err
 	}
-	plan.Notes = notes
-	if settings != nil {
-		seed := settings.Seed
-		plan.Seed, plan.Particles, plan.Iterations = &seed, settings.Particles, settings.Iterations
-	}
-	if optimum != nil {
-		plan.SetOptimum(*optimum)
-	} else if algo == "pso" {
-		plan.SetLowerBound(optimize.LowerBound(p))
-	}
-	return plan, nil
+	return plan.New(p, workload, res.Solution)
 }
 
 // writeFlagFile writes data atomically to the path given to flag.
@@ -238,11 +179,16 @@ func (b *progressBar) record(pr pso.Progress) {
 	fmt.Fprintf(b.w, "\rpso [%s%s] %d/%d  best makespan %s ", strings.Repeat("#", fill), strings.Repeat(".", width-fill), pr.Iteration, pr.Iterations, seconds(pr.Best))
 }
 
-func (b *progressBar) done() { fmt.Fprint(b.w, "\r\033[K") }
+// done clears the bar's line, if the swarm drew one (auto may not run it).
+func (b *progressBar) done() {
+	if b.last >= 0 {
+		fmt.Fprint(b.w, "\r\033[K")
+	}
+}
 
 // printPlan renders a plan for people: a header line, one job table and one
 // placement table per phase, and the totals.
-func printPlan(w io.Writer, pl *optimize.Plan) error {
+func printPlan(w io.Writer, pl *plan.Plan) error {
 	cl := pl.Cluster
 	fmt.Fprintf(w, "Plan %s: workload %s (%d jobs), algorithm %s\n", pl.ID, pl.Workload, len(pl.Jobs), pl.Algorithm)
 	fmt.Fprintf(w, "Cluster: %d hosts × %d disks = %d primary VMs, up to %d extra VMs (r = %d), alpha = %g, %d vCPUs and %d MiB per VM\n",
@@ -325,12 +271,5 @@ func newTable(w io.Writer, header ...string) *tablewriter.Table {
 	return t
 }
 
-// seconds renders a duration in seconds with one decimal and, past a minute,
-// in minutes and seconds too.
-func seconds(s float64) string {
-	if s < 60 {
-		return fmt.Sprintf("%.1f s", s)
-	}
-	m := int(s) / 60
-	return fmt.Sprintf("%.1f s (%dm%02ds)", s, m, int(s)-60*m)
-}
+// seconds renders a duration in seconds as plans' notes do (model.FormatSeconds).
+func seconds(s float64) string { return model.FormatSeconds(s) }

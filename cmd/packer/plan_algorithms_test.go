@@ -13,12 +13,13 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 )
 
 // planJSON runs packer plan with --format json and decodes and verifies the
 // plan it prints.
-func planJSON(t *testing.T, stdin string, args ...string) (*optimize.Plan, string) {
+func planJSON(t *testing.T, stdin string, args ...string) (*plan.Plan, string) {
 	t.Helper()
 	code, out, errs := packer(t, stdin, append([]string{"plan", "--format", "json"}, args...)...)
 	if code != 0 {
@@ -27,7 +28,7 @@ func planJSON(t *testing.T, stdin string, args ...string) (*optimize.Plan, strin
 	if errs != "" {
 		t.Errorf("stderr is not a terminal, yet something was written to it: %q", errs)
 	}
-	pl, err := optimize.ParsePlan([]byte(out), "stdout")
+	pl, err := plan.Parse([]byte(out), "stdout")
 	if err != nil {
 		t.Fatal(err)
 	}

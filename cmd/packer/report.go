@@ -10,7 +10,7 @@ import (
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -30,7 +30,7 @@ var reportCommand = &cli.Command{
 		if c.NArg() > 0 {
 			return badUsage("report takes no arguments, got %q", c.Args().First())
 		}
-		pl, err := optimize.ReadPlanFile(c.String("plan"))
+		pl, err := plan.ReadFile(c.String("plan"))
 		if err != nil {
 			return badInput(err)
 		}

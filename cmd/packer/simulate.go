@@ -18,7 +18,7 @@ import (
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
 )
@@ -90,21 +90,21 @@ func simulateAction(c *cli.Context) error {
 	}
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}}
-	var plan *optimize.Plan
+	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
-		if plan, err = optimize.ReadPlanFile(path); err != nil {
+		if pl, err = plan.ReadFile(path); err != nil {
 			return badInput(err)
 		}
 	} else if slices.ContainsFunc(entries, sim.Entry.Replays) {
 		return badUsage("--policies: plan needs --plan FILE (write one with packer plan --output)")
 	}
-	base, jobs, err := simWorkload(c, plan)
+	base, jobs, err := simWorkload(c, pl)
 	if err != nil {
 		return err
 	}
 	cmp.Workload = base
-	if plan != nil {
-		if cmp.Replay, err = planReplay(c, base, jobs, plan); err != nil {
+	if pl != nil {
+		if cmp.Replay, err = planReplay(c, base, jobs, pl); err != nil {
 			return err
 		}
 	}
@@ -158,13 +158,13 @@ func simulateAction(c *cli.Context) error {
 // a packer workload file or built-in name (or, with --plan and no
 // --workload, the plan's jobs) is converted with FromModel. It returns the
 // simulation workload and, for packer workloads, the job models.
-func simWorkload(c *cli.Context, plan *optimize.Plan) (*sim.Workload, *model.Workload, error) {
+func simWorkload(c *cli.Context, pl *plan.Plan) (*sim.Workload, *model.Workload, error) {
 	name := c.String("workload")
 	var mw *model.Workload
 	var w *sim.Workload
 	switch {
-	case name == "" && plan != nil:
-		mw = &model.Workload{Name: plan.Workload, Jobs: plan.Jobs}
+	case name == "" && pl != nil:
+		mw = &model.Workload{Name: pl.Workload, Jobs: pl.Jobs}
 	case name == "":
 		name = workloads.Default
 		fallthrough
@@ -204,8 +204,8 @@ func simWorkload(c *cli.Context, plan *optimize.Plan) (*sim.Workload, *model.Wor
 	}
 	if w == nil {
 		cl := sim.Cluster{}
-		if plan != nil {
-			cl.Nodes = plan.Cluster.PrimaryVMs
+		if pl != nil {
+			cl.Nodes = pl.Cluster.PrimaryVMs
 		}
 		var err error
 		if w, err = sim.FromModel(mw, clusterOverrides(c, cl), c.Int("waves")); err != nil {
@@ -249,7 +249,7 @@ func clusterOverrides(c *cli.Context, cl sim.Cluster) sim.Cluster {
 // planWorkload is what the plan replays run: a simulation workload's own
 // tasks, or packer jobs sized by their plan VM counts, whose names must be
 // the plan's.
-func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan *optimize.Plan) (*sim.Workload, error) {
+func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, pl *plan.Plan) (*sim.Workload, error) {
 	if jobs == nil {
 		return base, nil
 	}
@@ -257,7 +257,7 @@ func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan
 	for _, j := range jobs.Jobs {
 		have = append(have, j.Name)
 	}
-	for _, j := range plan.Jobs {
+	for _, j := range pl.Jobs {
 		want = append(want, j.Name)
 	}
 	slices.Sort(have)
@@ -265,7 +265,7 @@ func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan
 	if !slices.Equal(have, want) {
 		return nil, badInput(fmt.Errorf("--plan %s: %w: its jobs are not workload %s's", c.String("plan"), sim.ErrPlanMismatch, jobs.Name))
 	}
-	w, err := sim.PlanWorkload(plan, base.Cluster, c.Int("waves"))
+	w, err := sim.PlanWorkload(pl, base.Cluster, c.Int("waves"))
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -274,13 +274,13 @@ func planWorkload(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan
 
 // planReplay builds the plan replays of --plan on the plan's workload
 // (planWorkload), naming the plan file in their errors.
-func planReplay(c *cli.Context, base *sim.Workload, jobs *model.Workload, plan *optimize.Plan) (func(bool) (*sim.Workload, sim.Policy, error), error) {
-	planBase, err := planWorkload(c, base, jobs, plan)
+func planReplay(c *cli.Context, base *sim.Workload, jobs *model.Workload, pl *plan.Plan) (func(bool) (*sim.Workload, sim.Policy, error), error) {
+	planBase, err := planWorkload(c, base, jobs, pl)
 	if err != nil {
 		return nil, err
 	}
 	return func(barrier bool) (*sim.Workload, sim.Policy, error) {
-		w, p, err := sim.ReplayPlan(plan, planBase, barrier)
+		w, p, err := sim.ReplayPlan(pl, planBase, barrier)
 		if err != nil {
 			return nil, nil, badInput(fmt.Errorf("--plan %s: %w", c.String("plan"), err))
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -72,7 +72,7 @@ func TestSimulatePlanReplay(t *testing.T) {
 	if code, _, errs := packer(t, "", "plan", "-w", "W6", "--output", path); code != 0 {
 		t.Fatalf("plan: exit %d: %s", code, errs)
 	}
-	pl, err := optimize.ReadPlanFile(path)
+	pl, err := plan.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestSimulatePackerWorkloadFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	p, err := optimize.NewProblem(mustWorkload(t, "W2"), model.Cluster{Hosts: 6, DisksPerHost: 2}.WithDefaults())
+	p, err := model.NewProblem(mustWorkload(t, "W2"), model.Cluster{Hosts: 6, DisksPerHost: 2}.WithDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestSimulatePackerWorkloadFile(t *testing.T) {
 	// Job i finishes at Σ_{k ≤ i} F_k(12) and takes F_i(12) alone.
 	var done float64
 	for i, j := range res.Policies[0].Jobs {
-		f := p.Runtime(i, 12, optimize.Primary)
+		f := p.Runtime(i, 12, model.Primary)
 		done += f
 		if want := done / f; math.Abs(j.Slowdown-want) > 1e-9*want {
 			t.Errorf("job %d: slowdown %v under sequential, want %v", i, j.Slowdown, want)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
@@ -32,7 +32,7 @@ func statePath(c *cli.Context) (string, error) {
 	}
 	id := ""
 	if p := c.String("plan"); p != "" {
-		pl, err := optimize.ReadPlanFile(p)
+		pl, err := plan.ReadFile(p)
 		if err != nil {
 			return "", badInput(err)
 		}

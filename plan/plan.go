@@ -1,4 +1,4 @@
-package optimize
+package plan
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// PlanVersion is the plan document format's version. Readers accept documents
+// Version is the plan document format's version. Readers accept documents
 // of this version; fields they do not know are ignored.
-const PlanVersion = 1
+const Version = 1
 
 // Plan is the plan document: everything apply, simulate and users' scripts need
 // to act on a plan, and enough to check it (the jobs' models and the cluster are
@@ -28,7 +28,7 @@ type Plan struct {
 	ID        string      `json:"id"`
 	Workload  string      `json:"workload"`
 	Algorithm string      `json:"algorithm"`
-	Cluster   PlanCluster `json:"cluster"`
+	Cluster   Cluster     `json:"cluster"`
 	Jobs      []model.Job `json:"jobs"`
 	// Makespan is Σ phase durations in seconds: the predicted completion time.
 	Makespan float64 `json:"makespan"`
@@ -47,20 +47,20 @@ type Plan struct {
 	Iterations int     `json:"iterations,omitempty"`
 	// Optimum is the least makespan any schedule can have, when it is known
 	// (the exact solver proved it); LowerBound is a bound below the optimum
-	// otherwise (optimize.LowerBound). GapPercent is 100·(Makespan − x)/x for
+	// otherwise (for example optimize.LowerBound). GapPercent is 100·(Makespan − x)/x for
 	// x the optimum, else the lower bound; present when either is.
 	Optimum    *float64 `json:"optimum,omitempty"`
 	LowerBound *float64 `json:"lower_bound,omitempty"`
 	GapPercent *float64 `json:"gap_percent,omitempty"`
 	// Notes are facts about how the plan was made that a reader should know
 	// (for example, that a pairing is exact or heuristic).
-	Notes  []string    `json:"notes,omitempty"`
-	Phases []PlanPhase `json:"phases"`
+	Notes  []string `json:"notes,omitempty"`
+	Phases []Phase  `json:"phases"`
 }
 
-// PlanCluster is the cluster a plan is for, with the derived numbers spelled
+// Cluster is the cluster a plan is for, with the derived numbers spelled
 // out for readers that do not want to recompute them.
-type PlanCluster struct {
+type Cluster struct {
 	model.Cluster
 	PrimaryVMs     int `json:"primary_vms"`
 	MaxExtraVMs    int `json:"max_extra_vms"`
@@ -68,21 +68,21 @@ type PlanCluster struct {
 	MemoryMiBPerVM int `json:"memory_mib_per_vm"`
 }
 
-// PlanPhase is one phase: its jobs start together at Start and the phase lasts
+// Phase is one phase: its jobs start together at Start and the phase lasts
 // Duration seconds, as long as its slowest job.
-type PlanPhase struct {
-	Index    int             `json:"index"`
-	Start    float64         `json:"start"`
-	Duration float64         `json:"duration"`
-	Jobs     []PlanJob       `json:"jobs"`
-	Hosts    []HostPlacement `json:"hosts"`
+type Phase struct {
+	Index    int                   `json:"index"`
+	Start    float64               `json:"start"`
+	Duration float64               `json:"duration"`
+	Jobs     []Job                 `json:"jobs"`
+	Hosts    []model.HostPlacement `json:"hosts"`
 }
 
-// PlanJob is one job's share of a phase.
-type PlanJob struct {
-	Name string `json:"name"`
-	VMs  int    `json:"vms"`
-	Role Role   `json:"role"`
+// Job is one job's share of a phase.
+type Job struct {
+	Name string     `json:"name"`
+	VMs  int        `json:"vms"`
+	Role model.Role `json:"role"`
 	// Runtime is the predicted runtime in seconds: F(VMs), times alpha in an
 	// overcommitted role.
 	Runtime float64 `json:"runtime"`
@@ -90,33 +90,40 @@ type PlanJob struct {
 	Extrapolated bool `json:"extrapolated,omitempty"`
 }
 
-// NewPlan checks a schedule, places every phase and returns the plan document.
-// Phases run in the schedule's order.
-func NewPlan(p *Problem, s Schedule, workload, algorithm string) (*Plan, error) {
+// New builds the plan document for a solution of problem p (optimize.Solve
+// or optimize.NewSolution make one); workload names the plan. It checks the
+// schedule (Problem.Check) and each phase's placement (Problem.CheckPlacement)
+// and records the solution's notes, swarm settings, and optimum or lower
+// bound with the gap to it. Phases run in the schedule's order.
+func New(p *model.Problem, workload string, sol model.Solution) (*Plan, error) {
+	s := sol.Schedule
 	if err := p.Check(s); err != nil {
-		return nil, fmt.Errorf("optimize: %s: %w", algorithm, err)
+		return nil, fmt.Errorf("plan: %s: %w", sol.Algorithm, err)
+	}
+	if len(sol.Placement) != len(s.Phases) {
+		return nil, fmt.Errorf("plan: %s: %d phases but %d placements", sol.Algorithm, len(s.Phases), len(sol.Placement))
 	}
 	c := p.Cluster
 	pl := &Plan{
-		Version:   PlanVersion,
+		Version:   Version,
 		Workload:  workload,
-		Algorithm: algorithm,
-		Cluster: PlanCluster{Cluster: c, PrimaryVMs: c.PrimaryVMs(), MaxExtraVMs: c.MaxExtraVMs(),
+		Algorithm: sol.Algorithm,
+		Cluster: Cluster{Cluster: c, PrimaryVMs: c.PrimaryVMs(), MaxExtraVMs: c.MaxExtraVMs(),
 			VCPUsPerVM: c.VCPUsPerVM(), MemoryMiBPerVM: c.MemoryMiBPerVM()},
 		Jobs:               p.Jobs,
 		SequentialMakespan: p.SequentialMakespan(),
+		Notes:              sol.Notes,
 	}
 	var t, completion float64
-	for i, ph := range normalize(s).Phases {
-		hosts, err := Place(p, ph)
-		if err != nil {
-			return nil, err
+	for i, ph := range s.Phases {
+		if err := p.CheckPlacement(ph, sol.Placement[i]); err != nil {
+			return nil, fmt.Errorf("plan: %s: phases[%d]: %w", sol.Algorithm, i, err)
 		}
-		pp := PlanPhase{Index: i, Start: t, Duration: p.PhaseDuration(ph), Hosts: hosts}
+		pp := Phase{Index: i, Start: t, Duration: p.PhaseDuration(ph), Hosts: sol.Placement[i]}
 		for _, a := range ph.Jobs {
 			job := p.Jobs[a.Job]
 			rt := p.Runtime(a.Job, a.VMs, a.Role)
-			pp.Jobs = append(pp.Jobs, PlanJob{Name: job.Name, VMs: a.VMs, Role: a.Role, Runtime: rt, Extrapolated: job.Extrapolated(a.VMs)})
+			pp.Jobs = append(pp.Jobs, Job{Name: job.Name, VMs: a.VMs, Role: a.Role, Runtime: rt, Extrapolated: job.Extrapolated(a.VMs)})
 			completion += t + rt
 		}
 		pl.Phases = append(pl.Phases, pp)
@@ -126,6 +133,16 @@ func NewPlan(p *Problem, s Schedule, workload, algorithm string) (*Plan, error) 
 	pl.MeanCompletion = completion / float64(len(p.Jobs))
 	pl.SavingPercent = saving(pl.Makespan, pl.SequentialMakespan)
 	pl.ID = planID(pl)
+	if sol.Seed != nil {
+		seed := *sol.Seed
+		pl.Seed, pl.Particles, pl.Iterations = &seed, sol.Particles, sol.Iterations
+	}
+	if sol.Optimum != nil {
+		pl.SetOptimum(*sol.Optimum)
+	}
+	if sol.LowerBound != nil {
+		pl.SetLowerBound(*sol.LowerBound)
+	}
 	return pl, nil
 }
 
@@ -165,63 +182,63 @@ func planID(pl *Plan) string {
 }
 
 // Problem rebuilds the planning problem the plan was made for.
-func (pl *Plan) Problem() *Problem {
-	return &Problem{Jobs: pl.Jobs, Cluster: pl.Cluster.Cluster}
+func (pl *Plan) Problem() *model.Problem {
+	return &model.Problem{Jobs: pl.Jobs, Cluster: pl.Cluster.Cluster}
 }
 
 // Schedule rebuilds the schedule from the plan's phases.
-func (pl *Plan) Schedule() (Schedule, error) {
+func (pl *Plan) Schedule() (model.Schedule, error) {
 	idx := make(map[string]int, len(pl.Jobs))
 	for i, j := range pl.Jobs {
 		idx[j.Name] = i
 	}
-	var s Schedule
+	var s model.Schedule
 	for _, ph := range pl.Phases {
-		var out Phase
+		var out model.Phase
 		for _, j := range ph.Jobs {
 			i, ok := idx[j.Name]
 			if !ok {
-				return Schedule{}, fmt.Errorf("phases[%d]: job %q is not among the plan's jobs", ph.Index, j.Name)
+				return model.Schedule{}, fmt.Errorf("phases[%d]: job %q is not among the plan's jobs", ph.Index, j.Name)
 			}
-			out.Jobs = append(out.Jobs, Assignment{Job: i, VMs: j.VMs, Role: j.Role})
+			out.Jobs = append(out.Jobs, model.Assignment{Job: i, VMs: j.VMs, Role: j.Role})
 		}
 		s.Phases = append(s.Phases, out)
 	}
 	return s, nil
 }
 
-// ErrBadPlan is wrapped by every error Verify reports.
-var ErrBadPlan = errors.New("invalid plan")
+// ErrInvalid is wrapped by every error Verify and Parse report.
+var ErrInvalid = errors.New("invalid plan")
 
 // Verify checks that a plan document is internally consistent and feasible:
 // the cluster and jobs are valid; every job is in exactly one phase; each
-// phase respects seed 003's constraints (Problem.Check); every machine holds at
+// phase respects the packing paper's constraints (model.Problem.Check); every machine holds at
 // most k primary VMs on distinct disks 0..k−1 and at most ⌊host VMs/r⌋ extra VMs,
 // all diskless; each job's VMs in the placement match its entry, numbered
 // 0..n−1; and runtimes, durations, starts, the makespans, the saving and the
 // mean completion agree with the models to a relative 1e-9.
 func (pl *Plan) Verify() error {
-	if pl.Version != PlanVersion {
-		return fmt.Errorf("%w: version %d, this packer reads version %d", ErrBadPlan, pl.Version, PlanVersion)
+	if pl.Version != Version {
+		return fmt.Errorf("%w: version %d, this packer reads version %d", ErrInvalid, pl.Version, Version)
 	}
 	if !validID(pl.ID) {
-		return fmt.Errorf("%w: id %q: want 1–40 characters of a–z, 0–9 and inner hyphens (it names VMs and files)", ErrBadPlan, pl.ID)
+		return fmt.Errorf("%w: id %q: want 1–40 characters of a–z, 0–9 and inner hyphens (it names VMs and files)", ErrInvalid, pl.ID)
 	}
 	c := pl.Cluster.Cluster
 	if err := c.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	w := model.Workload{Name: pl.Workload, Jobs: pl.Jobs}
 	if err := w.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	p := pl.Problem()
 	s, err := pl.Schedule()
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if err := p.Check(s); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadPlan, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	near := func(a, b float64) bool {
 		return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
@@ -230,28 +247,26 @@ func (pl *Plan) Verify() error {
 	for i, ph := range pl.Phases {
 		at := fmt.Sprintf("phases[%d]", i)
 		if ph.Index != i {
-			return fmt.Errorf("%w: %s: index is %d", ErrBadPlan, at, ph.Index)
+			return fmt.Errorf("%w: %s: index is %d", ErrInvalid, at, ph.Index)
 		}
 		if !near(ph.Start, t) {
-			return fmt.Errorf("%w: %s: start %v, but the phases before it end at %v", ErrBadPlan, at, ph.Start, t)
+			return fmt.Errorf("%w: %s: start %v, but the phases before it end at %v", ErrInvalid, at, ph.Start, t)
 		}
 		var dur float64
-		want := map[string]PlanJob{}
 		for k, j := range ph.Jobs {
 			rt := p.Runtime(s.Phases[i].Jobs[k].Job, j.VMs, j.Role)
 			if !near(j.Runtime, rt) {
-				return fmt.Errorf("%w: %s: job %q: runtime %v, its model gives %v", ErrBadPlan, at, j.Name, j.Runtime, rt)
+				return fmt.Errorf("%w: %s: job %q: runtime %v, its model gives %v", ErrInvalid, at, j.Name, j.Runtime, rt)
 			}
 			dur = max(dur, rt)
 			completion += t + rt
-			want[j.Name] = j
 		}
 		if !near(ph.Duration, dur) {
-			return fmt.Errorf("%w: %s: duration %v, its slowest job takes %v", ErrBadPlan, at, ph.Duration, dur)
+			return fmt.Errorf("%w: %s: duration %v, its slowest job takes %v", ErrInvalid, at, ph.Duration, dur)
 		}
 		t += dur
-		if err := verifyHosts(c, ph, want); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrBadPlan, at, err)
+		if err := p.CheckPlacement(s.Phases[i], ph.Hosts); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalid, at, err)
 		}
 	}
 	if err := pl.verifyBound(near); err != nil {
@@ -259,13 +274,13 @@ func (pl *Plan) Verify() error {
 	}
 	switch {
 	case !near(pl.Makespan, t):
-		return fmt.Errorf("%w: makespan %v, the phases add up to %v", ErrBadPlan, pl.Makespan, t)
+		return fmt.Errorf("%w: makespan %v, the phases add up to %v", ErrInvalid, pl.Makespan, t)
 	case !near(pl.SequentialMakespan, p.SequentialMakespan()):
-		return fmt.Errorf("%w: sequential_makespan %v, the models give %v", ErrBadPlan, pl.SequentialMakespan, p.SequentialMakespan())
+		return fmt.Errorf("%w: sequential_makespan %v, the models give %v", ErrInvalid, pl.SequentialMakespan, p.SequentialMakespan())
 	case !near(pl.SavingPercent, saving(t, pl.SequentialMakespan)):
-		return fmt.Errorf("%w: saving_percent %v, the makespans give %v", ErrBadPlan, pl.SavingPercent, saving(t, pl.SequentialMakespan))
+		return fmt.Errorf("%w: saving_percent %v, the makespans give %v", ErrInvalid, pl.SavingPercent, saving(t, pl.SequentialMakespan))
 	case !near(pl.MeanCompletion, completion/float64(len(pl.Jobs))):
-		return fmt.Errorf("%w: mean_completion %v, the phases give %v", ErrBadPlan, pl.MeanCompletion, completion/float64(len(pl.Jobs)))
+		return fmt.Errorf("%w: mean_completion %v, the phases give %v", ErrInvalid, pl.MeanCompletion, completion/float64(len(pl.Jobs)))
 	}
 	return nil
 }
@@ -282,16 +297,16 @@ func (pl *Plan) verifyBound(near func(a, b float64) bool) error {
 		x    *float64
 	}{{"optimum", pl.Optimum}, {"lower_bound", pl.LowerBound}} {
 		if v.x != nil && (math.IsNaN(*v.x) || math.IsInf(*v.x, 0) || *v.x <= 0 || *v.x > pl.Makespan*(1+1e-9)) {
-			return fmt.Errorf("%w: %s %v must be positive and at most the makespan %v", ErrBadPlan, v.name, *v.x, pl.Makespan)
+			return fmt.Errorf("%w: %s %v must be positive and at most the makespan %v", ErrInvalid, v.name, *v.x, pl.Makespan)
 		}
 	}
 	switch {
 	case ref == nil && pl.GapPercent != nil:
-		return fmt.Errorf("%w: gap_percent %v without an optimum or lower_bound", ErrBadPlan, *pl.GapPercent)
+		return fmt.Errorf("%w: gap_percent %v without an optimum or lower_bound", ErrInvalid, *pl.GapPercent)
 	case ref != nil && pl.GapPercent == nil:
-		return fmt.Errorf("%w: %s without gap_percent", ErrBadPlan, what)
+		return fmt.Errorf("%w: %s without gap_percent", ErrInvalid, what)
 	case ref != nil && math.Abs(*pl.GapPercent-gapPercent(pl.Makespan, *ref)) > 1e-9*max(1, math.Abs(*pl.GapPercent)):
-		return fmt.Errorf("%w: gap_percent %v, the makespan and %s give %v", ErrBadPlan, *pl.GapPercent, what, gapPercent(pl.Makespan, *ref))
+		return fmt.Errorf("%w: gap_percent %v, the makespan and %s give %v", ErrInvalid, *pl.GapPercent, what, gapPercent(pl.Makespan, *ref))
 	}
 	return nil
 }
@@ -315,76 +330,6 @@ func (pl *Plan) SetLowerBound(lb float64) {
 	}
 }
 
-func verifyHosts(c model.Cluster, ph PlanPhase, want map[string]PlanJob) error {
-	got := map[string][]bool{}
-	seenHost := map[int]bool{}
-	for _, h := range ph.Hosts {
-		if h.Host < 0 || h.Host >= c.Hosts {
-			return fmt.Errorf("host %d outside 0..%d", h.Host, c.Hosts-1)
-		}
-		if seenHost[h.Host] {
-			return fmt.Errorf("host %d listed twice", h.Host)
-		}
-		seenHost[h.Host] = true
-		disks := map[int]bool{}
-		var hostVMs, extras int
-		for _, v := range h.VMs {
-			j, ok := want[v.Job]
-			if !ok {
-				return fmt.Errorf("host %d: VM of job %q, which is not in this phase", h.Host, v.Job)
-			}
-			if v.Role != j.Role {
-				return fmt.Errorf("host %d: VM %d of job %q has role %q, the job has %q", h.Host, v.Index, v.Job, v.Role, j.Role)
-			}
-			if v.Index < 0 || v.Index >= j.VMs {
-				return fmt.Errorf("host %d: VM index %d of job %q outside 0..%d", h.Host, v.Index, v.Job, j.VMs-1)
-			}
-			if got[v.Job] == nil {
-				got[v.Job] = make([]bool, j.VMs)
-			}
-			if got[v.Job][v.Index] {
-				return fmt.Errorf("job %q: VM %d placed twice", v.Job, v.Index)
-			}
-			got[v.Job][v.Index] = true
-			if v.Role == Extra {
-				extras++
-				if v.Disk != nil {
-					return fmt.Errorf("host %d: extra VM %d of job %q has disk %d; extra VMs have none", h.Host, v.Index, v.Job, *v.Disk)
-				}
-				continue
-			}
-			if v.Role == Host {
-				hostVMs++
-			}
-			if v.Disk == nil {
-				return fmt.Errorf("host %d: primary VM %d of job %q has no disk", h.Host, v.Index, v.Job)
-			}
-			if d := *v.Disk; d < 0 || d >= c.DisksPerHost || disks[d] {
-				return fmt.Errorf("host %d: VM %d of job %q on disk %d: disks are 0..%d, one VM each", h.Host, v.Index, v.Job, d, c.DisksPerHost-1)
-			}
-			disks[*v.Disk] = true
-		}
-		if extras*c.ExtraRatio > hostVMs {
-			return fmt.Errorf("host %d: %d extra VMs need %d host VMs beside them, it has %d", h.Host, extras, extras*c.ExtraRatio, hostVMs)
-		}
-		if h.Overcommitted != (extras > 0) {
-			return fmt.Errorf("host %d: overcommitted is %v with %d extra VMs", h.Host, h.Overcommitted, extras)
-		}
-	}
-	for name, j := range want {
-		n := 0
-		for _, b := range got[name] {
-			if b {
-				n++
-			}
-		}
-		if n != j.VMs {
-			return fmt.Errorf("job %q has %d VMs but %d are placed", name, j.VMs, n)
-		}
-	}
-	return nil
-}
-
 // MarshalIndent returns the plan as an indented JSON document ending in a newline.
 func (pl *Plan) MarshalIndent() ([]byte, error) {
 	b, err := json.MarshalIndent(pl, "", "  ")
@@ -394,12 +339,12 @@ func (pl *Plan) MarshalIndent() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// ParsePlan decodes a plan document and verifies it; name is used in errors.
-func ParsePlan(data []byte, name string) (*Plan, error) {
+// Parse decodes a plan document and verifies it; name is used in errors.
+func Parse(data []byte, name string) (*Plan, error) {
 	var pl Plan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&pl); err != nil {
-		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %v", ErrBadPlan, err)}
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
 	}
 	if err := pl.Verify(); err != nil {
 		return nil, &model.InputError{File: name, Err: err}
@@ -407,13 +352,13 @@ func ParsePlan(data []byte, name string) (*Plan, error) {
 	return &pl, nil
 }
 
-// ReadPlanFile reads and verifies a plan document.
-func ReadPlanFile(path string) (*Plan, error) {
+// ReadFile reads and verifies a plan document.
+func ReadFile(path string) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &model.InputError{File: path, Err: err}
 	}
-	return ParsePlan(data, path)
+	return Parse(data, path)
 }
 
 // validID reports whether id can name VMs, host names and state files: 1–40

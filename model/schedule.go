@@ -1,4 +1,4 @@
-package optimize
+package model
 
 import (
 	"errors"
@@ -6,22 +6,21 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/packer-sched/packer/model"
 )
 
 // Role is how a job's VMs take part in a phase.
 type Role string
 
-// The roles of seed 003's phase model.
+// The roles of the phase model of the packing paper (Aboulnaga et al.,
+// "Packing the Most Onto Your Cloud", CloudDB 2009).
 const (
 	// Primary VMs have a physical disk of their own and share no CPU.
 	Primary Role = "primary"
 	// Host VMs are primary VMs of an I/O-intensive job that carry extra VMs on
-	// their machines; the job runs Alpha times slower (B_j = 1 in the seed).
+	// their machines; the job runs Alpha times slower (B_j = 1 in the paper).
 	Host Role = "host"
 	// Extra VMs are diskless VMs of a CPU-intensive job squeezed beside host
-	// VMs; the job runs Alpha times slower (B'_j = 1 in the seed).
+	// VMs; the job runs Alpha times slower (B'_j = 1 in the paper).
 	Extra Role = "extra"
 )
 
@@ -34,12 +33,12 @@ func (r Role) Valid() bool { return r == Primary || r == Host || r == Extra }
 // Problem is a phase-planning problem: M jobs with their models and classes, and
 // the cluster they share.
 type Problem struct {
-	Jobs    []model.Job
-	Cluster model.Cluster
+	Jobs    []Job
+	Cluster Cluster
 }
 
 // NewProblem validates the workload and cluster and returns the problem.
-func NewProblem(w *model.Workload, c model.Cluster) (*Problem, error) {
+func NewProblem(w *Workload, c Cluster) (*Problem, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
@@ -52,7 +51,7 @@ func NewProblem(w *model.Workload, c model.Cluster) (*Problem, error) {
 		for _, n := range []int{1, c.PrimaryVMs()} {
 			if t := c.Alpha * j.Seconds(n); math.IsInf(t, 0) || math.IsNaN(t) {
 				return nil, fmt.Errorf("%w: jobs[%d]: job %q: model a·n^b = %g·%d^%g overflows (times alpha %g) on %d VMs",
-					model.ErrInvalidWorkload, i, j.Name, j.Model.A, n, j.Model.B, c.Alpha, n)
+					ErrInvalidWorkload, i, j.Name, j.Model.A, n, j.Model.B, c.Alpha, n)
 			}
 		}
 	}
@@ -96,7 +95,7 @@ func (p *Problem) PhaseDuration(ph Phase) float64 {
 	return d
 }
 
-// Makespan is the sum of the phase durations: seed 003's objective.
+// Makespan is the sum of the phase durations: the packing paper's objective.
 func (p *Problem) Makespan(s Schedule) float64 {
 	var t float64
 	for _, ph := range s.Phases {
@@ -122,7 +121,7 @@ func (p *Problem) SequentialMakespan() float64 { return p.Makespan(Sequential(p)
 // ErrInfeasible is wrapped by every constraint violation Check reports.
 var ErrInfeasible = errors.New("infeasible schedule")
 
-// Check verifies a schedule against seed 003's constraints (section 5.2, with
+// Check verifies a schedule against the packing paper's constraints (section 5.2, with
 // the typos corrected): every job in exactly one phase with at least one VM; at
 // most N primary (primary and host) VMs per phase; only jobs that CanHost in
 // the host role and only jobs that CanBeExtra in the extra role; and per phase
@@ -189,11 +188,27 @@ func (p *Problem) Check(s Schedule) error {
 	return nil
 }
 
-// normalize sorts each phase's jobs by job index, so that equal schedules
-// compare equal and plans list jobs in workload order.
-func normalize(s Schedule) Schedule {
+// Normalize sorts each phase's jobs by job index, in place, so that equal
+// schedules compare equal and plans list jobs in workload order; it returns s.
+func Normalize(s Schedule) Schedule {
 	for _, ph := range s.Phases {
 		sort.Slice(ph.Jobs, func(a, b int) bool { return ph.Jobs[a].Job < ph.Jobs[b].Job })
 	}
 	return s
+}
+
+// MeanCompletion is the mean over jobs of the time each finishes when the
+// schedule's phases run in order: phase start plus the job's runtime.
+func (p *Problem) MeanCompletion(s Schedule) float64 {
+	if len(p.Jobs) == 0 {
+		return 0
+	}
+	var t, sum float64
+	for _, ph := range s.Phases {
+		for _, a := range ph.Jobs {
+			sum += t + p.Runtime(a.Job, a.VMs, a.Role)
+		}
+		t += p.PhaseDuration(ph)
+	}
+	return sum / float64(len(p.Jobs))
 }

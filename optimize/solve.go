@@ -1,0 +1,238 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/pso"
+)
+
+// Method names one of the algorithms Solve runs. Its value is the name the
+// command line and plan documents use.
+type Method string
+
+// The methods. MethodSwarm is called "pso" on the command line and in plans.
+const (
+	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodSwarm
+	MethodExact      Method = "exact"      // Exact: the proven optimum, up to MaxExactJobs jobs
+	MethodSwarm      Method = "pso"        // Swarm: particle swarm, any size, seeded
+	MethodPair       Method = "pair"       // PairSchedule: the packing paper's pair scheduler
+	MethodSequential Method = "sequential" // model.Sequential: every job alone on all N VMs
+)
+
+// methods is the registry: every method, in the order help texts and error
+// messages list them.
+var methods = []Method{MethodAuto, MethodExact, MethodSwarm, MethodPair, MethodSequential}
+
+// Methods returns every method Solve accepts, in the order help texts list
+// them.
+func Methods() []Method { return append([]Method(nil), methods...) }
+
+// MethodList is the methods' names as running text: "auto, exact, pso, pair
+// or sequential".
+func MethodList() string {
+	names := make([]string, len(methods))
+	for i, m := range methods {
+		names[i] = string(m)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// ErrUnknownMethod is wrapped by ParseMethod's error for a name that is not a
+// method.
+var ErrUnknownMethod = errors.New("unknown algorithm")
+
+// ParseMethod returns the method called name, or an error wrapping
+// ErrUnknownMethod that lists the methods.
+func ParseMethod(name string) (Method, error) {
+	for _, m := range methods {
+		if string(m) == name {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (want %s)", ErrUnknownMethod, name, MethodList())
+}
+
+// Settings tunes Solve. The zero value (and a nil *Settings) is valid: pso's
+// default swarm, auto's default limit, phases in Smith's order.
+type Settings struct {
+	// Swarm configures the particle swarm for MethodSwarm (and MethodAuto when
+	// it picks the swarm). nil means pso's defaults: 1500 particles, 200
+	// iterations, seed 0. Its Initial points come after the pair plan's.
+	Swarm *pso.Settings
+	// ExactJobs is the most jobs for which MethodAuto picks the exact solver
+	// and for which a swarm's plan is judged against the exact optimum rather
+	// than LowerBound. 0 means AutoExactJobs; at most MaxExactJobs.
+	ExactJobs int
+	// KeepOrder keeps the phases in the order the solver returns them. By
+	// default exact, pso and auto order them by Smith's rule
+	// (OrderForCompletion), which lowers the mean job completion time and
+	// leaves the makespan unchanged.
+	KeepOrder bool
+}
+
+// validate fills defaults and rejects nonsense, naming the field.
+func (s *Settings) validate() error {
+	switch {
+	case s.ExactJobs == 0:
+		s.ExactJobs = AutoExactJobs
+	case s.ExactJobs < 0 || s.ExactJobs > MaxExactJobs:
+		return fmt.Errorf("optimize: settings: ExactJobs %d outside 1..%d", s.ExactJobs, MaxExactJobs)
+	}
+	return nil
+}
+
+// Result is Solve's answer: the solution a plan document records, and how it
+// was found.
+type Result struct {
+	// Solution is the normalized schedule, its placement, the algorithm that
+	// made it, notes for readers, the optimum or a lower bound, and the
+	// swarm's seed, particles and iterations when a swarm ran.
+	model.Solution
+	// Method is the method that ran: MethodAuto resolved to the one it chose.
+	Method Method
+	// Swarm is the particle swarm's own report (settings used, evaluations,
+	// last improvement) when a swarm ran, else nil; PairMakespan is then the
+	// makespan of the pair plan it started from.
+	Swarm        *pso.Result
+	PairMakespan float64
+}
+
+// Solve plans problem p with one method and returns the placed schedule with
+// what a plan document records about it; plan.New turns Result.Solution into
+// the document. It writes once the rules the command line's plan and compare
+// share:
+//
+//   - auto runs exact up to Settings.ExactJobs jobs, else pso, and says so in
+//     a note;
+//   - exact records the proven optimum; pso records the exact optimum up to
+//     Settings.ExactJobs jobs, else LowerBound; pair and sequential record
+//     neither;
+//   - exact and pso (so auto) order the phases by Smith's rule unless
+//     Settings.KeepOrder, and note the mean completion before and after.
+//
+// Errors: ErrTooManyJobs (wrapped) for exact past MaxExactJobs, and the
+// solvers' own.
+func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error) {
+	var set Settings
+	if settings != nil {
+		set = *settings
+	}
+	if err := set.validate(); err != nil {
+		return nil, err
+	}
+	var sol model.Solution // notes, bounds and swarm settings until placed
+	if method == MethodAuto {
+		method = MethodSwarm
+		if len(p.Jobs) <= set.ExactJobs {
+			method = MethodExact
+		}
+		sol.Notes = append(sol.Notes, fmt.Sprintf("auto chose %s: %d jobs (exact up to %d)", method, len(p.Jobs), set.ExactJobs))
+	}
+	r := &Result{Method: method}
+	var s model.Schedule
+	var err error
+	switch method {
+	case MethodPair:
+		s, err = pairNotes(p, &sol)
+	case MethodSequential:
+		s = model.Sequential(p)
+	case MethodExact:
+		s, err = exactOptimum(p, &sol)
+	case MethodSwarm:
+		s, err = r.swarm(p, &set, &sol)
+	default:
+		_, err = ParseMethod(string(method))
+		err = fmt.Errorf("optimize: %w", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if (method == MethodExact || method == MethodSwarm) && !set.KeepOrder {
+		before := p.MeanCompletion(s)
+		s = OrderForCompletion(p, s)
+		sol.Notes = append(sol.Notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
+			model.FormatSeconds(p.MeanCompletion(s)), model.FormatSeconds(before)))
+	}
+	placed, err := NewSolution(p, s, string(method))
+	if err != nil {
+		return nil, err
+	}
+	sol.Algorithm, sol.Schedule, sol.Placement = placed.Algorithm, placed.Schedule, placed.Placement
+	r.Solution = sol
+	return r, nil
+}
+
+// pairNotes runs the pair scheduler and notes whether its pairing is exact.
+func pairNotes(p *model.Problem, sol *model.Solution) (model.Schedule, error) {
+	res, err := PairSchedule(p)
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	if res.Exact {
+		sol.Notes = append(sol.Notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
+	} else {
+		sol.Notes = append(sol.Notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), MaxExactPairJobs))
+	}
+	return res.Schedule, nil
+}
+
+// exactOptimum runs the exact solver and records the optimum it proves.
+func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error) {
+	res, err := Exact(p)
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	sol.Optimum = &res.Makespan
+	sol.Notes = append(sol.Notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
+	return res.Schedule, nil
+}
+
+// swarm runs the particle swarm, records its settings, and judges its plan
+// against the exact optimum when the problem is small enough, else against
+// LowerBound.
+func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution) (model.Schedule, error) {
+	res, err := Swarm(p, set.Swarm)
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	run := res.Run
+	r.Swarm, r.PairMakespan = run, res.PairMakespan
+	seed := run.Settings.Seed
+	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
+	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations, seed %d, %d evaluations, last improvement at iteration %d; the pair plan it started from: %s",
+		run.Settings.Particles, run.Settings.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.PairMakespan)))
+	if len(p.Jobs) <= set.ExactJobs {
+		ex, err := Exact(p)
+		if err != nil {
+			return model.Schedule{}, err
+		}
+		sol.Optimum = &ex.Makespan
+	} else {
+		lb := LowerBound(p)
+		sol.LowerBound = &lb
+	}
+	return res.Schedule, nil
+}
+
+// NewSolution checks a schedule, normalizes it (model.Normalize, in place)
+// and places every phase (Place): the solution a plan document records
+// (plan.New), without notes or bounds. Solve ends with it; a hand-made
+// schedule goes through it alone.
+func NewSolution(p *model.Problem, s model.Schedule, algorithm string) (model.Solution, error) {
+	if err := p.Check(s); err != nil {
+		return model.Solution{}, fmt.Errorf("optimize: %s: %w", algorithm, err)
+	}
+	s = model.Normalize(s)
+	sol := model.Solution{Algorithm: algorithm, Schedule: s, Placement: make([][]model.HostPlacement, len(s.Phases))}
+	for i, ph := range s.Phases {
+		hosts, err := Place(p, ph)
+		if err != nil {
+			return model.Solution{}, err
+		}
+		sol.Placement[i] = hosts
+	}
+	return sol, nil
+}

@@ -1,0 +1,198 @@
+package optimize
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/pso"
+)
+
+func TestParseMethod(t *testing.T) {
+	for _, m := range Methods() {
+		if got, err := ParseMethod(string(m)); err != nil || got != m {
+			t.Errorf("ParseMethod(%q) = %q, %v", m, got, err)
+		}
+	}
+	_, err := ParseMethod("swarm")
+	if !errors.Is(err, ErrUnknownMethod) {
+		t.Fatalf("ParseMethod(swarm): %v does not wrap ErrUnknownMethod", err)
+	}
+	if want := `unknown algorithm "swarm" (want auto, exact, pso, pair or sequential)`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}
+
+// threeJobs is the hand-worked problem of TestPairScheduleThreeJobsHandWorked:
+// the pair plan (A hosts B's extras for 72 s, then C alone 12 s) takes 84 s;
+// sequential takes 60 + 30 + 12 = 102 s.
+func threeJobs(t *testing.T) *model.Problem {
+	return problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+}
+
+func TestSolveMethods(t *testing.T) {
+	p := threeJobs(t)
+	ex, err := Exact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	swarm := &pso.Settings{Particles: 30, Iterations: 10, Seed: 5}
+	for _, c := range []struct {
+		method       Method
+		ran          Method
+		makespan     float64 // 0: the exact optimum
+		optimum      bool
+		seed         bool
+		notePrefixes []string
+	}{
+		{MethodSequential, MethodSequential, 102, false, false, nil},
+		{MethodPair, MethodPair, 84, false, false, []string{"pairing exact"}},
+		{MethodExact, MethodExact, 0, true, false, []string{"optimal", "phases ordered"}},
+		{MethodSwarm, MethodSwarm, 0, true, true, []string{"particle swarm", "phases ordered"}},
+		{MethodAuto, MethodExact, 0, true, false, []string{"auto chose exact: 3 jobs (exact up to 16)", "optimal", "phases ordered"}},
+	} {
+		res, err := Solve(p, c.method, &Settings{Swarm: swarm})
+		if err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+		want := c.makespan
+		if want == 0 {
+			want = ex.Makespan
+		}
+		if got := p.Makespan(res.Schedule); !near(got, want) {
+			t.Errorf("%s: makespan %v, want %v", c.method, got, want)
+		}
+		if res.Method != c.ran || res.Algorithm != string(c.ran) {
+			t.Errorf("%s: ran %q (algorithm %q), want %q", c.method, res.Method, res.Algorithm, c.ran)
+		}
+		if (res.Optimum != nil) != c.optimum || res.LowerBound != nil {
+			t.Errorf("%s: optimum %v, lower bound %v", c.method, res.Optimum, res.LowerBound)
+		}
+		if c.optimum && !near(*res.Optimum, ex.Makespan) {
+			t.Errorf("%s: optimum %v, want %v", c.method, *res.Optimum, ex.Makespan)
+		}
+		if (res.Seed != nil) != c.seed || (res.Swarm != nil) != c.seed {
+			t.Errorf("%s: seed %v, swarm report %v", c.method, res.Seed, res.Swarm)
+		}
+		if c.seed && (*res.Seed != 5 || res.Particles != 30 || res.Iterations != 10 || !near(res.PairMakespan, 84)) {
+			t.Errorf("%s: seed %d, %d particles × %d iterations, pair start %v", c.method, *res.Seed, res.Particles, res.Iterations, res.PairMakespan)
+		}
+		if len(res.Notes) != len(c.notePrefixes) {
+			t.Errorf("%s: notes %q, want %d", c.method, res.Notes, len(c.notePrefixes))
+		}
+		for i, pre := range c.notePrefixes {
+			if i < len(res.Notes) && !strings.HasPrefix(res.Notes[i], pre) {
+				t.Errorf("%s: note %d %q, want it to start %q", c.method, i, res.Notes[i], pre)
+			}
+		}
+		if len(res.Placement) != len(res.Schedule.Phases) {
+			t.Fatalf("%s: %d placements for %d phases", c.method, len(res.Placement), len(res.Schedule.Phases))
+		}
+		for i, ph := range res.Schedule.Phases {
+			if err := p.CheckPlacement(ph, res.Placement[i]); err != nil {
+				t.Errorf("%s: phase %d: %v", c.method, i, err)
+			}
+		}
+	}
+}
+
+// TestSolveAutoSwarm: with ExactJobs 2 the three jobs are too many for auto's
+// exact solver, so it runs the swarm and, past ExactJobs, judges it against
+// LowerBound instead of the optimum.
+func TestSolveAutoSwarm(t *testing.T) {
+	p := threeJobs(t)
+	res, err := Solve(p, MethodAuto, &Settings{Swarm: &pso.Settings{Particles: 30, Iterations: 10, Seed: 5}, ExactJobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != MethodSwarm || res.Algorithm != "pso" || res.Optimum != nil || res.LowerBound == nil {
+		t.Fatalf("method %q, optimum %v, lower bound %v", res.Method, res.Optimum, res.LowerBound)
+	}
+	if lb := LowerBound(p); !near(*res.LowerBound, lb) || lb > p.Makespan(res.Schedule)+1e-9 {
+		t.Errorf("lower bound %v, LowerBound %v, makespan %v", *res.LowerBound, lb, p.Makespan(res.Schedule))
+	}
+	if want := "auto chose pso: 3 jobs (exact up to 2)"; res.Notes[0] != want {
+		t.Errorf("note %q, want %q", res.Notes[0], want)
+	}
+}
+
+// TestSolveOrder: exact's phases are ordered by Smith's rule unless KeepOrder.
+// The optimum here is the pair plan, {A, B} for 72 s and {C} for 12 s: per
+// job 36 s and 12 s, so Smith's rule runs C first, for a mean completion of
+// (12 + 84 + 84)/3 = 60 s against the solver's order's (72 + 72 + 84)/3 = 76 s.
+func TestSolveOrder(t *testing.T) {
+	p := threeJobs(t)
+	ordered, err := Solve(p, MethodExact, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := Solve(p, MethodExact, &Settings{KeepOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := p.Makespan(ordered.Schedule), p.Makespan(kept.Schedule); !near(a, b) {
+		t.Errorf("makespans %v and %v differ", a, b)
+	}
+	if a, b := p.MeanCompletion(ordered.Schedule), p.MeanCompletion(kept.Schedule); !near(a, 60) || !near(b, 76) {
+		t.Errorf("mean completion %v in Smith's order, %v in the solver's; want 60 and 76", a, b)
+	}
+	for _, n := range kept.Notes {
+		if strings.HasPrefix(n, "phases ordered") {
+			t.Errorf("KeepOrder, yet a note says %q", n)
+		}
+	}
+}
+
+func TestSolveErrors(t *testing.T) {
+	p := threeJobs(t)
+	if _, err := Solve(p, "simplex", nil); !errors.Is(err, ErrUnknownMethod) {
+		t.Errorf("unknown method: %v", err)
+	}
+	if _, err := Solve(p, MethodAuto, &Settings{ExactJobs: MaxExactJobs + 1}); err == nil || !strings.Contains(err.Error(), "ExactJobs") {
+		t.Errorf("ExactJobs past the limit: %v", err)
+	}
+	big, err := model.NewProblem(RandomWorkload(1, MaxExactJobs+1), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Solve(big, MethodExact, nil); !errors.Is(err, ErrTooManyJobs) {
+		t.Errorf("exact past its limit: %v", err)
+	}
+}
+
+// TestSolveConcurrent runs the same swarm solve fresh, again and concurrently:
+// the results agree, so Solve keeps no state between calls.
+func TestSolveConcurrent(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(2, 7), model.Cluster{Hosts: 2}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Settings{Swarm: &pso.Settings{Particles: 40, Iterations: 15, Seed: 3}}
+	first, err := Solve(p, MethodSwarm, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	got := make([]float64, 4)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := Solve(p, MethodSwarm, set)
+			if err != nil {
+				got[i] = math.NaN()
+				return
+			}
+			got[i] = p.Makespan(res.Schedule)
+		}()
+	}
+	wg.Wait()
+	for i, m := range got {
+		if m != p.Makespan(first.Schedule) {
+			t.Errorf("run %d: makespan %v, the first run %v", i, m, p.Makespan(first.Schedule))
+		}
+	}
+}

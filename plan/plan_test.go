@@ -1,0 +1,462 @@
+package plan_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
+	"github.com/packer-sched/packer/pso"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// smallCluster: P = 2 hosts × k = 2 disks, so N = 4 primary VMs and, with
+// r = 2, P·⌊k/r⌋ = 2 extra VMs; alpha = 1.2.
+func smallCluster() model.Cluster {
+	return model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.2, CoresPerHost: 4, MemoryMiBPerHost: 4096}
+}
+
+func job(name string, a, b float64, cpu, io bool) model.Job {
+	return model.Job{Name: name, Model: model.PowerLaw{A: a, B: b}, CPUIntensive: cpu, IOIntensive: io}
+}
+
+func problem(t testing.TB, c model.Cluster, jobs ...model.Job) *model.Problem {
+	t.Helper()
+	p, err := model.NewProblem(&model.Workload{Name: "t", Jobs: jobs}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func near(a, b float64) bool { return scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) }
+
+// newPlan places schedule s of p (optimize.NewSolution) and builds its plan.
+func newPlan(t testing.TB, p *model.Problem, s model.Schedule, workload, algorithm string) *plan.Plan {
+	t.Helper()
+	sol, err := optimize.NewSolution(p, s, algorithm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, workload, sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl
+}
+
+// overcommitPlan is the three-job hand-worked plan of
+// TestPairScheduleThreeJobsHandWorked: A hosts B's extras, then C alone.
+func overcommitPlan(t *testing.T) *plan.Plan {
+	t.Helper()
+	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newPlan(t, p, res.Schedule, "Three Jobs!", "pair")
+}
+
+func TestPlanDocument(t *testing.T) {
+	pl := overcommitPlan(t)
+	if err := pl.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(pl.ID, "three-jobs-") || len(pl.ID) != len("three-jobs-")+8 {
+		t.Errorf("id %q", pl.ID)
+	}
+	b, err := pl.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The field names other tools read.
+	var raw map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"version", "id", "workload", "algorithm", "cluster", "jobs", "makespan", "sequential_makespan", "phases"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("plan document lacks %q", k)
+		}
+	}
+	cl := raw["cluster"].(map[string]any)
+	for _, k := range []string{"hosts", "disks_per_host", "extra_ratio", "overcommit_penalty", "vcpus_per_vm"} {
+		if _, ok := cl[k]; !ok {
+			t.Errorf("cluster lacks %q", k)
+		}
+	}
+	ph := raw["phases"].([]any)[0].(map[string]any)
+	vm := ph["hosts"].([]any)[0].(map[string]any)["vms"].([]any)
+	extra := vm[len(vm)-1].(map[string]any)
+	if extra["role"] != "extra" || extra["disk"] != nil {
+		t.Errorf("an extra VM's disk must be null: %v", extra)
+	}
+	if _, present := extra["disk"]; !present {
+		t.Error("disk must be present (null) for extra VMs")
+	}
+	back, err := plan.Parse(b, "plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := back.MarshalIndent()
+	if string(b) != string(b2) {
+		t.Error("plan document does not survive a round trip")
+	}
+}
+
+func TestVerifyCatchesTampering(t *testing.T) {
+	for name, tamper := range map[string]func(*plan.Plan){
+		"version":         func(p *plan.Plan) { p.Version = 99 },
+		"empty id":        func(p *plan.Plan) { p.ID = "" },
+		"id with a slash": func(p *plan.Plan) { p.ID = "../w1-12345678" },
+		"runtime":         func(p *plan.Plan) { p.Phases[0].Jobs[0].Runtime += 1 },
+		"duration":        func(p *plan.Plan) { p.Phases[1].Duration *= 2 },
+		"start":           func(p *plan.Plan) { p.Phases[1].Start = 0 },
+		"makespan":        func(p *plan.Plan) { p.Makespan -= 1 },
+		"sequential":      func(p *plan.Plan) { p.SequentialMakespan = 1 },
+		"saving":          func(p *plan.Plan) { p.SavingPercent = 50 },
+		"mean completion": func(p *plan.Plan) { p.MeanCompletion = 1 },
+		"alpha":           func(p *plan.Plan) { p.Cluster.Alpha = 2 },
+		"model":           func(p *plan.Plan) { p.Jobs[2].Model.A = 100 },
+		"class":           func(p *plan.Plan) { p.Jobs[0].CPUIntensive = true },
+		"job dropped":     func(p *plan.Plan) { p.Phases = p.Phases[:1] },
+		"unknown job":     func(p *plan.Plan) { p.Phases[1].Jobs[0].Name = "Z" },
+		"disk reused": func(p *plan.Plan) {
+			d := 0
+			p.Phases[0].Hosts[0].VMs[1].Disk = &d
+		},
+		"disk range": func(p *plan.Plan) {
+			d := 2
+			p.Phases[0].Hosts[0].VMs[0].Disk = &d
+		},
+		"extra with disk": func(p *plan.Plan) {
+			d := 1
+			p.Phases[0].Hosts[0].VMs[2].Disk = &d
+		},
+		"host range":     func(p *plan.Plan) { p.Phases[1].Hosts[0].Host = 7 },
+		"host twice":     func(p *plan.Plan) { p.Phases[1].Hosts[1].Host = p.Phases[1].Hosts[0].Host },
+		"overcommitted":  func(p *plan.Plan) { p.Phases[0].Hosts[0].Overcommitted = false },
+		"VM missing":     func(p *plan.Plan) { p.Phases[1].Hosts[0].VMs = p.Phases[1].Hosts[0].VMs[1:] },
+		"VM index":       func(p *plan.Plan) { p.Phases[1].Hosts[0].VMs[0].Index = 1 },
+		"role mismatch":  func(p *plan.Plan) { p.Phases[0].Hosts[0].VMs[0].Role = model.Primary },
+		"extra stranded": func(p *plan.Plan) { moveExtra(p) },
+	} {
+		pl := overcommitPlan(t)
+		tamper(pl)
+		err := pl.Verify()
+		if err == nil {
+			t.Errorf("%s: Verify accepted the tampered plan", name)
+			continue
+		}
+		if !errors.Is(err, plan.ErrInvalid) {
+			t.Errorf("%s: %v does not wrap plan.ErrInvalid", name, err)
+		}
+	}
+}
+
+// moveExtra moves host 0's extra VM to host 1, which then has two extras
+// beside its two host VMs (r = 2 allows one). Flags are kept consistent so
+// that only the ratio is wrong.
+func moveExtra(p *plan.Plan) {
+	h := p.Phases[0].Hosts
+	ex := h[0].VMs[2]
+	h[0].VMs = h[0].VMs[:2]
+	h[0].Overcommitted = false
+	h[1].VMs = append(h[1].VMs, ex)
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, src := range []string{``, `{`, `[]`, `{"version": 1}`, `{"version": 2, "phases": []}`} {
+		_, err := plan.Parse([]byte(src), "p.json")
+		var in *model.InputError
+		if err == nil || !errors.As(err, &in) || !strings.Contains(err.Error(), "p.json") {
+			t.Errorf("%q: err = %v, want an InputError naming p.json", src, err)
+		}
+	}
+}
+
+// FuzzParse: never panics; anything accepted verifies and round-trips.
+func FuzzParse(f *testing.F) {
+	p := &model.Problem{Jobs: []model.Job{job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false)}, Cluster: smallCluster()}
+	res, _ := optimize.PairSchedule(p)
+	pl := newPlan(f, p, res.Schedule, "fuzz", "pair")
+	b, _ := pl.MarshalIndent()
+	f.Add(b)
+	f.Add([]byte(`{"version": 1, "jobs": [], "phases": []}`))
+	f.Add([]byte(`{"version": 1, "cluster": {"hosts": 1}}`))
+	f.Fuzz(checkParsedPlan)
+}
+
+// checkParsedPlan is the fuzz property of every plan reader: never a panic;
+// anything accepted verifies and survives a round trip.
+func checkParsedPlan(t *testing.T, data []byte) {
+	pl, err := plan.Parse(data, "fuzz.json")
+	if err != nil {
+		return
+	}
+	if err := pl.Verify(); err != nil {
+		t.Fatalf("accepted a plan that does not verify: %v", err)
+	}
+	b, err := pl.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plan.Parse(b, "again.json"); err != nil {
+		t.Fatalf("round trip rejected: %v", err)
+	}
+}
+
+// TestPlanProperties checks every plan the pair scheduler and the sequential
+// baseline emit on random workloads, first through Plan.Verify and then by
+// recounting the invariants here, from the placement alone.
+func TestPlanProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	overcommitted := 0
+	defer func() {
+		// The random cases must exercise the placement of extra VMs, or this
+		// test proves little about it.
+		if overcommitted < 50 {
+			t.Errorf("only %d overcommitted hosts placed in 400 random plans", overcommitted)
+		}
+	}()
+	for trial := range 400 {
+		p := randomProblem(t, rng, 1+rng.IntN(12))
+		res, err := optimize.PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []model.Schedule{res.Schedule, model.Sequential(p)} {
+			pl := newPlan(t, p, s, "random", "pair")
+			if err := pl.Verify(); err != nil {
+				t.Fatalf("trial %d: %v", trial, err)
+			}
+			checkPlacement(t, p, pl)
+			for _, ph := range pl.Phases {
+				for _, h := range ph.Hosts {
+					if h.Overcommitted {
+						overcommitted++
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkPlacement(t *testing.T, p *model.Problem, pl *plan.Plan) {
+	t.Helper()
+	c := p.Cluster
+	placed := map[string]int{}
+	var total float64
+	for _, ph := range pl.Phases {
+		primary, extras := 0, 0
+		var dur float64
+		for _, j := range ph.Jobs {
+			placed[j.Name]++
+			var job model.Job
+			for _, x := range p.Jobs {
+				if x.Name == j.Name {
+					job = x
+				}
+			}
+			want := job.Model.Seconds(j.VMs)
+			switch j.Role {
+			case model.Host:
+				if !job.IOIntensive || job.CPUIntensive {
+					t.Fatalf("job %s (class %s) hosts extras", j.Name, job.Class())
+				}
+				want *= c.Alpha
+			case model.Extra:
+				if !job.CPUIntensive || job.IOIntensive {
+					t.Fatalf("job %s (class %s) runs as extra", j.Name, job.Class())
+				}
+				want *= c.Alpha
+			}
+			if !near(j.Runtime, want) {
+				t.Fatalf("job %s runtime %v, model gives %v", j.Name, j.Runtime, want)
+			}
+			dur = max(dur, want)
+		}
+		for _, h := range ph.Hosts {
+			disks := map[int]bool{}
+			hostVMs, ex := 0, 0
+			for _, v := range h.VMs {
+				if v.Disk == nil {
+					ex++
+					continue
+				}
+				if disks[*v.Disk] || *v.Disk >= c.DisksPerHost {
+					t.Fatalf("host %d: disk %d reused or out of range", h.Host, *v.Disk)
+				}
+				disks[*v.Disk] = true
+				if v.Role == model.Host {
+					hostVMs++
+				}
+			}
+			if len(disks) > c.DisksPerHost || ex*c.ExtraRatio > hostVMs {
+				t.Fatalf("host %d: %d disk VMs, %d extras beside %d host VMs", h.Host, len(disks), ex, hostVMs)
+			}
+			primary += len(disks)
+			extras += ex
+		}
+		if primary > c.PrimaryVMs() || extras > c.MaxExtraVMs() {
+			t.Fatalf("phase %d: %d primary, %d extra VMs", ph.Index, primary, extras)
+		}
+		if !near(ph.Duration, dur) {
+			t.Fatalf("phase %d duration %v, recomputed %v", ph.Index, ph.Duration, dur)
+		}
+		total += dur
+	}
+	for _, j := range p.Jobs {
+		if placed[j.Name] != 1 {
+			t.Fatalf("job %s in %d phases", j.Name, placed[j.Name])
+		}
+	}
+	if !near(pl.Makespan, total) {
+		t.Fatalf("makespan %v, recomputed %v", pl.Makespan, total)
+	}
+}
+
+// FuzzParseBound fuzzes plan documents that carry the swarm's settings,
+// an optimum or a lower bound and a gap: never a panic; anything accepted
+// verifies and round-trips.
+func FuzzParseBound(f *testing.F) {
+	p, err := model.NewProblem(optimize.RandomWorkload(4, 5), model.Cluster{Hosts: 2}.WithDefaults())
+	if err != nil {
+		f.Fatal(err)
+	}
+	sr, err := optimize.Swarm(p, &pso.Settings{Particles: 20, Iterations: 5, Seed: 3})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ex, err := optimize.Exact(p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, withOptimum := range []bool{true, false} {
+		pl := newPlan(f, p, sr.Schedule, "fuzz", "pso")
+		seed := uint64(3)
+		pl.Seed, pl.Particles, pl.Iterations = &seed, 20, 5
+		if withOptimum {
+			pl.SetOptimum(ex.Makespan)
+		} else {
+			pl.SetLowerBound(optimize.LowerBound(p))
+		}
+		b, err := pl.MarshalIndent()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(checkParsedPlan)
+}
+
+// TestPlanBound: a plan's optimum, lower bound and gap survive Verify, and
+// Verify catches a wrong gap or an optimum above the makespan.
+func TestPlanBound(t *testing.T) {
+	w, err := workloads.Get("W1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.NewProblem(w, model.Cluster{Hosts: 9}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := optimize.Exact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := newPlan(t, p, pr.Schedule, "W1", "pair")
+	pl.SetOptimum(ex.Makespan)
+	// W1: pair 896.44 s, optimum 779.76 s: gap 100·(896.44 − 779.76)/779.76 ≈ 14.96 %.
+	if g := *pl.GapPercent; math.Abs(g-14.96) > 0.01 {
+		t.Errorf("gap %v, want about 14.96", g)
+	}
+	if err := pl.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := pl.MarshalIndent()
+	back, err := plan.Parse(doc, "plan.json")
+	if err != nil || !reflect.DeepEqual(back.Optimum, pl.Optimum) {
+		t.Fatalf("round trip: %v", err)
+	}
+	bad := *pl
+	g := 1.0
+	bad.GapPercent = &g
+	if err := bad.Verify(); !errors.Is(err, plan.ErrInvalid) {
+		t.Errorf("wrong gap: %v", err)
+	}
+	bad = *pl
+	high := pl.Makespan * 2
+	bad.Optimum = &high
+	if err := bad.Verify(); !errors.Is(err, plan.ErrInvalid) {
+		t.Errorf("optimum above makespan: %v", err)
+	}
+}
+
+// randomProblem draws a workload of m jobs with power-law models, random
+// classes, on a random cluster.
+func randomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
+	k := 1 + rng.IntN(3)
+	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
+		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
+	var jobs []model.Job
+	for i := range m {
+		jobs = append(jobs, job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
+	}
+	return problem(t, c, jobs...)
+}
+
+// TestNewRecordsSolution: New copies the notes and swarm settings, records
+// the optimum with its gap, and rejects a solution whose placement does not
+// match its schedule.
+func TestNewRecordsSolution(t *testing.T) {
+	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := optimize.NewSolution(p, res.Schedule, "pso")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pair plan takes 84 s (TestPairScheduleThreeJobsHandWorked); with an
+	// optimum of 80 s the gap is 100·(84 − 80)/80 = 5 %.
+	opt, lb, seed := 80.0, 70.0, uint64(7)
+	sol.Notes, sol.Optimum, sol.LowerBound, sol.Seed, sol.Particles, sol.Iterations = []string{"a note"}, &opt, &lb, &seed, 20, 5
+	pl, err := plan.New(p, "t", sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(*pl.GapPercent, 5) || *pl.Optimum != 80 || *pl.LowerBound != 70 {
+		t.Errorf("gap %v, optimum %v, lower bound %v; want 5 %%, 80, 70", *pl.GapPercent, *pl.Optimum, *pl.LowerBound)
+	}
+	if *pl.Seed != 7 || pl.Particles != 20 || pl.Iterations != 5 || !reflect.DeepEqual(pl.Notes, []string{"a note"}) {
+		t.Errorf("seed %v, particles %d, iterations %d, notes %q", *pl.Seed, pl.Particles, pl.Iterations, pl.Notes)
+	}
+	if err := pl.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	short := sol
+	short.Placement = sol.Placement[:1]
+	if _, err := plan.New(p, "t", short); err == nil {
+		t.Error("New accepted a solution with a placement missing")
+	}
+	swapped := sol
+	swapped.Placement = [][]model.HostPlacement{sol.Placement[1], sol.Placement[0]}
+	if _, err := plan.New(p, "t", swapped); err == nil {
+		t.Error("New accepted phases placed with each other's VMs")
+	}
+}
