@@ -67,7 +67,7 @@ fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseJournal -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseMetadata -fuzztime $(FUZZTIME)
 
-# fuzz-workloads runs the trace readers' fuzzers (issue 8), FUZZTIME each; bench-workloads
+# fuzz-workloads runs the trace readers' fuzzers, FUZZTIME each; bench-workloads
 # imports and simulates the full FB-2010 day (POLICIES, default fifo,fair,tyrex-dynamic).
 POLICIES ?= fifo,fair,tyrex-dynamic
 .PHONY: fuzz-workloads bench-workloads

@@ -8,7 +8,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // fitRumenFlags are packer fit's flags for real jobs from a Rumen trace, kept
@@ -40,7 +40,7 @@ func fitRumen(c *cli.Context, set *profile.Settings, format string) error {
 		return err
 	}
 	defer closeIn()
-	im, err := workloads.ReadRumen(in, name, &workloads.RumenSettings{KeepFailed: c.Bool("keep-failed")})
+	im, err := traces.ReadRumen(in, name, &traces.RumenSettings{KeepFailed: c.Bool("keep-failed")})
 	if err != nil {
 		return badInput(err)
 	}
@@ -57,7 +57,7 @@ func fitRumen(c *cli.Context, set *profile.Settings, format string) error {
 		name, strings.Join(ns, ", "), cl.MapSlots, cl.ReduceSlots)}
 	var results []*profile.Result
 	for i, j := range im.Workload.Jobs {
-		obs, err := workloads.AloneObservations(j, im.Real[i], nodes, cl)
+		obs, err := traces.AloneObservations(j, im.Real[i], nodes, cl)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // workloadsImportCommand turns a real trace into a simulation workload file.
@@ -100,7 +100,7 @@ func workloadsImportAction(c *cli.Context) error {
 	if lv := o.Float64("service-level"); !(lv >= 0 && lv <= 1) {
 		return badUsage("--service-level must lie in [0, 1], got %v", lv)
 	}
-	window := workloads.Window{From: o.Float64("from"), To: o.Float64("to"), MaxJobs: o.Int("max-jobs")}
+	window := traces.Window{From: o.Float64("from"), To: o.Float64("to"), MaxJobs: o.Int("max-jobs")}
 	if !(window.From >= 0 && window.From <= sim.MaxTime && window.To >= 0 && window.To <= sim.MaxTime) {
 		return badUsage("--from and --to must be seconds between 0 and %g, got %v and %v", sim.MaxTime, window.From, window.To)
 	}
@@ -122,10 +122,10 @@ func workloadsImportAction(c *cli.Context) error {
 		return err
 	}
 	defer closeIn()
-	var im *workloads.Imported
+	var im *traces.Imported
 	switch format {
 	case "swim":
-		set := &workloads.SWIMSettings{Window: window, SkipBad: o.Bool("skip-bad"), Cluster: cluster,
+		set := &traces.SWIMSettings{Window: window, SkipBad: o.Bool("skip-bad"), Cluster: cluster,
 			MapMBps: o.Float64("map-mbps"), ReduceMBps: o.Float64("reduce-mbps"), TaskSeconds: o.Float64("task-seconds")}
 		for _, f := range []struct {
 			flag string
@@ -142,9 +142,9 @@ func workloadsImportAction(c *cli.Context) error {
 				return badUsage("--%s must be positive, got %v", f, v)
 			}
 		}
-		im, err = workloads.ReadSWIM(in, name, set)
+		im, err = traces.ReadSWIM(in, name, set)
 	case "rumen":
-		set := &workloads.RumenSettings{Window: window, SkipBad: o.Bool("skip-bad"), KeepFailed: o.Bool("keep-failed"),
+		set := &traces.RumenSettings{Window: window, SkipBad: o.Bool("skip-bad"), KeepFailed: o.Bool("keep-failed"),
 			MapSlots: cluster.MapSlots, ReduceSlots: cluster.ReduceSlots, Replication: cluster.Replication,
 			Nodes: cluster.Nodes, Racks: cluster.Racks}
 		if tp := o.String("topology"); tp != "" {
@@ -152,15 +152,15 @@ func workloadsImportAction(c *cli.Context) error {
 			if err != nil {
 				return badInput(&model.InputError{File: tp, Err: err})
 			}
-			set.Topology, err = workloads.ReadTopology(f, tp)
+			set.Topology, err = traces.ReadTopology(f, tp)
 			f.Close()
 			if err != nil {
 				return badInput(err)
 			}
 		}
-		im, err = workloads.ReadRumen(in, name, set)
+		im, err = traces.ReadRumen(in, name, set)
 	case "hybs":
-		_, im, err = workloads.ReadHybS(in, name, &workloads.HybSSettings{SkipBad: o.Bool("skip-bad"), MaxJobs: window.MaxJobs, Cluster: cluster})
+		_, im, err = traces.ReadHybS(in, name, &traces.HybSSettings{SkipBad: o.Bool("skip-bad"), MaxJobs: window.MaxJobs, Cluster: cluster})
 	default:
 		return badUsage("--format: unknown trace format %q (want swim, rumen or hybs)", format)
 	}
@@ -172,12 +172,12 @@ func workloadsImportAction(c *cli.Context) error {
 		return err
 	}
 	if hp := o.String("hybs"); hp != "" {
-		jobs, err := workloads.HybSFromSim(im.Workload, o.Float64("service-level"))
+		jobs, err := traces.HybSFromSim(im.Workload, o.Float64("service-level"))
 		if err != nil {
 			return badInput(err)
 		}
 		var b bytes.Buffer
-		if err := workloads.WriteHybS(&b, jobs); err != nil {
+		if err := traces.WriteHybS(&b, jobs); err != nil {
 			return badInput(err)
 		}
 		// Check the workload's own output first, so that a bad --output

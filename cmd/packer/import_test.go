@@ -12,7 +12,7 @@ import (
 )
 
 const (
-	importTestdata = "../../workloads/testdata/"
+	importTestdata = "../../workloads/traces/testdata/"
 	importFB2009   = importTestdata + "swim-FB-2009_samples_24_times_1hr_0.tsv"
 	importRumen19  = importTestdata + "rumen-19-jobs.trace.json.gz"
 	importRumenTop = importTestdata + "rumen-19-jobs.topology.json.gz"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/sim"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // The policies of seeds 000, 002 and 004 (issue 6) as `packer simulate`
@@ -70,7 +70,7 @@ func parseSpending(s string) (map[string]float64, error) {
 
 // hybsJobs reads seed 002's workload file for its service levels and waits
 // by job ID; no path, no jobs.
-func hybsJobs(path string) ([]workloads.HybSJob, error) {
+func hybsJobs(path string) ([]traces.HybSJob, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -79,7 +79,7 @@ func hybsJobs(path string) ([]workloads.HybSJob, error) {
 		return nil, fmt.Errorf("--hybs-jobs: %w", err)
 	}
 	defer f.Close()
-	jobs, _, err := workloads.ReadHybS(f, path, nil)
+	jobs, _, err := traces.ReadHybS(f, path, nil)
 	return jobs, err
 }
 

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"fmt"
@@ -61,12 +61,12 @@ func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]m
 	var obs []model.Observation
 	for _, n := range nodes {
 		if n < 1 {
-			return nil, fmt.Errorf("workloads: node count must be at least 1, got %d", n)
+			return nil, fmt.Errorf("traces: node count must be at least 1, got %d", n)
 		}
 		cl := sim.Cluster{Nodes: n, Racks: 1, MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots, Replication: min(3, n)}
 		res, err := sim.Run(&sim.Workload{Name: j.Name, Cluster: cl, Jobs: []sim.Job{j}}, &sim.FIFO{}, nil)
 		if err != nil {
-			return nil, fmt.Errorf("workloads: job %s on %d nodes: %w", j.Name, n, err)
+			return nil, fmt.Errorf("traces: job %s on %d nodes: %w", j.Name, n, err)
 		}
 		o := model.Observation{Nodes: n, Seconds: res.Makespan}
 		if res.Makespan > 0 {

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"bufio"
@@ -57,10 +57,10 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 		v = *s
 	}
 	if err := v.Window.validate(); err != nil {
-		return v, fmt.Errorf("workloads: rumen: %w", err)
+		return v, fmt.Errorf("traces: rumen: %w", err)
 	}
 	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > sim.MaxSlotsPerNode || v.ReduceSlots > sim.MaxSlotsPerNode {
-		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
+		return v, fmt.Errorf("traces: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
 	}
 	if v.RackFactor == 0 {
 		v.RackFactor = 1.2
@@ -69,13 +69,13 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 		v.RemoteFactor = 2
 	}
 	if !(v.RackFactor >= 1 && v.RemoteFactor >= 1 && v.RackFactor <= 1e6 && v.RemoteFactor <= 1e6) {
-		return v, fmt.Errorf("workloads: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
+		return v, fmt.Errorf("traces: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
 	}
 	if v.Nodes < 0 || v.Racks < 0 || v.Racks > 0 && v.Nodes == 0 {
-		return v, fmt.Errorf("workloads: rumen: Nodes must not be negative and Racks needs Nodes, got %d and %d", v.Nodes, v.Racks)
+		return v, fmt.Errorf("traces: rumen: Nodes must not be negative and Racks needs Nodes, got %d and %d", v.Nodes, v.Racks)
 	}
 	if v.Replication < 0 {
-		return v, fmt.Errorf("workloads: rumen: Replication must not be negative, got %d", v.Replication)
+		return v, fmt.Errorf("traces: rumen: Replication must not be negative, got %d", v.Replication)
 	}
 	return v, nil
 }
