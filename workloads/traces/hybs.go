@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -91,10 +90,9 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 	if err := s.Cluster.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("traces: hybs: %w", err)
 	}
-	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, bad, err := openTrace(r, name)
 	if err != nil {
-		return nil, nil, bad(err)
+		return nil, nil, err
 	}
 	im := &Imported{Workload: &sim.Workload{Name: baseName(name), Cluster: s.Cluster},
 		Meta: Metadata{Format: "hybs", Source: name}}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -203,10 +202,9 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, bad, err := openTrace(r, name)
 	if err != nil {
-		return nil, bad(err)
+		return nil, err
 	}
 	im := &Imported{Workload: &sim.Workload{Name: baseName(name), Cluster: s.Cluster},
 		Meta: Metadata{Format: "swim", Source: name}}
