@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
@@ -151,5 +155,50 @@ func TestFitRumen(t *testing.T) {
 	code, _, errs = packer(t, "", "fit", "--rumen", importRumen19, "--observations", "x.csv")
 	if code != 2 || !strings.Contains(errs, "--rumen and --observations are two sources of runs") {
 		t.Errorf("both sources: exit %d %s", code, errs)
+	}
+}
+
+// TestParseCommandLine reads flags before, among and after the positional
+// arguments, with aliases, "=" values, "--" and the later value winning.
+func TestParseCommandLine(t *testing.T) {
+	var got *commandLine
+	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, Commands: []*cli.Command{{
+		Name: "cmd",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}},
+			&cli.IntFlag{Name: "n", Value: 7},
+			&cli.BoolFlag{Name: "all"},
+		},
+		Action: func(c *cli.Context) (err error) {
+			got, err = parseCommandLine(c, "cmd")
+			return err
+		},
+	}}}
+	for _, c := range []struct {
+		args      []string
+		pos       []string
+		output    string
+		n         int
+		all, setN bool
+	}{
+		{[]string{"a", "b"}, []string{"a", "b"}, "", 7, false, false},
+		{[]string{"-o", "x", "a", "--n=3", "b", "--all"}, []string{"a", "b"}, "x", 3, true, true},
+		// The value given after the arguments wins over the one before.
+		{[]string{"--output", "x", "a", "-o", "y"}, []string{"a"}, "y", 7, false, false},
+		// After "--" a flag is an argument; "-" alone is one too.
+		{[]string{"a", "--", "--n", "4", "-"}, []string{"a", "--n", "4", "-"}, "", 7, false, false},
+		{[]string{"-", "--n", "2"}, []string{"-"}, "", 2, false, true},
+	} {
+		got = nil
+		if err := app.Run(append([]string{"packer", "cmd"}, c.args...)); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if !slices.Equal(got.Args(), c.pos) || got.String("output") != c.output || got.Int("n") != c.n ||
+			got.Bool("all") != c.all || got.IsSet("n") != c.setN || got.Given()["n"] != c.setN {
+			t.Errorf("%v: args %q, output %q, n %d (set %v), all %v", c.args, got.Args(), got.String("output"), got.Int("n"), got.IsSet("n"), got.Bool("all"))
+		}
+	}
+	if err := app.Run([]string{"packer", "cmd", "a", "--bogus"}); err == nil || err.Error() != "cmd: flag provided but not defined: -bogus" {
+		t.Errorf("unknown flag: %v", err)
 	}
 }

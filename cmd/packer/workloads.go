@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -69,20 +68,11 @@ var workloadsMergeCommand = &cli.Command{
 		&cli.StringFlag{Name: "name", Usage: "name of the merged workload (default: the inputs' names joined by +)"},
 	},
 	Action: func(c *cli.Context) error {
-		files, opts, err := splitTrailingFlags(c.Args().Slice(), "output", "o", "name")
+		cl, err := parseCommandLine(c, "workloads merge")
 		if err != nil {
 			return err
 		}
-		output, name := c.String("output"), c.String("name")
-		if v, ok := opts["output"]; ok {
-			output = v
-		}
-		if v, ok := opts["o"]; ok {
-			output = v
-		}
-		if v, ok := opts["name"]; ok {
-			name = v
-		}
+		files, output, name := cl.Args(), cl.String("output"), cl.String("name")
 		if len(files) < 1 {
 			return badUsage("workloads merge takes one or more workload files, got none")
 		}
@@ -128,34 +118,6 @@ var workloadsMergeCommand = &cli.Command{
 		_, err = c.App.Writer.Write(doc)
 		return err
 	},
-}
-
-// splitTrailingFlags separates the named string flags (--name VALUE,
-// --name=VALUE, -name VALUE) from positional arguments. urfave/cli stops
-// parsing flags at the first argument, but `merge a.json b.json --output
-// w.json` is how people write it. After "--" everything is positional.
-func splitTrailingFlags(args []string, names ...string) (pos []string, opts map[string]string, err error) {
-	opts = map[string]string{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(pos, args[i+1:]...), opts, nil
-		}
-		key, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || a == "-" || !slices.Contains(names, key) {
-			pos = append(pos, a)
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return nil, nil, badUsage("flag needs an argument: %s", a)
-			}
-			i++
-			val = args[i]
-		}
-		opts[key] = val
-	}
-	return pos, opts, nil
 }
 
 // readWorkloadArg reads a workload file, or a built-in workload by name when
