@@ -10,7 +10,7 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// Settings tune Analyze. The zero value (or nil) gives seed 003's thresholds
+// Settings tune Analyze. The zero value (or nil) gives the packing paper's thresholds
 // and 95 % intervals.
 type Settings struct {
 	// Thresholds classify the job at the reference size; zero fields take

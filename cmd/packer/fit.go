@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -90,24 +89,9 @@ func fitAction(c *cli.Context) error {
 		defer f.Close()
 		r, file = f, path
 	}
-	jobs, err := profile.ReadObservations(r, file)
+	w, results, err := profile.FitObservations(r, file, c.String("name"), set)
 	if err != nil {
 		return badInput(err)
-	}
-	name := c.String("name")
-	if name == "" {
-		base := filepath.Base(file)
-		name = strings.TrimSuffix(base, filepath.Ext(base))
-	}
-	w := &model.Workload{Name: name, Description: "fitted by packer fit from " + file}
-	var results []*profile.Result
-	for _, j := range jobs {
-		res, err := profile.Analyze(j.Job, j.Observations, set)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: line %d: %w", file, j.Line, err))
-		}
-		results = append(results, res)
-		w.Jobs = append(w.Jobs, res.Job)
 	}
 	return emitWorkload(c, w, results, format)
 }
