@@ -43,7 +43,9 @@ func TestFitObservations(t *testing.T) {
 
 func TestFitMeasured(t *testing.T) {
 	ok := func(n int, s float64) model.Observation { return model.Observation{Nodes: n, Seconds: s} }
-	failed := func(n int, msg string) model.Observation { return model.Observation{Nodes: n, Failed: true, Error: msg} }
+	failed := func(n int, msg string) model.Observation {
+		return model.Observation{Nodes: n, Failed: true, Error: msg}
+	}
 	w, res, err := FitMeasured("sort", []string{"./sort.sh", "{nodes}"}, []model.Observation{ok(2, 40), ok(4, 20)}, nil)
 	if err != nil {
 		t.Fatal(err)
