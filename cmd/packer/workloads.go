@@ -76,9 +76,7 @@ var workloadsMergeCommand = &cli.Command{
 		if len(files) < 1 {
 			return badUsage("workloads merge takes one or more workload files, got none")
 		}
-		merged := &model.Workload{}
-		var names []string
-		from := map[string]string{}
+		var m workloads.Merger
 		stdinUsed := false
 		for _, arg := range files {
 			if arg == "-" {
@@ -91,21 +89,12 @@ var workloadsMergeCommand = &cli.Command{
 			if err != nil {
 				return err
 			}
-			names = append(names, w.Name)
-			for _, j := range w.Jobs {
-				if prev, dup := from[j.Name]; dup {
-					return badInput(fmt.Errorf("%s: job %q is also in %s; job names must be unique in a workload (rename one)", arg, j.Name, prev))
-				}
-				from[j.Name] = arg
-				merged.Jobs = append(merged.Jobs, j)
+			if err := m.Add(w, arg); err != nil {
+				return badInput(err)
 			}
 		}
-		merged.Name = name
-		if merged.Name == "" {
-			merged.Name = strings.Join(names, "+")
-		}
-		merged.Description = "merged by packer workloads merge from " + strings.Join(files, ", ")
-		if err := merged.Validate(); err != nil {
+		merged, err := m.Workload(name, "merged by packer workloads merge from "+strings.Join(files, ", "))
+		if err != nil {
 			return badInput(err)
 		}
 		doc, err := merged.MarshalIndent()
