@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -161,116 +160,51 @@ func writeChart(c *cli.Context, pic chart.Picture) error {
 	return safefile.WriteFile(path, b, 0o644)
 }
 
-// commandLine is a command's flags as urfave/cli parsed them, those before
-// the first argument, together with the flags given among and after the
+// argsAndFlags parses the flags given among and after a command's
 // arguments, which urfave/cli leaves unparsed (it stops at the first
-// argument): people write `workloads import --format swim FILE --output
-// w.json` and `workloads merge a.json b.json -o w.json`. A flag given in both
-// places takes its later value.
-type commandLine struct {
-	c     *cli.Context
-	after *flag.FlagSet
-	used  map[string]string // primary name → the name used, of the flags given among the arguments
-	args  []string          // the positional arguments
-}
-
-// parseCommandLine reads c's arguments with the command's own flags:
-// arguments that are not flags stay positional wherever they stand, and after
-// "--" every argument is positional. An unknown flag is a usage error that
-// starts with the command's name, cmd.
-func parseCommandLine(c *cli.Context, cmd string) (*commandLine, error) {
-	cl := &commandLine{c: c, after: flag.NewFlagSet(c.Command.Name, flag.ContinueOnError), used: map[string]string{}}
-	cl.after.SetOutput(io.Discard)
+// argument), into c itself, so c.String, c.IsSet and the rest see them: people
+// write `workloads import --format swim FILE --output w.json` and `workloads
+// merge a.json b.json -o w.json`. A flag given before and after the arguments
+// takes its later value. Arguments that are not flags stay positional
+// wherever they stand, and after "--" every argument is positional; they are
+// returned. An unknown flag is a usage error that starts with the command's
+// name, cmd.
+func argsAndFlags(c *cli.Context, cmd string) ([]string, error) {
+	after := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	after.SetOutput(io.Discard)
 	primary := map[string]string{}
 	for _, f := range c.Command.Flags {
-		if err := f.Apply(cl.after); err != nil {
+		if err := f.Apply(after); err != nil {
 			return nil, err
 		}
 		for _, n := range f.Names() {
 			primary[n] = f.Names()[0]
 		}
 	}
+	var args []string
 	rest := c.Args().Slice()
 	for len(rest) > 0 {
-		if err := cl.after.Parse(rest); err != nil {
+		if err := after.Parse(rest); err != nil {
 			return nil, badUsage("%s: %v", cmd, err)
 		}
-		left := cl.after.Args()
+		left := after.Args()
 		if n := len(rest) - len(left); n > 0 && rest[n-1] == "--" {
-			cl.args = append(cl.args, left...) // the flag set stopped at "--"
+			args = append(args, left...) // the flag set stopped at "--"
 			break
 		}
 		if len(left) > 0 {
-			cl.args = append(cl.args, left[0])
+			args = append(args, left[0])
 			left = left[1:]
 		}
 		rest = left
 	}
-	// Each alias is its own flag in the set: remember which one was used.
-	cl.after.Visit(func(f *flag.Flag) { cl.used[primary[f.Name]] = f.Name })
-	return cl, nil
-}
-
-// Args are the positional arguments.
-func (cl *commandLine) Args() []string { return cl.args }
-
-// value is the flag's text when it was given among the arguments.
-func (cl *commandLine) value(name string) (string, bool) {
-	used, ok := cl.used[name]
-	if !ok {
-		return "", false
-	}
-	return cl.after.Lookup(used).Value.String(), true
-}
-
-// IsSet reports whether the flag was given, before or among the arguments.
-func (cl *commandLine) IsSet(name string) bool {
-	_, among := cl.used[name]
-	return among || cl.c.IsSet(name)
-}
-
-// Given is the set of the command's flags that were given, by primary name.
-func (cl *commandLine) Given() map[string]bool {
-	given := map[string]bool{}
-	for _, f := range cl.c.Command.Flags {
-		if name := f.Names()[0]; cl.IsSet(name) {
-			given[name] = true
+	var err error
+	after.Visit(func(f *flag.Flag) {
+		if err == nil {
+			// Each alias is its own flag in the set: set the flag by its
+			// primary name, which is the name commands read.
+			err = c.Set(primary[f.Name], f.Value.String())
 		}
-	}
-	return given
-}
-
-// String is the string flag's value.
-func (cl *commandLine) String(name string) string {
-	if v, ok := cl.value(name); ok {
-		return v
-	}
-	return cl.c.String(name)
-}
-
-// Bool is the boolean flag's value.
-func (cl *commandLine) Bool(name string) bool {
-	if v, ok := cl.value(name); ok {
-		b, _ := strconv.ParseBool(v) // the flag set parsed it already
-		return b
-	}
-	return cl.c.Bool(name)
-}
-
-// Float64 is the number flag's value.
-func (cl *commandLine) Float64(name string) float64 {
-	if v, ok := cl.value(name); ok {
-		x, _ := strconv.ParseFloat(v, 64)
-		return x
-	}
-	return cl.c.Float64(name)
-}
-
-// Int is the integer flag's value.
-func (cl *commandLine) Int(name string) int {
-	if v, ok := cl.value(name); ok {
-		n, _ := strconv.Atoi(v)
-		return n
-	}
-	return cl.c.Int(name)
+	})
+	return args, err
 }

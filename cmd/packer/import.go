@@ -56,21 +56,21 @@ var workloadsImportCommand = &cli.Command{
 }
 
 func workloadsImportAction(c *cli.Context) error {
-	cl, err := parseCommandLine(c, "workloads import")
+	args, err := argsAndFlags(c, "workloads import")
 	if err != nil {
 		return err
 	}
-	switch args := cl.Args(); {
+	switch {
 	case len(args) < 1:
 		return badUsage("workloads import takes one trace FILE, got none")
 	case len(args) > 1:
 		return badUsage("workloads import takes one trace FILE, got also %q", args[1])
 	}
-	opt := importOptions(cl)
+	opt := importOptions(c)
 	if err := opt.Validate(); err != nil {
 		return badInput(err)
 	}
-	out, hybs := cl.String("output"), cl.String("hybs")
+	out, hybs := c.String("output"), c.String("hybs")
 	for _, path := range []string{out, hybs} {
 		if path != "" {
 			if err := writableDir(path); err != nil {
@@ -78,7 +78,7 @@ func workloadsImportAction(c *cli.Context) error {
 			}
 		}
 	}
-	in, name, closeIn, err := openTrace(c, cl.Args()[0])
+	in, name, closeIn, err := openTrace(c, args[0])
 	if err != nil {
 		return err
 	}
@@ -98,10 +98,8 @@ func workloadsImportAction(c *cli.Context) error {
 		}
 		// Check the workload's own output first, so that a bad --output
 		// leaves no HybS file behind.
-		if out != "" {
-			if err := checkOutputPath("output", out); err != nil {
-				return err
-			}
+		if err := checkOutputs(c, "output"); err != nil {
+			return err
 		}
 		if err := writeOutput(hybs, b); err != nil {
 			return err
@@ -134,18 +132,22 @@ func openTrace(c *cli.Context, path string) (io.Reader, string, func(), error) {
 }
 
 // importOptions reads import's flags into the importer's options.
-func importOptions(cl *commandLine) *traces.ImportOptions {
+func importOptions(c *cli.Context) *traces.ImportOptions {
+	given := map[string]bool{}
+	for _, f := range c.Command.Flags {
+		given[f.Names()[0]] = c.IsSet(f.Names()[0])
+	}
 	return &traces.ImportOptions{
-		Format:     cl.String("format"),
-		Window:     traces.Window{From: cl.Float64("from"), To: cl.Float64("to"), MaxJobs: cl.Int("max-jobs")},
-		SkipBad:    cl.Bool("skip-bad"),
-		KeepFailed: cl.Bool("keep-failed"),
-		Topology:   cl.String("topology"),
-		Cluster: sim.Cluster{Nodes: cl.Int("nodes"), Racks: cl.Int("racks"), MapSlots: cl.Int("map-slots"),
-			ReduceSlots: cl.Int("reduce-slots"), Replication: cl.Int("replication")},
-		BlockMB: cl.Float64("block-size-mb"), ReduceMB: cl.Float64("reduce-size-mb"),
-		MapMBps: cl.Float64("map-mbps"), ReduceMBps: cl.Float64("reduce-mbps"), TaskSeconds: cl.Float64("task-seconds"),
-		ServiceLevel: cl.Float64("service-level"),
-		Given:        cl.Given(),
+		Format:     c.String("format"),
+		Window:     traces.Window{From: c.Float64("from"), To: c.Float64("to"), MaxJobs: c.Int("max-jobs")},
+		SkipBad:    c.Bool("skip-bad"),
+		KeepFailed: c.Bool("keep-failed"),
+		Topology:   c.String("topology"),
+		Cluster: sim.Cluster{Nodes: c.Int("nodes"), Racks: c.Int("racks"), MapSlots: c.Int("map-slots"),
+			ReduceSlots: c.Int("reduce-slots"), Replication: c.Int("replication")},
+		BlockMB: c.Float64("block-size-mb"), ReduceMB: c.Float64("reduce-size-mb"),
+		MapMBps: c.Float64("map-mbps"), ReduceMBps: c.Float64("reduce-mbps"), TaskSeconds: c.Float64("task-seconds"),
+		ServiceLevel: c.Float64("service-level"),
+		Given:        given,
 	}
 }

@@ -158,10 +158,16 @@ func TestFitRumen(t *testing.T) {
 	}
 }
 
-// TestParseCommandLine reads flags before, among and after the positional
+// TestArgsAndFlags reads flags before, among and after the positional
 // arguments, with aliases, "=" values, "--" and the later value winning.
-func TestParseCommandLine(t *testing.T) {
-	var got *commandLine
+func TestArgsAndFlags(t *testing.T) {
+	type seen struct {
+		args      []string
+		output    string
+		n         int
+		all, setN bool
+	}
+	var got seen
 	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, Commands: []*cli.Command{{
 		Name: "cmd",
 		Flags: []cli.Flag{
@@ -169,33 +175,29 @@ func TestParseCommandLine(t *testing.T) {
 			&cli.IntFlag{Name: "n", Value: 7},
 			&cli.BoolFlag{Name: "all"},
 		},
-		Action: func(c *cli.Context) (err error) {
-			got, err = parseCommandLine(c, "cmd")
+		Action: func(c *cli.Context) error {
+			args, err := argsAndFlags(c, "cmd")
+			got = seen{args, c.String("output"), c.Int("n"), c.Bool("all"), c.IsSet("n")}
 			return err
 		},
 	}}}
 	for _, c := range []struct {
-		args      []string
-		pos       []string
-		output    string
-		n         int
-		all, setN bool
+		in   []string
+		want seen
 	}{
-		{[]string{"a", "b"}, []string{"a", "b"}, "", 7, false, false},
-		{[]string{"-o", "x", "a", "--n=3", "b", "--all"}, []string{"a", "b"}, "x", 3, true, true},
+		{[]string{"a", "b"}, seen{[]string{"a", "b"}, "", 7, false, false}},
+		{[]string{"-o", "x", "a", "--n=3", "b", "--all"}, seen{[]string{"a", "b"}, "x", 3, true, true}},
 		// The value given after the arguments wins over the one before.
-		{[]string{"--output", "x", "a", "-o", "y"}, []string{"a"}, "y", 7, false, false},
+		{[]string{"--output", "x", "a", "-o", "y"}, seen{[]string{"a"}, "y", 7, false, false}},
 		// After "--" a flag is an argument; "-" alone is one too.
-		{[]string{"a", "--", "--n", "4", "-"}, []string{"a", "--n", "4", "-"}, "", 7, false, false},
-		{[]string{"-", "--n", "2"}, []string{"-"}, "", 2, false, true},
+		{[]string{"a", "--", "--n", "4", "-"}, seen{[]string{"a", "--n", "4", "-"}, "", 7, false, false}},
+		{[]string{"-", "--n", "2"}, seen{[]string{"-"}, "", 2, false, true}},
 	} {
-		got = nil
-		if err := app.Run(append([]string{"packer", "cmd"}, c.args...)); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
+		if err := app.Run(append([]string{"packer", "cmd"}, c.in...)); err != nil {
+			t.Fatalf("%v: %v", c.in, err)
 		}
-		if !slices.Equal(got.Args(), c.pos) || got.String("output") != c.output || got.Int("n") != c.n ||
-			got.Bool("all") != c.all || got.IsSet("n") != c.setN || got.Given()["n"] != c.setN {
-			t.Errorf("%v: args %q, output %q, n %d (set %v), all %v", c.args, got.Args(), got.String("output"), got.Int("n"), got.IsSet("n"), got.Bool("all"))
+		if !slices.Equal(got.args, c.want.args) || got.output != c.want.output || got.n != c.want.n || got.all != c.want.all || got.setN != c.want.setN {
+			t.Errorf("%v: got %+v, want %+v", c.in, got, c.want)
 		}
 	}
 	if err := app.Run([]string{"packer", "cmd", "a", "--bogus"}); err == nil || err.Error() != "cmd: flag provided but not defined: -bogus" {
