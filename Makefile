@@ -72,12 +72,12 @@ fuzz-apply:
 POLICIES ?= fifo,fair,tyrex-dynamic
 .PHONY: fuzz-workloads bench-workloads
 fuzz-workloads:
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadRumen -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadRumen -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
 bench-workloads:
-	$(GO) test ./workloads -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
+	$(GO) test ./workloads/traces -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
 
 # pictures regenerates the README's pictures and the example report with the tool itself.
 .PHONY: pictures
