@@ -5,8 +5,9 @@
 // model is chosen here to reproduce what the paper says; how each number was
 // chosen is written beside it.
 //
-// Workloads read from real traces (SWIM, Rumen, the HybS simulator format)
-// are the business of the sub-package traces.
+// Merger (merge.go) joins workloads, built-in or profiled, into one. Workloads
+// read from real traces (SWIM, Rumen, the HybS simulator format) are the
+// business of the sub-package traces.
 package workloads
 
 import (

@@ -26,7 +26,7 @@ var workloadsImportCommand = &cli.Command{
 		"rumen: Hadoop Rumen job traces: real task durations (successful attempts), real block\n" +
 		"  locations on the --topology's hosts and racks, real submit times; failed jobs dropped\n" +
 		"  unless --keep-failed; slots per node inferred from the trace unless given.\n" +
-		"hybs: seed 002's simulator input (jobid tasks mean-seconds wait service-level).\n\n" +
+		"hybs: the HybS paper's simulator input (jobid tasks mean-seconds wait service-level).\n\n" +
 		"--from/--to/--max-jobs take a window (seconds from the trace's first job). A malformed\n" +
 		"record stops the import with its line or byte; --skip-bad skips and counts them.\n" +
 		"Flags may come before or after FILE.",
@@ -34,7 +34,7 @@ var workloadsImportCommand = &cli.Command{
 		&cli.StringFlag{Name: "format", Usage: "trace format: swim, rumen or hybs (required)"},
 		&cli.StringFlag{Name: "topology", Usage: "rumen: topology `FILE` (hosts by rack)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload to `FILE` instead of standard output"},
-		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in seed 002's HybS format to `FILE`"},
+		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in the HybS paper's format to `FILE`"},
 		&cli.Float64Flag{Name: "service-level", Value: 1, Usage: "--hybs: every job's service level (0–1)"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "skip malformed records and count them instead of stopping"},
 		&cli.BoolFlag{Name: "keep-failed", Usage: "rumen: keep jobs whose outcome is not SUCCESS"},
