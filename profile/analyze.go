@@ -65,6 +65,22 @@ type Result struct {
 	Warnings []string
 }
 
+// ReferenceSource says where the class's numbers at the reference size come
+// from: "measured" when runs were made at that size, "interpolated" (in log
+// space) when it lies between measured sizes, and "nearest measured" when it
+// lies outside them.
+func (r *Result) ReferenceSource() string {
+	j := r.Job
+	p := j.Profile
+	switch ref := p.Thresholds.ReferenceNodes; {
+	case p.ReferenceMeasured:
+		return "measured"
+	case ref < j.Range.Min || ref > j.Range.Max:
+		return "nearest measured"
+	}
+	return "interpolated"
+}
+
 // ErrTooFewNodeCounts is returned when the successful runs cover fewer than
 // two distinct node counts: no power law can be fitted.
 var ErrTooFewNodeCounts = errors.New("profile: successful runs at fewer than two distinct node counts, nothing to fit")

@@ -60,3 +60,25 @@ func TestFitMeasured(t *testing.T) {
 		t.Errorf("too few runs: %v\nwant %s", err, want)
 	}
 }
+
+func TestReferenceSource(t *testing.T) {
+	// The default reference size is 6 nodes; runs with an I/O rate at the
+	// listed node counts put it among, between or outside them.
+	for _, c := range []struct {
+		nodes []int
+		want  string
+	}{{[]int{4, 6, 8}, "measured"}, {[]int{4, 8}, "interpolated"}, {[]int{2, 4}, "nearest measured"}} {
+		var obs []model.Observation
+		for _, n := range c.nodes {
+			io := 50.0
+			obs = append(obs, model.Observation{Nodes: n, Seconds: 100 / float64(n), IOMBps: &io})
+		}
+		res, err := Analyze("j", obs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.ReferenceSource(); got != c.want {
+			t.Errorf("runs at %v: %q, want %q", c.nodes, got, c.want)
+		}
+	}
+}

@@ -184,15 +184,8 @@ func printFit(w io.Writer, r *profile.Result) error {
 		return err
 	}
 	th := p.Thresholds
-	how := "measured"
-	if !p.ReferenceMeasured {
-		how = "interpolated"
-		if th.ReferenceNodes < j.Range.Min || th.ReferenceNodes > j.Range.Max {
-			how = "nearest measured"
-		}
-	}
 	fmt.Fprintf(w, "  At %d nodes (%s): CPU %s (CPU-intensive above %s), I/O %s MB/s (I/O-intensive above %g) → class %s\n",
-		th.ReferenceNodes, how, percent(p.CPUUtil), percent(&th.CPUUtil), rate(p.IOMBps), th.IOMBps, j.Class())
+		th.ReferenceNodes, r.ReferenceSource(), percent(p.CPUUtil), percent(&th.CPUUtil), rate(p.IOMBps), th.IOMBps, j.Class())
 	for _, o := range p.Observations {
 		if o.Failed {
 			fmt.Fprintf(w, "  Failed run at %d nodes (repeat %d): %s\n", o.Nodes, o.Repeat, o.Error)
