@@ -2,6 +2,8 @@ package workloads
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"github.com/packer-sched/packer/model"
@@ -44,4 +46,19 @@ func (m *Merger) Workload(name, description string) (*model.Workload, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// Open resolves a workload argument as the command line takes one: the
+// workload file at the path name ("-" reads stdin) when such a file exists
+// or name looks like a path (it has a / or \, or ends in .json), else the
+// built-in workload of that name. builtin says which it tried, so that a
+// caller can word a failed look-up of a built-in name.
+func Open(name string, stdin io.Reader) (w *model.Workload, builtin bool, err error) {
+	_, statErr := os.Stat(name)
+	if name == "-" || statErr == nil || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json") {
+		w, err := model.ReadWorkloadFile(name, stdin)
+		return w, false, err
+	}
+	w, err = Get(name)
+	return w, true, err
 }

@@ -2,6 +2,8 @@ package workloads
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,5 +37,34 @@ func TestMerger(t *testing.T) {
 	var empty Merger
 	if _, err := empty.Workload("x", ""); !errors.Is(err, model.ErrInvalidWorkload) {
 		t.Errorf("empty merge: %v", err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	w1, _ := Get("W1")
+	doc, err := w1.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mine")
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name             string
+		stdin            string
+		builtin, invalid bool
+	}{
+		{"W1", "", true, false},
+		{"W9", "", true, true},           // no such built-in
+		{path, "", false, false},         // an existing file, even without .json
+		{"none.json", "", false, true},   // looks like a file: not a built-in name
+		{"-", string(doc), false, false}, // standard input
+		{"dir/W1", "", false, true},      // a path, though W1 is a built-in name
+	} {
+		w, builtin, err := Open(c.name, strings.NewReader(c.stdin))
+		if builtin != c.builtin || (err != nil) != c.invalid || (err == nil && len(w.Jobs) != len(w1.Jobs)) {
+			t.Errorf("%s: builtin %v, error %v", c.name, builtin, err)
+		}
 	}
 }

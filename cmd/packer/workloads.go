@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -112,17 +111,12 @@ var workloadsMergeCommand = &cli.Command{
 // readWorkloadArg reads a workload file, or a built-in workload by name when
 // no such file exists and the argument does not look like a path.
 func readWorkloadArg(c *cli.Context, arg string) (*model.Workload, error) {
-	_, statErr := os.Stat(arg)
-	if arg == "-" || statErr == nil || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".json") {
-		w, err := model.ReadWorkloadFile(arg, c.App.Reader)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		return w, nil
-	}
-	w, err := workloads.Get(arg)
-	if err != nil {
+	w, builtin, err := workloads.Open(arg, c.App.Reader)
+	switch {
+	case err != nil && builtin:
 		return nil, badInput(fmt.Errorf("%s: no such file, and %w", arg, err))
+	case err != nil:
+		return nil, badInput(err)
 	}
 	return w, nil
 }
