@@ -68,17 +68,17 @@ fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseJournal -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseMetadata -fuzztime $(FUZZTIME)
 
-# fuzz-workloads runs the trace readers' fuzzers (issue 8), FUZZTIME each; bench-workloads
+# fuzz-workloads runs the trace readers' fuzzers, FUZZTIME each; bench-workloads
 # imports and simulates the full FB-2010 day (POLICIES, default fifo,fair,tyrex-dynamic).
 POLICIES ?= fifo,fair,tyrex-dynamic
 .PHONY: fuzz-workloads bench-workloads
 fuzz-workloads:
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadRumen -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
-	$(GO) test ./workloads -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadSWIM -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadRumen -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
+	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
 bench-workloads:
-	$(GO) test ./workloads -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
+	$(GO) test ./workloads/traces -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
 
 # pictures regenerates the README's pictures and the example report with the tool itself.
 .PHONY: pictures

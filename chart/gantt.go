@@ -35,79 +35,9 @@ type lane struct {
 // label fits; bars on overcommitted hosts hatched; phase boundaries dashed;
 // makespan and sequential makespan marked.
 func Gantt(pl *plan.Plan) *Scene {
-	c := pl.Cluster
-	// Extra slots per host: the most extra VMs it carries in any phase.
-	extraSlots := make([]int, c.Hosts)
-	for _, ph := range pl.Phases {
-		for _, h := range ph.Hosts {
-			n := 0
-			for _, v := range h.VMs {
-				if v.Disk == nil {
-					n++
-				}
-			}
-			extraSlots[h.Host] = max(extraSlots[h.Host], n)
-		}
-	}
-	var lanes []lane
-	laneOf := map[[3]int]int{} // host, disk, extra slot → lane index
-	y := ganttTop
-	for h := range c.Hosts {
-		for d := range c.DisksPerHost {
-			laneOf[[3]int{h, d, 0}] = len(lanes)
-			lanes = append(lanes, lane{host: h, disk: d, y: y})
-			y += laneHeight + laneGap
-		}
-		for e := range extraSlots[h] {
-			laneOf[[3]int{h, -1, e}] = len(lanes)
-			lanes = append(lanes, lane{host: h, disk: -1, extra: e, y: y})
-			y += laneHeight + laneGap
-		}
-		y += hostGap
-	}
-	plotBottom := y - hostGap
-	colour := map[string]string{}
-	for i, j := range pl.Jobs {
-		colour[j.Name] = palette[i%len(palette)]
-	}
-	tmax := max(pl.Makespan, pl.SequentialMakespan) * 1.02
-	if tmax <= 0 {
-		tmax = 1
-	}
-	plotW := ganttWidth - ganttLeft - ganttRight
-	xOf := func(t float64) float64 { return ganttLeft + t/tmax*plotW }
-
-	s := &Scene{W: ganttWidth, Title: fmt.Sprintf("Plan %s: workload %s, algorithm %s, makespan %s, %.1f %% below sequential",
-		pl.ID, pl.Workload, pl.Algorithm, secs(pl.Makespan), pl.SavingPercent)}
-	add := func(it Item) { s.Items = append(s.Items, it) }
-	add(&Text{X: ganttLeft, Y: 22, S: fmt.Sprintf("Plan %s — %s, %s", pl.ID, pl.Workload, pl.Algorithm), Size: 15, Bold: true, Class: "title"})
-	add(&Text{X: ganttLeft, Y: 40, S: fmt.Sprintf("%d hosts × %d disks, r = %d, alpha = %g · makespan %s · sequential %s · saving %.1f %%",
-		c.Hosts, c.DisksPerHost, c.ExtraRatio, c.Alpha, secs(pl.Makespan), secs(pl.SequentialMakespan), pl.SavingPercent), Size: 12, Class: "subtitle"})
-
-	// Lanes: a light band per host, a label per lane.
-	for _, l := range lanes {
-		if l.disk == 0 {
-			n := c.DisksPerHost + extraSlots[l.host]
-			if l.host%2 == 0 {
-				add(&Rect{X: ganttLeft, Y: l.y - laneGap/2, W: plotW, H: float64(n) * (laneHeight + laneGap), Fill: "#F2F2F2", Class: "host-band"})
-			}
-		}
-		label := fmt.Sprintf("host %d · disk %d", l.host, l.disk)
-		if l.disk < 0 {
-			label = fmt.Sprintf("host %d · extra", l.host)
-			if extraSlots[l.host] > 1 {
-				label = fmt.Sprintf("host %d · extra %d", l.host, l.extra)
-			}
-		}
-		disk := "extra"
-		if l.disk >= 0 {
-			disk = strconv.Itoa(l.disk)
-		}
-		add(&Rect{X: ganttLeft, Y: l.y, W: 0, H: laneHeight, Class: "lane",
-			Attrs: [][2]string{{"data-host", strconv.Itoa(l.host)}, {"data-disk", disk}, {"data-slot", strconv.Itoa(l.extra)}}})
-		add(&Text{X: ganttLeft - 6, Y: l.y + laneHeight - 5, S: label, Size: 11, Anchor: "end", Class: "lane-label"})
-	}
-	// Bars.
+	g := newGantt(pl)
+	g.header()
+	g.drawLanes()
 	for _, ph := range pl.Phases {
 		runtime := map[string]float64{}
 		for _, j := range ph.Jobs {
@@ -122,86 +52,202 @@ func Gantt(pl *plan.Plan) *Scene {
 				} else {
 					extra++
 				}
-				l := lanes[laneOf[key]]
-				x0, x1 := xOf(ph.Start), xOf(ph.Start+runtime[v.Job])
-				fill := colour[v.Job]
-				disk := "extra"
-				if v.Disk != nil {
-					disk = strconv.Itoa(*v.Disk)
-				}
-				add(&Rect{X: x0, Y: l.y, W: x1 - x0, H: laneHeight, Fill: fill, Stroke: "#333333", Class: "vm", Hatch: h.Overcommitted,
-					Attrs: [][2]string{{"data-job", v.Job}, {"data-index", strconv.Itoa(v.Index)}, {"data-role", string(v.Role)},
-						{"data-host", strconv.Itoa(h.Host)}, {"data-disk", disk}, {"data-phase", strconv.Itoa(ph.Index)},
-						{"data-start", num(ph.Start)}, {"data-end", num(ph.Start + runtime[v.Job])}},
-					Tooltip: fmt.Sprintf("%s VM %d (%s) on host %d, disk %s: phase %d, %s → %s", v.Job, v.Index, v.Role, h.Host, disk, ph.Index+1, secs(ph.Start), secs(ph.Start+runtime[v.Job]))})
-				for _, label := range []string{fmt.Sprintf("%s[%d]", v.Job, v.Index), v.Job} {
-					if TextWidth(label, barLabelSize)+6 <= x1-x0 {
-						add(&Text{X: x0 + 3, Y: l.y + laneHeight - 5, S: label, Size: barLabelSize, Fill: textColorOn(fill), Class: "bar-label"})
-						break
-					}
-				}
+				g.drawBar(g.lanes[g.laneOf[key]], vmBar{job: v.Job, index: v.Index, role: string(v.Role), host: h.Host, disk: v.Disk,
+					phase: ph.Index, start: ph.Start, end: ph.Start + runtime[v.Job], hatch: h.Overcommitted})
 			}
 		}
 	}
-	// Phase boundaries and labels.
 	for _, ph := range pl.Phases {
-		if ph.Index > 0 {
-			add(&Line{X1: xOf(ph.Start), Y1: ganttTop - 14, X2: xOf(ph.Start), Y2: plotBottom, Stroke: "#555555", Dash: true, Class: "phase-boundary"})
-		}
-		mid := (xOf(ph.Start) + xOf(ph.Start+ph.Duration)) / 2
-		label := fmt.Sprintf("phase %d", ph.Index+1)
-		if TextWidth(label, 11) > xOf(ph.Start+ph.Duration)-xOf(ph.Start) {
-			label = strconv.Itoa(ph.Index + 1)
-		}
-		add(&Text{X: mid, Y: ganttTop - 6, S: label, Size: 11, Anchor: "middle", Class: "phase-label"})
+		g.drawPhase(ph.Index, ph.Start, ph.Duration)
 	}
-	// Makespan and sequential makespan.
-	xm, xs := xOf(pl.Makespan), xOf(pl.SequentialMakespan)
-	add(&Line{X1: xm, Y1: ganttTop - 14, X2: xm, Y2: plotBottom + 4, Stroke: "#000000", Width: 2, Class: "makespan"})
-	add(&Line{X1: xs, Y1: ganttTop - 14, X2: xs, Y2: plotBottom + 4, Stroke: "#D55E00", Width: 2, Dash: true, Class: "sequential-makespan"})
-	// Axis with round ticks.
-	axisY := plotBottom + 6
-	add(&Line{X1: ganttLeft, Y1: axisY, X2: ganttLeft + plotW, Y2: axisY, Stroke: "#000000", Class: "axis"})
-	step := niceStep(tmax / 8)
-	for t := 0.0; t <= tmax; t += step {
-		x := xOf(t)
-		add(&Line{X1: x, Y1: axisY, X2: x, Y2: axisY + 4, Stroke: "#000000", Class: "tick"})
-		add(&Text{X: x, Y: axisY + 16, S: num(t), Size: 11, Anchor: "middle", Class: "tick-label"})
+	axisY := g.drawAxis()
+	g.drawLegend(axisY + axisHeight + 8)
+	return g.s
+}
+
+// gantt is a Gantt chart being drawn: the plan, its lanes and the time scale.
+type gantt struct {
+	pl         *plan.Plan
+	s          *Scene
+	lanes      []lane
+	laneOf     map[[3]int]int // host, disk (−1 for extra), extra slot → lane index
+	extraSlots []int          // per host, the most extra VMs it carries in any phase
+	colour     map[string]string
+	tmax       float64 // the time axis' end, in seconds
+	plotW      float64
+	plotBottom float64
+}
+
+// newGantt lays out the lanes, the colours and the time scale of a plan.
+func newGantt(pl *plan.Plan) *gantt {
+	c := pl.Cluster
+	g := &gantt{pl: pl, laneOf: map[[3]int]int{}, extraSlots: make([]int, c.Hosts), colour: map[string]string{}}
+	for _, ph := range pl.Phases {
+		for _, h := range ph.Hosts {
+			n := 0
+			for _, v := range h.VMs {
+				if v.Disk == nil {
+					n++
+				}
+			}
+			g.extraSlots[h.Host] = max(g.extraSlots[h.Host], n)
+		}
 	}
-	add(&Text{X: ganttLeft + plotW, Y: axisY + 30, S: "time (s)", Size: 11, Anchor: "end", Class: "axis-label"})
-	// Legend: makespan marks, overcommit hatch, one swatch per job.
-	y = axisY + axisHeight + 8
+	y := ganttTop
+	for h := range c.Hosts {
+		for d := range c.DisksPerHost {
+			g.laneOf[[3]int{h, d, 0}] = len(g.lanes)
+			g.lanes = append(g.lanes, lane{host: h, disk: d, y: y})
+			y += laneHeight + laneGap
+		}
+		for e := range g.extraSlots[h] {
+			g.laneOf[[3]int{h, -1, e}] = len(g.lanes)
+			g.lanes = append(g.lanes, lane{host: h, disk: -1, extra: e, y: y})
+			y += laneHeight + laneGap
+		}
+		y += hostGap
+	}
+	g.plotBottom = y - hostGap
+	for i, j := range pl.Jobs {
+		g.colour[j.Name] = palette[i%len(palette)]
+	}
+	g.tmax = max(pl.Makespan, pl.SequentialMakespan) * 1.02
+	if g.tmax <= 0 {
+		g.tmax = 1
+	}
+	g.plotW = ganttWidth - ganttLeft - ganttRight
+	return g
+}
+
+// x is the horizontal position of time t.
+func (g *gantt) x(t float64) float64 { return ganttLeft + t/g.tmax*g.plotW }
+
+func (g *gantt) add(it ...Item) { g.s.Items = append(g.s.Items, it...) }
+
+// header starts the scene with the title and the plan's numbers.
+func (g *gantt) header() {
+	pl, c := g.pl, g.pl.Cluster
+	g.s = &Scene{W: ganttWidth, Title: fmt.Sprintf("Plan %s: workload %s, algorithm %s, makespan %s, %.1f %% below sequential",
+		pl.ID, pl.Workload, pl.Algorithm, secs(pl.Makespan), pl.SavingPercent)}
+	g.add(&Text{X: ganttLeft, Y: 22, S: fmt.Sprintf("Plan %s — %s, %s", pl.ID, pl.Workload, pl.Algorithm), Size: 15, Bold: true, Class: "title"})
+	g.add(&Text{X: ganttLeft, Y: 40, S: fmt.Sprintf("%d hosts × %d disks, r = %d, alpha = %g · makespan %s · sequential %s · saving %.1f %%",
+		c.Hosts, c.DisksPerHost, c.ExtraRatio, c.Alpha, secs(pl.Makespan), secs(pl.SequentialMakespan), pl.SavingPercent), Size: 12, Class: "subtitle"})
+}
+
+// drawLanes draws a light band per host and a label per lane.
+func (g *gantt) drawLanes() {
+	for _, l := range g.lanes {
+		if l.disk == 0 {
+			n := g.pl.Cluster.DisksPerHost + g.extraSlots[l.host]
+			if l.host%2 == 0 {
+				g.add(&Rect{X: ganttLeft, Y: l.y - laneGap/2, W: g.plotW, H: float64(n) * (laneHeight + laneGap), Fill: "#F2F2F2", Class: "host-band"})
+			}
+		}
+		label := fmt.Sprintf("host %d · disk %d", l.host, l.disk)
+		if l.disk < 0 {
+			label = fmt.Sprintf("host %d · extra", l.host)
+			if g.extraSlots[l.host] > 1 {
+				label = fmt.Sprintf("host %d · extra %d", l.host, l.extra)
+			}
+		}
+		disk := "extra"
+		if l.disk >= 0 {
+			disk = strconv.Itoa(l.disk)
+		}
+		g.add(&Rect{X: ganttLeft, Y: l.y, W: 0, H: laneHeight, Class: "lane",
+			Attrs: [][2]string{{"data-host", strconv.Itoa(l.host)}, {"data-disk", disk}, {"data-slot", strconv.Itoa(l.extra)}}})
+		g.add(&Text{X: ganttLeft - 6, Y: l.y + laneHeight - 5, S: label, Size: 11, Anchor: "end", Class: "lane-label"})
+	}
+}
+
+// vmBar is one VM's run: its job, where and when.
+type vmBar struct {
+	job         string
+	index       int
+	role        string
+	host, phase int
+	disk        *int // nil for an extra VM
+	start, end  float64
+	hatch       bool // on an overcommitted host
+}
+
+// drawBar draws a VM's bar on its lane, labelled where the label fits.
+func (g *gantt) drawBar(l lane, v vmBar) {
+	x0, x1 := g.x(v.start), g.x(v.end)
+	fill := g.colour[v.job]
+	disk := "extra"
+	if v.disk != nil {
+		disk = strconv.Itoa(*v.disk)
+	}
+	g.add(&Rect{X: x0, Y: l.y, W: x1 - x0, H: laneHeight, Fill: fill, Stroke: "#333333", Class: "vm", Hatch: v.hatch,
+		Attrs: [][2]string{{"data-job", v.job}, {"data-index", strconv.Itoa(v.index)}, {"data-role", v.role},
+			{"data-host", strconv.Itoa(v.host)}, {"data-disk", disk}, {"data-phase", strconv.Itoa(v.phase)},
+			{"data-start", num(v.start)}, {"data-end", num(v.end)}},
+		Tooltip: fmt.Sprintf("%s VM %d (%s) on host %d, disk %s: phase %d, %s → %s", v.job, v.index, v.role, v.host, disk, v.phase+1, secs(v.start), secs(v.end))})
+	for _, label := range []string{fmt.Sprintf("%s[%d]", v.job, v.index), v.job} {
+		if TextWidth(label, barLabelSize)+6 <= x1-x0 {
+			g.add(&Text{X: x0 + 3, Y: l.y + laneHeight - 5, S: label, Size: barLabelSize, Fill: textColorOn(fill), Class: "bar-label"})
+			break
+		}
+	}
+}
+
+// drawPhase draws a phase's boundary (after the first) and its label.
+func (g *gantt) drawPhase(index int, start, duration float64) {
+	if index > 0 {
+		g.add(&Line{X1: g.x(start), Y1: ganttTop - 14, X2: g.x(start), Y2: g.plotBottom, Stroke: "#555555", Dash: true, Class: "phase-boundary"})
+	}
+	mid := (g.x(start) + g.x(start+duration)) / 2
+	label := fmt.Sprintf("phase %d", index+1)
+	if TextWidth(label, 11) > g.x(start+duration)-g.x(start) {
+		label = strconv.Itoa(index + 1)
+	}
+	g.add(&Text{X: mid, Y: ganttTop - 6, S: label, Size: 11, Anchor: "middle", Class: "phase-label"})
+}
+
+// drawAxis marks the makespan and the sequential makespan and draws the
+// time axis with round ticks; it returns where the axis is drawn.
+func (g *gantt) drawAxis() (axisY float64) {
+	xm, xs := g.x(g.pl.Makespan), g.x(g.pl.SequentialMakespan)
+	g.add(&Line{X1: xm, Y1: ganttTop - 14, X2: xm, Y2: g.plotBottom + 4, Stroke: "#000000", Width: 2, Class: "makespan"})
+	g.add(&Line{X1: xs, Y1: ganttTop - 14, X2: xs, Y2: g.plotBottom + 4, Stroke: "#D55E00", Width: 2, Dash: true, Class: "sequential-makespan"})
+	axisY = g.plotBottom + 6
+	g.add(&Line{X1: ganttLeft, Y1: axisY, X2: ganttLeft + g.plotW, Y2: axisY, Stroke: "#000000", Class: "axis"})
+	step := niceStep(g.tmax / 8)
+	for t := 0.0; t <= g.tmax; t += step {
+		x := g.x(t)
+		g.add(&Line{X1: x, Y1: axisY, X2: x, Y2: axisY + 4, Stroke: "#000000", Class: "tick"})
+		g.add(&Text{X: x, Y: axisY + 16, S: num(t), Size: 11, Anchor: "middle", Class: "tick-label"})
+	}
+	g.add(&Text{X: ganttLeft + g.plotW, Y: axisY + 30, S: "time (s)", Size: 11, Anchor: "end", Class: "axis-label"})
+	return axisY
+}
+
+// drawLegend draws, from height y, the makespan marks, the overcommit hatch
+// and one swatch per job, wrapping into rows, and sets the scene's height.
+func (g *gantt) drawLegend(y float64) {
+	pl := g.pl
 	x := ganttLeft
-	legend := func(draw func(x, y float64) float64) {
+	entry := func(mark Item, text string) {
 		if x+160 > ganttWidth-ganttRight {
 			x, y = ganttLeft, y+legendRow
 		}
-		x = draw(x, y)
+		switch m := mark.(type) {
+		case *Line:
+			m.X1, m.Y1, m.X2, m.Y2 = x, y+6, x+18, y+6
+		case *Rect:
+			m.X, m.Y, m.W, m.H = x, y, 18, 12
+		}
+		g.add(mark, &Text{X: x + 22, Y: y + 10, S: text, Size: 11, Class: "legend"})
+		x += 30 + TextWidth(text, 11)
 	}
-	legend(func(x, y float64) float64 {
-		s.Items = append(s.Items, &Line{X1: x, Y1: y + 6, X2: x + 18, Y2: y + 6, Stroke: "#000000", Width: 2, Class: "legend"},
-			&Text{X: x + 22, Y: y + 10, S: "makespan " + secs(pl.Makespan), Size: 11, Class: "legend"})
-		return x + 30 + TextWidth("makespan "+secs(pl.Makespan), 11)
-	})
-	legend(func(x, y float64) float64 {
-		s.Items = append(s.Items, &Line{X1: x, Y1: y + 6, X2: x + 18, Y2: y + 6, Stroke: "#D55E00", Width: 2, Dash: true, Class: "legend"},
-			&Text{X: x + 22, Y: y + 10, S: "sequential " + secs(pl.SequentialMakespan), Size: 11, Class: "legend"})
-		return x + 30 + TextWidth("sequential "+secs(pl.SequentialMakespan), 11)
-	})
-	legend(func(x, y float64) float64 {
-		s.Items = append(s.Items, &Rect{X: x, Y: y, W: 18, H: 12, Fill: "#FFFFFF", Stroke: "#333333", Hatch: true, Class: "legend"},
-			&Text{X: x + 22, Y: y + 10, S: "overcommitted host (× alpha)", Size: 11, Class: "legend"})
-		return x + 30 + TextWidth("overcommitted host (× alpha)", 11)
-	})
+	entry(&Line{Stroke: "#000000", Width: 2, Class: "legend"}, "makespan "+secs(pl.Makespan))
+	entry(&Line{Stroke: "#D55E00", Width: 2, Dash: true, Class: "legend"}, "sequential "+secs(pl.SequentialMakespan))
+	entry(&Rect{Fill: "#FFFFFF", Stroke: "#333333", Hatch: true, Class: "legend"}, "overcommitted host (× alpha)")
 	for _, j := range pl.Jobs {
-		legend(func(x, y float64) float64 {
-			s.Items = append(s.Items, &Rect{X: x, Y: y, W: 18, H: 12, Fill: colour[j.Name], Stroke: "#333333", Class: "legend-swatch", Attrs: [][2]string{{"data-job", j.Name}}},
-				&Text{X: x + 22, Y: y + 10, S: j.Name, Size: 11, Class: "legend"})
-			return x + 30 + TextWidth(j.Name, 11)
-		})
+		entry(&Rect{Fill: g.colour[j.Name], Stroke: "#333333", Class: "legend-swatch", Attrs: [][2]string{{"data-job", j.Name}}}, j.Name)
 	}
-	s.H = y + legendRow + 8
-	return s
+	g.s.H = y + legendRow + 8
 }
 
 // niceStep rounds a raw tick step up to 1, 2 or 5 times a power of ten.

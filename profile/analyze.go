@@ -10,7 +10,7 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// Settings tune Analyze. The zero value (or nil) gives seed 003's thresholds
+// Settings tune Analyze. The zero value (or nil) gives the packing paper's thresholds
 // and 95 % intervals.
 type Settings struct {
 	// Thresholds classify the job at the reference size; zero fields take
@@ -63,6 +63,22 @@ type Result struct {
 	Nodes []NodeSummary
 	// Warnings are the reasons to doubt the model (also in Job.Profile).
 	Warnings []string
+}
+
+// ReferenceSource says where the class's numbers at the reference size come
+// from: "measured" when runs were made at that size, "interpolated" (in log
+// space) when it lies between measured sizes, and "nearest measured" when it
+// lies outside them.
+func (r *Result) ReferenceSource() string {
+	j := r.Job
+	p := j.Profile
+	switch ref := p.Thresholds.ReferenceNodes; {
+	case p.ReferenceMeasured:
+		return "measured"
+	case ref < j.Range.Min || ref > j.Range.Max:
+		return "nearest measured"
+	}
+	return "interpolated"
 }
 
 // ErrTooFewNodeCounts is returned when the successful runs cover fewer than

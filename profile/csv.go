@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,45 +42,15 @@ var knownColumns = []string{colJob, colNodes, colSeconds, colCPU, colIO}
 // io_mbps, or a job measured at a single node count (no power law can be
 // fitted through one x value).
 func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
-	bad := func(format string, args ...any) error {
-		return &model.InputError{File: file, Err: fmt.Errorf(format, args...)}
-	}
+	bad := func(err error) error { return &model.InputError{File: file, Err: err} }
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1 // counted below, to say how many fields were expected
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, bad("the file is empty; want a header line: job,nodes,seconds[,cpu_util][,io_mbps]")
-	}
+	col, width, err := readHeader(cr)
 	if err != nil {
-		return nil, bad("%v", csvError(err))
+		return nil, bad(err)
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(h))
-		if i == 0 {
-			name = strings.TrimPrefix(name, "\ufeff") // spreadsheets write a BOM
-		}
-		line, _ := cr.FieldPos(i)
-		c := i + 1
-		switch {
-		case name == "":
-			return nil, bad("line %d, column %d: empty column name in the header", line, c)
-		case !contains(knownColumns, name):
-			return nil, bad("line %d, column %d: unknown column %q (want %s)", line, c, h, strings.Join(knownColumns, ", "))
-		}
-		if _, dup := col[name]; dup {
-			return nil, bad("line %d, column %d: column %q appears twice", line, c, name)
-		}
-		col[name] = i
-	}
-	for _, req := range []string{colJob, colNodes, colSeconds} {
-		if _, ok := col[req]; !ok {
-			return nil, bad("line 1: missing column %q (the header needs job, nodes and seconds)", req)
-		}
-	}
-
 	var jobs []JobObservations
 	index := map[string]int{}
 	for {
@@ -88,51 +59,15 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 			break
 		}
 		if err != nil {
-			return nil, bad("%v", csvError(err))
+			return nil, bad(csvError(err))
 		}
 		line, _ := cr.FieldPos(0)
-		if len(rec) != len(header) {
-			return nil, bad("line %d: %d fields, but the header has %d", line, len(rec), len(header))
+		if len(rec) != width {
+			return nil, bad(fmt.Errorf("line %d: %d fields, but the header has %d", line, len(rec), width))
 		}
-		// Columns are counted in fields from 1, as a spreadsheet shows them.
-		field := func(name string) (string, string) {
-			i := col[name]
-			return strings.TrimSpace(rec[i]), fmt.Sprintf("line %d, column %d (%s)", line, i+1, name)
-		}
-		name, where := field(colJob)
-		if name == "" {
-			return nil, bad("%s: empty job name", where)
-		}
-		var o model.Observation
-		v, where := field(colNodes)
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, bad("%s: nodes must be a positive integer, got %q", where, v)
-		}
-		o.Nodes = n
-		v, where = field(colSeconds)
-		s, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(s > 0) || math.IsInf(s, 0) {
-			return nil, bad("%s: seconds must be a finite positive number, got %q", where, v)
-		}
-		o.Seconds = s
-		if _, ok := col[colCPU]; ok {
-			if v, where := field(colCPU); v != "" {
-				u, err := strconv.ParseFloat(v, 64)
-				if err != nil || !(u >= 0 && u <= 1) {
-					return nil, bad("%s: cpu_util must be a number from 0 to 1, got %q", where, v)
-				}
-				o.CPUUtil = &u
-			}
-		}
-		if _, ok := col[colIO]; ok {
-			if v, where := field(colIO); v != "" {
-				m, err := strconv.ParseFloat(v, 64)
-				if err != nil || !(m >= 0) || math.IsInf(m, 0) {
-					return nil, bad("%s: io_mbps must be a finite non-negative number, got %q", where, v)
-				}
-				o.IOMBps = &m
-			}
+		name, o, err := col.row(rec, line)
+		if err != nil {
+			return nil, bad(err)
 		}
 		k, seen := index[name]
 		if !seen {
@@ -143,8 +78,102 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 		jobs[k].Observations = append(jobs[k].Observations, o)
 	}
 	if len(jobs) == 0 {
-		return nil, bad("no observations after the header")
+		return nil, bad(errors.New("no observations after the header"))
 	}
+	if err := col.checkNodeCounts(jobs); err != nil {
+		return nil, bad(err)
+	}
+	return jobs, nil
+}
+
+// columns maps a column's name to its index in a row.
+type columns map[string]int
+
+// readHeader reads the header line: known column names, each once, the
+// required ones present. width is the number of fields a row must have.
+func readHeader(cr *csv.Reader) (col columns, width int, err error) {
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, 0, errors.New("the file is empty; want a header line: job,nodes,seconds[,cpu_util][,io_mbps]")
+	}
+	if err != nil {
+		return nil, 0, csvError(err)
+	}
+	col = columns{}
+	for i, h := range header {
+		name := strings.ToLower(strings.TrimSpace(h))
+		if i == 0 {
+			name = strings.TrimPrefix(name, "\ufeff") // spreadsheets write a BOM
+		}
+		line, _ := cr.FieldPos(i)
+		c := i + 1
+		switch {
+		case name == "":
+			return nil, 0, fmt.Errorf("line %d, column %d: empty column name in the header", line, c)
+		case !slices.Contains(knownColumns, name):
+			return nil, 0, fmt.Errorf("line %d, column %d: unknown column %q (want %s)", line, c, h, strings.Join(knownColumns, ", "))
+		}
+		if _, dup := col[name]; dup {
+			return nil, 0, fmt.Errorf("line %d, column %d: column %q appears twice", line, c, name)
+		}
+		col[name] = i
+	}
+	for _, req := range []string{colJob, colNodes, colSeconds} {
+		if _, ok := col[req]; !ok {
+			return nil, 0, fmt.Errorf("line 1: missing column %q (the header needs job, nodes and seconds)", req)
+		}
+	}
+	return col, len(header), nil
+}
+
+// row parses one run: its job's name and the observation. Errors name the
+// line and the column, counted from 1 as a spreadsheet shows them.
+func (col columns) row(rec []string, line int) (string, model.Observation, error) {
+	var o model.Observation
+	field := func(name string) (string, string) {
+		i := col[name]
+		return strings.TrimSpace(rec[i]), fmt.Sprintf("line %d, column %d (%s)", line, i+1, name)
+	}
+	name, where := field(colJob)
+	if name == "" {
+		return "", o, fmt.Errorf("%s: empty job name", where)
+	}
+	v, where := field(colNodes)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return "", o, fmt.Errorf("%s: nodes must be a positive integer, got %q", where, v)
+	}
+	o.Nodes = n
+	v, where = field(colSeconds)
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(s > 0) || math.IsInf(s, 0) {
+		return "", o, fmt.Errorf("%s: seconds must be a finite positive number, got %q", where, v)
+	}
+	o.Seconds = s
+	if _, ok := col[colCPU]; ok {
+		if v, where := field(colCPU); v != "" {
+			u, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(u >= 0 && u <= 1) {
+				return "", o, fmt.Errorf("%s: cpu_util must be a number from 0 to 1, got %q", where, v)
+			}
+			o.CPUUtil = &u
+		}
+	}
+	if _, ok := col[colIO]; ok {
+		if v, where := field(colIO); v != "" {
+			m, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(m >= 0) || math.IsInf(m, 0) {
+				return "", o, fmt.Errorf("%s: io_mbps must be a finite non-negative number, got %q", where, v)
+			}
+			o.IOMBps = &m
+		}
+	}
+	return name, o, nil
+}
+
+// checkNodeCounts rejects a job measured at a single node count: no power
+// law can be fitted through one x value.
+func (col columns) checkNodeCounts(jobs []JobObservations) error {
 	for _, j := range jobs {
 		distinct := map[int]bool{}
 		for _, o := range j.Observations {
@@ -152,19 +181,10 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 		}
 		if len(distinct) < 2 {
 			c := col[colNodes] + 1
-			return nil, bad("line %d, column %d (nodes): job %q is measured at a single node count (%d); a power law needs at least two", j.Line, c, j.Job, j.Observations[0].Nodes)
+			return fmt.Errorf("line %d, column %d (nodes): job %q is measured at a single node count (%d); a power law needs at least two", j.Line, c, j.Job, j.Observations[0].Nodes)
 		}
 	}
-	return jobs, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, s := range xs {
-		if s == x {
-			return true
-		}
-	}
-	return false
+	return nil
 }
 
 // csvError renders encoding/csv's errors as "line L, column C: what".

@@ -1,5 +1,6 @@
 // Package profile measures batch jobs and turns the measurements into the
-// runtime models and classes packer plans with (seed 003, sections 3 and 4).
+// runtime models and classes packer plans with (the packing paper, Aboulnaga
+// et al., CloudDB 2009, sections 3 and 4).
 //
 // Its pipeline:
 //
@@ -15,6 +16,8 @@
 // size with model.Thresholds. ReadObservations reads runs measured elsewhere
 // (for example Hadoop job histories). The result is a workload job, so a file
 // of profiled jobs is a workload file.
+// FitObservations (a file of runs) and FitMeasured (a measured command) chain
+// the steps and return the profiled jobs as a workload.
 //
 // # What is measured, and from where
 //
@@ -28,7 +31,7 @@
 // once, after exit, with no sampling race. ru_inblock and ru_oublock are the
 // task I/O accounting's read_bytes and write_bytes, the same counters as
 // /proc/PID/io: bytes the process tree made the kernel fetch from or send to
-// the block layer. Page-cache hits are not counted, which is what seed 003
+// the block layer. Page-cache hits are not counted, which is what the packing paper
 // means by an I/O-intensive job — one that keeps a physical disk busy, and so
 // must not share one.
 //
@@ -49,6 +52,6 @@
 //
 // CPU utilisation is CPU seconds / (wall × nodes × vCPUs per node): the share
 // of the CPU the job's nodes offered that it used. The I/O rate is (bytes read
-// + bytes written) / 10⁶ / wall, in MB/s, aggregated over all nodes as seed
-// 003's 100 MB/s threshold is.
+// + bytes written) / 10⁶ / wall, in MB/s, aggregated over all nodes as the packing
+// paper's 100 MB/s threshold is.
 package profile

@@ -53,7 +53,7 @@ type MeasureSettings struct {
 	// Repeat is the number of runs per node count; default 1.
 	Repeat int
 	// VCPUsPerNode turns CPU seconds into utilisation: CPU seconds /
-	// (wall × nodes × VCPUsPerNode). Default 2, the vCPUs of seed 003's VMs.
+	// (wall × nodes × VCPUsPerNode). Default 2, the vCPUs of the packing paper's VMs.
 	VCPUsPerNode int
 	// Executor runs the command; default Local{}.
 	Executor Executor

@@ -11,7 +11,7 @@ import (
 )
 
 func TestTableOne(t *testing.T) {
-	// Seed 003, Table 1, job counts per workload.
+	// Packing paper, Table 1, job counts per workload.
 	want := map[string]map[string]int{
 		"W1": {"s-srt": 2, "s-kmns": 2, "s-inv": 1},
 		"W2": {"s-srt": 2, "s-kmns": 1, "s-inv": 1, "s-dsim": 1},
@@ -49,7 +49,7 @@ func TestTableOne(t *testing.T) {
 	}
 }
 
-func TestPaperJobsMatchTheSeed(t *testing.T) {
+func TestPaperJobsMatchThePaper(t *testing.T) {
 	get := func(name string) model.Job {
 		j, ok := PaperJob(name)
 		if !ok {
@@ -57,7 +57,7 @@ func TestPaperJobsMatchTheSeed(t *testing.T) {
 		}
 		return j
 	}
-	// Sort is I/O-bound, k-means CPU-bound (seed 003, section 3).
+	// Sort is I/O-bound, k-means CPU-bound (packing paper, section 3).
 	for _, n := range []string{"s-srt", "b-srt"} {
 		if j := get(n); !j.CanHost() {
 			t.Errorf("%s must be I/O-intensive only, is %s", n, j.Class())
@@ -92,7 +92,7 @@ func TestPaperJobsMatchTheSeed(t *testing.T) {
 
 func TestPairPlansSave(t *testing.T) {
 	// Every built-in workload's pair plan beats running its jobs one by one on
-	// seed 003's clusters (9 hosts for W1–W3, 10 for W4–W6), by the margins the
+	// the packing paper's clusters (9 hosts for W1–W3, 10 for W4–W6), by the margins the
 	// chosen models give (README, "Planning"); the plans verify.
 	for _, c := range []struct {
 		name  string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -50,21 +49,9 @@ func experimentList(c *cli.Context) error {
 
 func experimentRun(c *cli.Context) error {
 	// Flags may also follow the names: run dp-shares --seeds 1.
-	names, opts, err := splitTrailingFlags(c.Args().Slice(), "seeds", "format")
+	names, err := argsAndFlags(c, "experiment run")
 	if err != nil {
 		return err
-	}
-	for _, name := range []string{"seeds", "format"} {
-		if v, ok := opts[name]; ok {
-			if err := c.Set(name, v); err != nil {
-				return badUsage("experiment run: --%s %s: %v", name, v, err)
-			}
-		}
-	}
-	for _, name := range names {
-		if strings.HasPrefix(name, "-") {
-			return badUsage("experiment run: unknown flag %s (want --seeds or --format)", name)
-		}
 	}
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -90,24 +89,9 @@ func fitAction(c *cli.Context) error {
 		defer f.Close()
 		r, file = f, path
 	}
-	jobs, err := profile.ReadObservations(r, file)
+	w, results, err := profile.FitObservations(r, file, c.String("name"), set)
 	if err != nil {
 		return badInput(err)
-	}
-	name := c.String("name")
-	if name == "" {
-		base := filepath.Base(file)
-		name = strings.TrimSuffix(base, filepath.Ext(base))
-	}
-	w := &model.Workload{Name: name, Description: "fitted by packer fit from " + file}
-	var results []*profile.Result
-	for _, j := range jobs {
-		res, err := profile.Analyze(j.Job, j.Observations, set)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: line %d: %w", file, j.Line, err))
-		}
-		results = append(results, res)
-		w.Jobs = append(w.Jobs, res.Job)
 	}
 	return emitWorkload(c, w, results, format)
 }
@@ -200,15 +184,8 @@ func printFit(w io.Writer, r *profile.Result) error {
 		return err
 	}
 	th := p.Thresholds
-	how := "measured"
-	if !p.ReferenceMeasured {
-		how = "interpolated"
-		if th.ReferenceNodes < j.Range.Min || th.ReferenceNodes > j.Range.Max {
-			how = "nearest measured"
-		}
-	}
 	fmt.Fprintf(w, "  At %d nodes (%s): CPU %s (CPU-intensive above %s), I/O %s MB/s (I/O-intensive above %g) → class %s\n",
-		th.ReferenceNodes, how, percent(p.CPUUtil), percent(&th.CPUUtil), rate(p.IOMBps), th.IOMBps, j.Class())
+		th.ReferenceNodes, r.ReferenceSource(), percent(p.CPUUtil), percent(&th.CPUUtil), rate(p.IOMBps), th.IOMBps, j.Class())
 	for _, o := range p.Observations {
 		if o.Failed {
 			fmt.Fprintf(w, "  Failed run at %d nodes (repeat %d): %s\n", o.Nodes, o.Repeat, o.Error)

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // fitRumenFlags are packer fit's flags for real jobs from a Rumen trace, kept
@@ -40,38 +36,13 @@ func fitRumen(c *cli.Context, set *profile.Settings, format string) error {
 		return err
 	}
 	defer closeIn()
-	im, err := workloads.ReadRumen(in, name, &workloads.RumenSettings{KeepFailed: c.Bool("keep-failed")})
+	im, err := traces.ReadRumen(in, name, &traces.RumenSettings{KeepFailed: c.Bool("keep-failed")})
 	if err != nil {
 		return badInput(err)
 	}
-	wname := c.String("name")
-	if wname == "" {
-		wname = im.Workload.Name
-	}
-	ns := make([]string, len(nodes))
-	for i, n := range nodes {
-		ns[i] = fmt.Sprint(n)
-	}
-	cl := im.Workload.Cluster
-	w := &model.Workload{Name: wname, Description: fmt.Sprintf("fitted by packer fit --rumen from %s: each real job's task durations replayed alone on %s nodes (%d map, %d reduce slots each)",
-		name, strings.Join(ns, ", "), cl.MapSlots, cl.ReduceSlots)}
-	var results []*profile.Result
-	for i, j := range im.Workload.Jobs {
-		obs, err := workloads.AloneObservations(j, im.Real[i], nodes, cl)
-		if err != nil {
-			return err
-		}
-		res, err := profile.Analyze(j.Name, obs, set)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: job %s: %w", name, j.Name, err))
-		}
-		user := ""
-		if j.User != "" {
-			user = " by " + j.User
-		}
-		res.Job.Description = fmt.Sprintf("real job%s: %d maps, %d reduces, %.0f s in the trace", user, j.Maps.N(), j.Reduces.N(), im.Real[i].Response())
-		results = append(results, res)
-		w.Jobs = append(w.Jobs, res.Job)
+	w, results, err := traces.FitReplays(im, nodes, c.String("name"), set)
+	if err != nil {
+		return err
 	}
 	return emitWorkload(c, w, results, format)
 }

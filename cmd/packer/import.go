@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // workloadsImportCommand turns a real trace into a simulation workload file.
@@ -30,7 +26,7 @@ var workloadsImportCommand = &cli.Command{
 		"rumen: Hadoop Rumen job traces: real task durations (successful attempts), real block\n" +
 		"  locations on the --topology's hosts and racks, real submit times; failed jobs dropped\n" +
 		"  unless --keep-failed; slots per node inferred from the trace unless given.\n" +
-		"hybs: seed 002's simulator input (jobid tasks mean-seconds wait service-level).\n\n" +
+		"hybs: the HybS paper's simulator input (jobid tasks mean-seconds wait service-level).\n\n" +
 		"--from/--to/--max-jobs take a window (seconds from the trace's first job). A malformed\n" +
 		"record stops the import with its line or byte; --skip-bad skips and counts them.\n" +
 		"Flags may come before or after FILE.",
@@ -38,7 +34,7 @@ var workloadsImportCommand = &cli.Command{
 		&cli.StringFlag{Name: "format", Usage: "trace format: swim, rumen or hybs (required)"},
 		&cli.StringFlag{Name: "topology", Usage: "rumen: topology `FILE` (hosts by rack)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload to `FILE` instead of standard output"},
-		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in seed 002's HybS format to `FILE`"},
+		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in the HybS paper's format to `FILE`"},
 		&cli.Float64Flag{Name: "service-level", Value: 1, Usage: "--hybs: every job's service level (0–1)"},
 		&cli.BoolFlag{Name: "skip-bad", Usage: "skip malformed records and count them instead of stopping"},
 		&cli.BoolFlag{Name: "keep-failed", Usage: "rumen: keep jobs whose outcome is not SUCCESS"},
@@ -60,110 +56,34 @@ var workloadsImportCommand = &cli.Command{
 }
 
 func workloadsImportAction(c *cli.Context) error {
-	if c.NArg() < 1 {
-		return badUsage("workloads import takes one trace FILE, got none")
-	}
-	path := c.Args().First()
-	o, err := parseTrailing(c, c.Args().Slice()[1:])
+	args, err := argsAndFlags(c, "workloads import")
 	if err != nil {
 		return err
 	}
-	if !o.IsSet("format") {
-		return badUsage("workloads import needs --format swim, rumen or hybs")
+	switch {
+	case len(args) < 1:
+		return badUsage("workloads import takes one trace FILE, got none")
+	case len(args) > 1:
+		return badUsage("workloads import takes one trace FILE, got also %q", args[1])
 	}
-	format := o.String("format")
-	for _, f := range []string{"nodes", "racks", "map-slots", "reduce-slots", "replication", "max-jobs"} {
-		if o.IsSet(f) && o.Int(f) < 1 {
-			return badUsage("--%s must be at least 1, got %d", f, o.Int(f))
-		}
+	opt := importOptions(c)
+	if err := opt.Validate(); err != nil {
+		return badInput(err)
 	}
-	only := map[string][]string{
-		"swim":  {"block-size-mb", "reduce-size-mb", "map-mbps", "reduce-mbps", "task-seconds"},
-		"rumen": {"topology", "keep-failed"},
-	}
-	for f, names := range only {
-		for _, n := range names {
-			if o.IsSet(n) && format != f {
-				return badUsage("--%s applies to --format %s only", n, f)
-			}
-		}
-	}
-	if format == "rumen" && o.IsSet("nodes") && o.IsSet("topology") {
-		return badUsage("--nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)")
-	}
-	if format == "rumen" && o.IsSet("racks") && !o.IsSet("nodes") {
-		return badUsage("--racks needs --nodes with --format rumen (otherwise the racks are the trace's)")
-	}
-	if format == "hybs" && (o.IsSet("from") || o.IsSet("to")) {
-		return badUsage("--from and --to do not apply to --format hybs: its jobs all arrive at 0")
-	}
-	if lv := o.Float64("service-level"); !(lv >= 0 && lv <= 1) {
-		return badUsage("--service-level must lie in [0, 1], got %v", lv)
-	}
-	window := workloads.Window{From: o.Float64("from"), To: o.Float64("to"), MaxJobs: o.Int("max-jobs")}
-	if !(window.From >= 0 && window.From <= sim.MaxTime && window.To >= 0 && window.To <= sim.MaxTime) {
-		return badUsage("--from and --to must be seconds between 0 and %g, got %v and %v", sim.MaxTime, window.From, window.To)
-	}
-	if o.IsSet("to") && window.To <= window.From {
-		return badUsage("--to %v must be after --from %v", window.To, window.From)
-	}
-	cluster := sim.Cluster{Nodes: o.Int("nodes"), Racks: o.Int("racks"), MapSlots: o.Int("map-slots"),
-		ReduceSlots: o.Int("reduce-slots"), Replication: o.Int("replication")}
-	for _, out := range []string{o.String("output"), o.String("hybs")} {
-		if out != "" {
-			if err := writableDir(out); err != nil {
+	out, hybs := c.String("output"), c.String("hybs")
+	for _, path := range []string{out, hybs} {
+		if path != "" {
+			if err := writableDir(path); err != nil {
 				return err
 			}
 		}
 	}
-
-	in, name, closeIn, err := openTrace(c, path)
+	in, name, closeIn, err := openTrace(c, args[0])
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	var im *workloads.Imported
-	switch format {
-	case "swim":
-		set := &workloads.SWIMSettings{Window: window, SkipBad: o.Bool("skip-bad"), Cluster: cluster,
-			MapMBps: o.Float64("map-mbps"), ReduceMBps: o.Float64("reduce-mbps"), TaskSeconds: o.Float64("task-seconds")}
-		for _, f := range []struct {
-			flag string
-			dst  *int64
-		}{{"block-size-mb", &set.BlockBytes}, {"reduce-size-mb", &set.ReduceBytes}} {
-			mb := o.Float64(f.flag)
-			if !(mb >= 1.0/1024 && mb <= 1<<30) {
-				return badUsage("--%s must lie between 1 KiB and 1 PiB, got %v MiB", f.flag, mb)
-			}
-			*f.dst = int64(mb * (1 << 20))
-		}
-		for _, f := range []string{"map-mbps", "reduce-mbps", "task-seconds"} {
-			if v := o.Float64(f); !(v > 0 && v <= 1e9) {
-				return badUsage("--%s must be positive, got %v", f, v)
-			}
-		}
-		im, err = workloads.ReadSWIM(in, name, set)
-	case "rumen":
-		set := &workloads.RumenSettings{Window: window, SkipBad: o.Bool("skip-bad"), KeepFailed: o.Bool("keep-failed"),
-			MapSlots: cluster.MapSlots, ReduceSlots: cluster.ReduceSlots, Replication: cluster.Replication,
-			Nodes: cluster.Nodes, Racks: cluster.Racks}
-		if tp := o.String("topology"); tp != "" {
-			f, err := os.Open(tp)
-			if err != nil {
-				return badInput(&model.InputError{File: tp, Err: err})
-			}
-			set.Topology, err = workloads.ReadTopology(f, tp)
-			f.Close()
-			if err != nil {
-				return badInput(err)
-			}
-		}
-		im, err = workloads.ReadRumen(in, name, set)
-	case "hybs":
-		_, im, err = workloads.ReadHybS(in, name, &workloads.HybSSettings{SkipBad: o.Bool("skip-bad"), MaxJobs: window.MaxJobs, Cluster: cluster})
-	default:
-		return badUsage("--format: unknown trace format %q (want swim, rumen or hybs)", format)
-	}
+	im, err := traces.Import(in, name, opt)
 	if err != nil {
 		return badInput(err)
 	}
@@ -171,29 +91,23 @@ func workloadsImportAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if hp := o.String("hybs"); hp != "" {
-		jobs, err := workloads.HybSFromSim(im.Workload, o.Float64("service-level"))
+	if hybs != "" {
+		b, err := im.HybSFile(opt.ServiceLevel)
 		if err != nil {
-			return badInput(err)
-		}
-		var b bytes.Buffer
-		if err := workloads.WriteHybS(&b, jobs); err != nil {
 			return badInput(err)
 		}
 		// Check the workload's own output first, so that a bad --output
 		// leaves no HybS file behind.
-		if out := o.String("output"); out != "" {
-			if err := checkOutputPath("output", out); err != nil {
-				return err
-			}
+		if err := checkOutputs(c, "output"); err != nil {
+			return err
 		}
-		if err := writeOutput(hp, b.Bytes()); err != nil {
+		if err := writeOutput(hybs, b); err != nil {
 			return err
 		}
 	}
 	// The summary goes where it cannot spoil the JSON.
 	report := c.App.ErrWriter
-	if out := o.String("output"); out != "" {
+	if out != "" {
 		if err := writeOutput(out, doc); err != nil {
 			return err
 		}
@@ -201,23 +115,7 @@ func workloadsImportAction(c *cli.Context) error {
 	} else if _, err := c.App.Writer.Write(doc); err != nil {
 		return err
 	}
-	m := im.Meta
-	var notes []string
-	for _, n := range []struct {
-		count int
-		what  string
-	}{{m.SkippedBad, "malformed records skipped"}, {m.DroppedFailed, "failed jobs dropped"}, {m.OutsideWindow, "jobs outside the window"}} {
-		if n.count > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s", n.count, n.what))
-		}
-	}
-	note := ""
-	if len(notes) > 0 {
-		note = "; " + strings.Join(notes, ", ")
-	}
-	cl := im.Workload.Cluster
-	fmt.Fprintf(report, "Imported %d jobs (%d maps, %d reduces) from %s (%s) onto %d nodes in %d racks%s.\n",
-		m.Jobs, m.Maps, m.Reduces, name, m.Format, cl.Nodes, cl.Racks, note)
+	fmt.Fprintln(report, im.Summary())
 	return nil
 }
 
@@ -233,81 +131,23 @@ func openTrace(c *cli.Context, path string) (io.Reader, string, func(), error) {
 	return f, path, func() { f.Close() }, nil
 }
 
-// importOptions reads import's flags from the command line as urfave/cli
-// parsed it and from the flags given after FILE, which it does not parse
-// (it stops at the first argument): the issue writes the command as
-// `import --format swim FILE --output w.json`, and people do too.
-type importOptions struct {
-	c     *cli.Context
-	after *flag.FlagSet
-	set   map[string]string // primary name → the name used, of the flags given after FILE
-}
-
-// parseTrailing parses the arguments after FILE with the command's own flags.
-func parseTrailing(c *cli.Context, args []string) (*importOptions, error) {
-	o := &importOptions{c: c, after: flag.NewFlagSet("import", flag.ContinueOnError), set: map[string]string{}}
-	o.after.SetOutput(io.Discard)
-	primary := map[string]string{}
+// importOptions reads import's flags into the importer's options.
+func importOptions(c *cli.Context) *traces.ImportOptions {
+	given := map[string]bool{}
 	for _, f := range c.Command.Flags {
-		if err := f.Apply(o.after); err != nil {
-			return nil, err
-		}
-		for _, n := range f.Names() {
-			primary[n] = f.Names()[0]
-		}
+		given[f.Names()[0]] = c.IsSet(f.Names()[0])
 	}
-	if err := o.after.Parse(args); err != nil {
-		return nil, badUsage("workloads import: %v", err)
+	return &traces.ImportOptions{
+		Format:     c.String("format"),
+		Window:     traces.Window{From: c.Float64("from"), To: c.Float64("to"), MaxJobs: c.Int("max-jobs")},
+		SkipBad:    c.Bool("skip-bad"),
+		KeepFailed: c.Bool("keep-failed"),
+		Topology:   c.String("topology"),
+		Cluster: sim.Cluster{Nodes: c.Int("nodes"), Racks: c.Int("racks"), MapSlots: c.Int("map-slots"),
+			ReduceSlots: c.Int("reduce-slots"), Replication: c.Int("replication")},
+		BlockMB: c.Float64("block-size-mb"), ReduceMB: c.Float64("reduce-size-mb"),
+		MapMBps: c.Float64("map-mbps"), ReduceMBps: c.Float64("reduce-mbps"), TaskSeconds: c.Float64("task-seconds"),
+		ServiceLevel: c.Float64("service-level"),
+		Given:        given,
 	}
-	if o.after.NArg() > 0 {
-		return nil, badUsage("workloads import takes one trace FILE, got also %q", o.after.Arg(0))
-	}
-	// Each alias is its own flag in the set: remember which one was used.
-	o.after.Visit(func(f *flag.Flag) { o.set[primary[f.Name]] = f.Name })
-	return o, nil
-}
-
-// value is the flag's text when it was given after FILE.
-func (o *importOptions) value(name string) (string, bool) {
-	used, ok := o.set[name]
-	if !ok {
-		return "", false
-	}
-	return o.after.Lookup(used).Value.String(), true
-}
-
-func (o *importOptions) IsSet(name string) bool {
-	_, after := o.set[name]
-	return after || o.c.IsSet(name)
-}
-
-func (o *importOptions) String(name string) string {
-	if v, ok := o.value(name); ok {
-		return v
-	}
-	return o.c.String(name)
-}
-
-func (o *importOptions) Bool(name string) bool {
-	if v, ok := o.value(name); ok {
-		b, _ := strconv.ParseBool(v) // the flag set parsed it already
-		return b
-	}
-	return o.c.Bool(name)
-}
-
-func (o *importOptions) Float64(name string) float64 {
-	if v, ok := o.value(name); ok {
-		x, _ := strconv.ParseFloat(v, 64)
-		return x
-	}
-	return o.c.Float64(name)
-}
-
-func (o *importOptions) Int(name string) int {
-	if v, ok := o.value(name); ok {
-		n, _ := strconv.Atoi(v)
-		return n
-	}
-	return o.c.Int(name)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
 )
 
@@ -103,24 +102,13 @@ func profileAction(c *cli.Context) error {
 	} else if err != nil {
 		return badInput(err)
 	}
-	res, err := profile.Analyze(job, obs, set)
+	w, res, err := profile.FitMeasured(job, c.Args().Slice(), obs, set)
 	if err != nil {
 		if interrupted {
 			return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted with too little measured to fit; nothing written", job), exitInterrupted)
 		}
-		if errors.Is(err, profile.ErrTooFewNodeCounts) {
-			ok := 0
-			for _, o := range obs {
-				if !o.Failed {
-					ok++
-				}
-			}
-			return fmt.Errorf("profile %s: %d of %d runs succeeded, at fewer than two distinct node counts: nothing to fit, nothing written%s", job, ok, len(obs), lastFailure(obs))
-		}
-		return fmt.Errorf("profile %s: %w", job, err)
+		return err
 	}
-	w := &model.Workload{Name: job, Description: "profiled by packer profile: " + strings.Join(c.Args().Slice(), " ")}
-	w.Jobs = []model.Job{res.Job}
 	if err := emitWorkload(c, w, []*profile.Result{res}, format); err != nil {
 		return err
 	}
@@ -162,17 +150,6 @@ func writableDir(path string) error {
 		return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))
 	}
 	return nil
-}
-
-// lastFailure quotes the last failed run, so that a profile where everything
-// failed says why.
-func lastFailure(obs []model.Observation) string {
-	for i := len(obs) - 1; i >= 0; i-- {
-		if obs[i].Failed {
-			return fmt.Sprintf("; the last failed run (%d nodes): %s", obs[i].Nodes, obs[i].Error)
-		}
-	}
-	return ""
 }
 
 // isTerminal reports whether w is a terminal: progress goes only there.

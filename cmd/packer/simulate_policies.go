@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/sim"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // The flags that tune the policies of the Dynamic Proportional Share, HybS
@@ -117,7 +117,7 @@ func simPolicyOptions(c *cli.Context) (*sim.PolicyOptions, error) {
 		return nil, badInput(fmt.Errorf("--hybs-jobs: %w", err))
 	}
 	defer f.Close()
-	jobs, _, err := workloads.ReadHybS(f, path, nil)
+	jobs, _, err := traces.ReadHybS(f, path, nil)
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -69,26 +67,15 @@ var workloadsMergeCommand = &cli.Command{
 		&cli.StringFlag{Name: "name", Usage: "name of the merged workload (default: the inputs' names joined by +)"},
 	},
 	Action: func(c *cli.Context) error {
-		files, opts, err := splitTrailingFlags(c.Args().Slice(), "output", "o", "name")
+		files, err := argsAndFlags(c, "workloads merge")
 		if err != nil {
 			return err
 		}
 		output, name := c.String("output"), c.String("name")
-		if v, ok := opts["output"]; ok {
-			output = v
-		}
-		if v, ok := opts["o"]; ok {
-			output = v
-		}
-		if v, ok := opts["name"]; ok {
-			name = v
-		}
 		if len(files) < 1 {
 			return badUsage("workloads merge takes one or more workload files, got none")
 		}
-		merged := &model.Workload{}
-		var names []string
-		from := map[string]string{}
+		var m workloads.Merger
 		stdinUsed := false
 		for _, arg := range files {
 			if arg == "-" {
@@ -101,21 +88,12 @@ var workloadsMergeCommand = &cli.Command{
 			if err != nil {
 				return err
 			}
-			names = append(names, w.Name)
-			for _, j := range w.Jobs {
-				if prev, dup := from[j.Name]; dup {
-					return badInput(fmt.Errorf("%s: job %q is also in %s; job names must be unique in a workload (rename one)", arg, j.Name, prev))
-				}
-				from[j.Name] = arg
-				merged.Jobs = append(merged.Jobs, j)
+			if err := m.Add(w, arg); err != nil {
+				return badInput(err)
 			}
 		}
-		merged.Name = name
-		if merged.Name == "" {
-			merged.Name = strings.Join(names, "+")
-		}
-		merged.Description = "merged by packer workloads merge from " + strings.Join(files, ", ")
-		if err := merged.Validate(); err != nil {
+		merged, err := m.Workload(name, "merged by packer workloads merge from "+strings.Join(files, ", "))
+		if err != nil {
 			return badInput(err)
 		}
 		doc, err := merged.MarshalIndent()
@@ -130,48 +108,15 @@ var workloadsMergeCommand = &cli.Command{
 	},
 }
 
-// splitTrailingFlags separates the named string flags (--name VALUE,
-// --name=VALUE, -name VALUE) from positional arguments. urfave/cli stops
-// parsing flags at the first argument, but `merge a.json b.json --output
-// w.json` is how people write it. After "--" everything is positional.
-func splitTrailingFlags(args []string, names ...string) (pos []string, opts map[string]string, err error) {
-	opts = map[string]string{}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(pos, args[i+1:]...), opts, nil
-		}
-		key, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") || a == "-" || !slices.Contains(names, key) {
-			pos = append(pos, a)
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return nil, nil, badUsage("flag needs an argument: %s", a)
-			}
-			i++
-			val = args[i]
-		}
-		opts[key] = val
-	}
-	return pos, opts, nil
-}
-
 // readWorkloadArg reads a workload file, or a built-in workload by name when
 // no such file exists and the argument does not look like a path.
 func readWorkloadArg(c *cli.Context, arg string) (*model.Workload, error) {
-	_, statErr := os.Stat(arg)
-	if arg == "-" || statErr == nil || strings.ContainsAny(arg, `/\`) || strings.HasSuffix(arg, ".json") {
-		w, err := model.ReadWorkloadFile(arg, c.App.Reader)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		return w, nil
-	}
-	w, err := workloads.Get(arg)
-	if err != nil {
+	w, builtin, err := workloads.Open(arg, c.App.Reader)
+	switch {
+	case err != nil && builtin:
 		return nil, badInput(fmt.Errorf("%s: no such file, and %w", arg, err))
+	case err != nil:
+		return nil, badInput(err)
 	}
 	return w, nil
 }

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -57,10 +56,10 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 		v = *s
 	}
 	if err := v.Window.validate(); err != nil {
-		return v, fmt.Errorf("workloads: rumen: %w", err)
+		return v, fmt.Errorf("traces: rumen: %w", err)
 	}
 	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > sim.MaxSlotsPerNode || v.ReduceSlots > sim.MaxSlotsPerNode {
-		return v, fmt.Errorf("workloads: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
+		return v, fmt.Errorf("traces: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
 	}
 	if v.RackFactor == 0 {
 		v.RackFactor = 1.2
@@ -69,13 +68,13 @@ func (s *RumenSettings) validate() (RumenSettings, error) {
 		v.RemoteFactor = 2
 	}
 	if !(v.RackFactor >= 1 && v.RemoteFactor >= 1 && v.RackFactor <= 1e6 && v.RemoteFactor <= 1e6) {
-		return v, fmt.Errorf("workloads: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
+		return v, fmt.Errorf("traces: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
 	}
 	if v.Nodes < 0 || v.Racks < 0 || v.Racks > 0 && v.Nodes == 0 {
-		return v, fmt.Errorf("workloads: rumen: Nodes must not be negative and Racks needs Nodes, got %d and %d", v.Nodes, v.Racks)
+		return v, fmt.Errorf("traces: rumen: Nodes must not be negative and Racks needs Nodes, got %d and %d", v.Nodes, v.Racks)
 	}
 	if v.Replication < 0 {
-		return v, fmt.Errorf("workloads: rumen: Replication must not be negative, got %d", v.Replication)
+		return v, fmt.Errorf("traces: rumen: Replication must not be negative, got %d", v.Replication)
 	}
 	return v, nil
 }
@@ -248,96 +247,165 @@ var rumenPriority = map[string]int{"VERY_LOW": -2, "LOW": -1, "": 0, "NORMAL": 0
 // therefore the part of its successful attempt after the job's last map
 // finished (or after its own shuffle finished, if that is longer: the hosts'
 // clocks disagree by seconds).
+//
+// The import runs in three steps: readJobs takes the records in the window
+// (rumenReader.take), convert turns each into a pendingJob whose blocks still
+// name hosts, and assemble lays the hosts out as simulated nodes and writes
+// the metadata.
 func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) {
 	s, err := set.validate()
 	if err != nil {
 		return nil, err
 	}
-	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, bad, err := openTrace(r, name)
+	if err != nil {
+		return nil, err
+	}
+	rr := &rumenReader{set: s, hosts: newHostTable(s.Topology), names: map[string]int{},
+		im: &Imported{Meta: Metadata{Format: "rumen", Source: name}}}
+	if err := rr.readJobs(in); err != nil {
+		return nil, bad(err)
+	}
+	im, err := rr.assemble(baseName(name))
 	if err != nil {
 		return nil, bad(err)
 	}
-	im := &Imported{Meta: Metadata{Format: "rumen", Source: name}}
-	hosts := newHostTable(s.Topology)
-	var (
-		jobs   []pendingJob
-		spans  []span
-		st     rumenStats
-		origin int64
-		names  = map[string]int{}
-	)
+	return im, nil
+}
+
+// rumenReader is one Rumen import under way.
+type rumenReader struct {
+	set    RumenSettings
+	im     *Imported
+	hosts  *hostTable
+	jobs   []pendingJob
+	spans  []span // every timed attempt of every record, for inferSlots
+	st     rumenStats
+	origin int64          // the first record's submit time, epoch ms
+	names  map[string]int // how often each job ID was taken, to rename repeats
+}
+
+// readJobs reads job records until the end of the trace or a full window.
+// A malformed record stops it, or is counted with SkipBad unless nothing
+// after it can be read.
+func (rr *rumenReader) readJobs(in io.Reader) error {
 	sp := &splitter{r: bufio.NewReaderSize(in, 256<<10), line: 1}
 	for {
 		obj, at, err := sp.next()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		var rj rumenJob
 		if err == nil {
-			if err = json.Unmarshal(obj, &rj); err != nil {
-				err = recordJSONError(obj, at, err)
-			}
-		}
-		if err == nil {
-			err = rj.check()
+			err = decodeRumenJob(obj, at, &rj)
 		}
 		if err != nil {
 			var fatal *fatalError
-			if s.SkipBad && !errors.As(err, &fatal) {
-				im.Meta.SkippedBad++
+			if rr.set.SkipBad && !errors.As(err, &fatal) {
+				rr.im.Meta.SkippedBad++
 				continue
 			}
-			return nil, bad(fmt.Errorf("job record at %s: %w", at, err))
+			return fmt.Errorf("job record at %s: %w", at, err)
 		}
-		if im.Meta.Records == 0 {
-			origin = *rj.SubmitTime
+		if !rr.take(&rj) {
+			return nil
 		}
-		im.Meta.Records++
-		spans = rj.spans(hosts, spans)
-		t := float64(*rj.SubmitTime-origin) / 1000
-		if s.Window.full(len(jobs)) {
-			im.Meta.OutsideWindow++
-			break
-		}
-		if !s.Window.admits(t) {
-			im.Meta.OutsideWindow++
-			continue
-		}
-		if rj.Outcome != "SUCCESS" && !s.KeepFailed {
-			im.Meta.DroppedFailed++
-			continue
-		}
-		pj, ok := rj.convert(hosts, &st, &s, origin)
-		if !ok {
-			// Nothing of the job ran: a failed job killed before its tasks.
-			im.Meta.DroppedFailed++
-			continue
-		}
-		base := pj.job.Name
-		if k := names[base]; k > 0 {
-			pj.job.Name = fmt.Sprintf("%s#%d", base, k+1)
-			st.renamed++
-		}
-		names[base]++
-		jobs = append(jobs, pj)
 	}
-	if len(jobs) == 0 {
-		return nil, bad(fmt.Errorf("no jobs to import (%d records, %d outside the window, %d failed dropped, %d malformed skipped)",
-			im.Meta.Records, im.Meta.OutsideWindow, im.Meta.DroppedFailed, im.Meta.SkippedBad))
-	}
+}
 
-	if s.Nodes == 0 && len(hosts.names) == 0 {
-		return nil, bad(errors.New("the trace names no hosts and no topology was given: no cluster to replay on (give a topology, or Nodes)"))
+// decodeRumenJob decodes one record into rj and checks it.
+func decodeRumenJob(obj []byte, at where, rj *rumenJob) error {
+	if err := json.Unmarshal(obj, rj); err != nil {
+		return recordJSONError(obj, at, err)
 	}
-	topo := hosts.topology()
-	lay := topo.layout()
-	c := lay.Cluster
+	return rj.check()
+}
+
+// take counts a well-formed record and keeps its job when the window, its
+// outcome and its tasks allow. It returns false when the window is full:
+// nothing more is to be read.
+func (rr *rumenReader) take(rj *rumenJob) bool {
+	m := &rr.im.Meta
+	if m.Records == 0 {
+		rr.origin = *rj.SubmitTime
+	}
+	m.Records++
+	rr.spans = rj.spans(rr.hosts, rr.spans)
+	switch {
+	case rr.set.Window.full(len(rr.jobs)):
+		m.OutsideWindow++
+		return false
+	case !rr.set.Window.admits(float64(*rj.SubmitTime-rr.origin) / 1000):
+		m.OutsideWindow++
+		return true
+	case rj.Outcome != "SUCCESS" && !rr.set.KeepFailed:
+		m.DroppedFailed++
+		return true
+	}
+	pj, ok := rj.convert(rr.hosts, &rr.st, &rr.set, rr.origin)
+	if !ok {
+		// Nothing of the job ran: a failed job killed before its tasks.
+		m.DroppedFailed++
+		return true
+	}
+	base := pj.job.Name
+	if k := rr.names[base]; k > 0 {
+		pj.job.Name = fmt.Sprintf("%s#%d", base, k+1)
+		rr.st.renamed++
+	}
+	rr.names[base]++
+	rr.jobs = append(rr.jobs, pj)
+	return true
+}
+
+// assemble builds the import from the jobs taken: the cluster, the blocks on
+// its nodes, arrivals from 0, and the metadata.
+func (rr *rumenReader) assemble(name string) (*Imported, error) {
+	im, s := rr.im, &rr.set
+	if len(rr.jobs) == 0 {
+		return nil, fmt.Errorf("no jobs to import (%d records, %d outside the window, %d failed dropped, %d malformed skipped)",
+			im.Meta.Records, im.Meta.OutsideWindow, im.Meta.DroppedFailed, im.Meta.SkippedBad)
+	}
+	if s.Nodes == 0 && len(rr.hosts.names) == 0 {
+		return nil, errors.New("the trace names no hosts and no topology was given: no cluster to replay on (give a topology, or Nodes)")
+	}
+	lay := rr.hosts.topology().layout()
+	c, inferred := rr.cluster(lay)
+	node := make([]int, len(rr.hosts.names))
+	im.Hosts = make([]string, len(rr.hosts.names))
+	for i, h := range rr.hosts.names {
+		node[i] = lay.Node[h]
+		im.Hosts[node[i]] = h
+	}
+	w := &sim.Workload{Name: name, Cluster: c, Jobs: rr.simJobs(node)}
+	shift := shiftArrivals(w.Jobs)
+	for i := range im.Real {
+		im.Real[i].shift(shift)
+	}
+	im.Workload = w
+	im.Meta.Origin = float64(rr.origin)/1000 + shift
+	im.Meta.count(w.Jobs)
+	im.Meta.Assumptions = rr.assumptions(c, lay, inferred)
+	if s.Nodes > 0 {
+		im.Hosts = nil
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
+// cluster is the simulated cluster: the trace's hosts and racks (or Nodes
+// and Racks), with the slots per node given or, where not, inferred from the
+// trace; inferred is what the trace shows, per kind.
+func (rr *rumenReader) cluster(lay *Layout) (c sim.Cluster, inferred [2]int) {
+	s := &rr.set
+	c = lay.Cluster
 	if s.Nodes > 0 {
 		c = sim.Cluster{Nodes: s.Nodes, Racks: s.Racks}
 	}
 	c.MapSlots, c.ReduceSlots = s.MapSlots, s.ReduceSlots
-	inferred := inferSlots(spans)
+	inferred = inferSlots(rr.spans)
 	if c.MapSlots == 0 {
 		c.MapSlots = inferred[sim.Map]
 	}
@@ -345,18 +413,18 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		c.ReduceSlots = inferred[sim.Reduce]
 	}
 	c.Replication = s.Replication
-	c = c.WithDefaults()
-	node := make([]int, len(hosts.names))
-	im.Hosts = make([]string, len(hosts.names))
-	for i, h := range hosts.names {
-		node[i] = lay.Node[h]
-		im.Hosts[node[i]] = h
-	}
-	w := &sim.Workload{Name: baseName(name), Cluster: c, Jobs: make([]sim.Job, len(jobs))}
-	im.Real = make([]RealJob, len(jobs))
-	for i := range jobs {
-		pj := &jobs[i]
-		if s.Nodes > 0 {
+	return c.WithDefaults(), inferred
+}
+
+// simJobs returns the simulation jobs, their blocks' hosts turned into
+// nodes (node[host id]), and fills im.Real beside them. On a cluster of
+// Nodes the trace's hosts do not exist: no job reads a block.
+func (rr *rumenReader) simJobs(node []int) []sim.Job {
+	jobs := make([]sim.Job, len(rr.jobs))
+	rr.im.Real = make([]RealJob, len(rr.jobs))
+	for i := range rr.jobs {
+		pj := &rr.jobs[i]
+		if rr.set.Nodes > 0 {
 			pj.job.NoInput = true
 		} else if pj.blocks != nil {
 			pj.job.Blocks = make([][]int, len(pj.blocks))
@@ -367,19 +435,24 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 				}
 			}
 		}
-		w.Jobs[i] = pj.job
-		im.Real[i] = pj.real
+		jobs[i] = pj.job
+		rr.im.Real[i] = pj.real
 	}
-	shift := shiftArrivals(w.Jobs)
-	for i := range im.Real {
-		im.Real[i].Submit -= shift
-		im.Real[i].Launch -= shift
-		im.Real[i].Finish -= shift
-		im.Real[i].Start -= shift
-	}
-	im.Workload = w
-	im.Meta.Origin = float64(origin)/1000 + shift
-	im.Meta.count(w.Jobs)
+	return jobs
+}
+
+// shift moves the real job's times by the shift that made arrival 0 the
+// earliest submission.
+func (r *RealJob) shift(by float64) {
+	r.Submit -= by
+	r.Launch -= by
+	r.Finish -= by
+	r.Start -= by
+}
+
+// assumptions say in words how the import was built from the trace.
+func (rr *rumenReader) assumptions(c sim.Cluster, lay *Layout, inferred [2]int) []string {
+	s, st, hosts := &rr.set, &rr.st, rr.hosts
 	slotNote := func(k sim.Kind, given, got int) string {
 		if given > 0 {
 			return fmt.Sprintf("%d %s slots per node (given)", got, k)
@@ -393,9 +466,8 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		c.Nodes, c.Racks, hosts.fromTopology, len(hosts.names)-hosts.fromTopology, lay.Displaced)
 	if s.Nodes > 0 {
 		where = fmt.Sprintf("cluster: %d nodes in %d racks (given) instead of the trace's %d hosts; maps read no block there", c.Nodes, c.Racks, len(hosts.names))
-		im.Hosts = nil
 	}
-	im.Meta.Assumptions = []string{
+	notes := []string{
 		"task durations are the successful attempts' finishTime − startTime (a task with none: its last attempt's)",
 		"a reduce's duration is the part of its attempt after the job's last map finished (or after its shuffle finished, if longer): the simulator starts reduces when the maps are done",
 		"maps read the blocks of their trace's preferredLocations; a job with no locations reads no block",
@@ -404,26 +476,15 @@ func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) 
 		where,
 		slotNote(sim.Map, s.MapSlots, c.MapSlots),
 		slotNote(sim.Reduce, s.ReduceSlots, c.ReduceSlots),
-		fmt.Sprintf("arrival 0 is submit time %.3f s (epoch) of the trace; arrivals keep the trace's gaps", im.Meta.Origin),
+		fmt.Sprintf("arrival 0 is submit time %.3f s (epoch) of the trace; arrivals keep the trace's gaps", rr.im.Meta.Origin),
 	}
-	for _, n := range []struct {
-		count int
-		what  string
-	}{
-		{st.noSuccess, "tasks without a successful attempt run for their last attempt's time"},
-		{st.neverRan, "tasks with no timed attempt were left out"},
-		{st.ranHere, "maps without preferred locations read a block on the host they ran on"},
-		{st.renamed, "jobs repeat an earlier jobID and got a #k suffix"},
-		{st.zeroTask, fmt.Sprintf("task durations of 0 ms were raised to %g s", minTask)},
-	} {
-		if n.count > 0 {
-			im.Meta.Assumptions = append(im.Meta.Assumptions, fmt.Sprintf("%d %s", n.count, n.what))
-		}
-	}
-	if err := w.Validate(); err != nil {
-		return nil, bad(err)
-	}
-	return im, nil
+	return append(notes, counted(
+		tally{st.noSuccess, "tasks without a successful attempt run for their last attempt's time"},
+		tally{st.neverRan, "tasks with no timed attempt were left out"},
+		tally{st.ranHere, "maps without preferred locations read a block on the host they ran on"},
+		tally{st.renamed, "jobs repeat an earlier jobID and got a #k suffix"},
+		tally{st.zeroTask, fmt.Sprintf("task durations of 0 ms were raised to %g s", minTask)},
+	)...)
 }
 
 // check rejects a record the importer cannot use; errors name the field.
@@ -501,109 +562,14 @@ func seconds(ms int64, st *rumenStats) float64 {
 
 // convert builds the simulation job; ok is false when no task of it ran.
 func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, origin int64) (pj pendingJob, ok bool) {
-	j := &pj.job
+	cv := &conversion{st: st, first: math.MaxInt64}
+	j, real := &cv.pj.job, &cv.pj.real
 	j.Name, j.User, j.Priority = *rj.JobID, rj.User, rumenPriority[rj.Priority]
-	real := &pj.real
 	real.ID, real.Outcome, real.CPUSeconds = *rj.JobID, rj.Outcome, -1
-	var first int64 = math.MaxInt64
-	account := func(a *rumenAttempt) {
-		first = min(first, a.StartTime)
-		for _, b := range []int64{a.HDFSBytesRead, a.HDFSBytesWritten, a.FileBytesRead, a.FileBytesWritten} {
-			real.Bytes += max(b, 0)
-		}
-		if m := a.ResourceUsageMetrics; m != nil && m.CumulativeCPUUsage > 0 {
-			real.CPUSeconds = max(real.CPUSeconds, 0) + float64(m.CumulativeCPUUsage)/1000
-		}
-	}
-	var lastMap int64
-	var blocks [][]int32
-	withLocations, ranHere := false, 0
-	var where []sim.Locality // where each map really ran, relative to its replicas
-	for i := range rj.MapTasks {
-		t := &rj.MapTasks[i]
-		a, success := t.chosen()
-		if a == nil {
-			st.neverRan++
-			continue
-		}
-		if !success {
-			st.noSuccess++
-		}
-		account(a)
-		lastMap = max(lastMap, a.FinishTime)
-		j.Maps.Durations = append(j.Maps.Durations, seconds(a.FinishTime-a.StartTime, st))
-		var reps []int32
-		for _, loc := range t.PreferredLocations {
-			if len(loc.Layers) < 2 {
-				continue
-			}
-			id := h.add(unescapeRumen(loc.Layers[len(loc.Layers)-2]), unescapeRumen(loc.Layers[len(loc.Layers)-1]))
-			if !slices.Contains(reps, id) {
-				reps = append(reps, id)
-			}
-		}
-		ran, ranOK := h.attempt(a.HostName)
-		loc := sim.NoInput
-		if len(reps) > 0 {
-			withLocations = true
-			if ranOK {
-				loc = sim.Remote
-				for _, r := range reps {
-					switch {
-					case r == ran:
-						loc = sim.NodeLocal
-					case h.rack[r] == h.rack[ran]:
-						loc = min(loc, sim.RackLocal)
-					}
-				}
-			}
-		} else if ranOK {
-			reps = []int32{ran}
-			loc = sim.NodeLocal
-			ranHere++
-		}
-		blocks = append(blocks, reps)
-		where = append(where, loc)
-	}
-	if withLocations && !slices.ContainsFunc(blocks, func(r []int32) bool { return len(r) == 0 }) {
-		pj.blocks = blocks
-		st.ranHere += ranHere
-		// The recorded time includes the real locality's cost; the simulator
-		// adds its own for where it places the task, so the base is the
-		// node-local time.
-		for m, loc := range where {
-			switch loc {
-			case sim.RackLocal:
-				j.Maps.Durations[m] = max(j.Maps.Durations[m]/set.RackFactor, minTask)
-			case sim.Remote:
-				j.Maps.Durations[m] = max(j.Maps.Durations[m]/set.RemoteFactor, minTask)
-			}
-			if loc != sim.NoInput {
-				st.realLoc[loc]++
-			}
-		}
-	} else {
-		j.NoInput = true
-	}
-	for i := range rj.ReduceTasks {
-		a, success := rj.ReduceTasks[i].chosen()
-		if a == nil {
-			st.neverRan++
-			continue
-		}
-		if !success {
-			st.noSuccess++
-		}
-		account(a)
-		from := max(a.StartTime, lastMap)
-		if a.ShuffleFinished >= a.StartTime && a.ShuffleFinished <= a.FinishTime {
-			from = min(from, a.ShuffleFinished)
-		}
-		from = min(from, a.FinishTime)
-		j.Reduces.Durations = append(j.Reduces.Durations, seconds(a.FinishTime-from, st))
-	}
+	lastMap := cv.maps(rj.MapTasks, h, set)
+	cv.reduces(rj.ReduceTasks, lastMap)
 	if len(j.Maps.Durations)+len(j.Reduces.Durations) == 0 {
-		return pj, false
+		return cv.pj, false
 	}
 	// Times relative to the origin in integer milliseconds first: epoch
 	// seconds as floats would lose the milliseconds' last digits.
@@ -613,8 +579,141 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, or
 	if launch == 0 {
 		launch = *rj.SubmitTime
 	}
-	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(launch), rel(rj.FinishTime), rel(first)
-	return pj, true
+	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(launch), rel(rj.FinishTime), rel(cv.first)
+	return cv.pj, true
+}
+
+// conversion is one Rumen job being converted.
+type conversion struct {
+	pj    pendingJob
+	st    *rumenStats
+	first int64 // the earliest start of an attempt taken, epoch ms
+}
+
+// attempt returns the attempt that stands for task t (see chosen) and adds
+// its bytes and CPU time to the real job; nil, counted, if none has times.
+func (cv *conversion) attempt(t *rumenTask) *rumenAttempt {
+	a, success := t.chosen()
+	if a == nil {
+		cv.st.neverRan++
+		return nil
+	}
+	if !success {
+		cv.st.noSuccess++
+	}
+	real := &cv.pj.real
+	cv.first = min(cv.first, a.StartTime)
+	for _, b := range []int64{a.HDFSBytesRead, a.HDFSBytesWritten, a.FileBytesRead, a.FileBytesWritten} {
+		real.Bytes += max(b, 0)
+	}
+	if m := a.ResourceUsageMetrics; m != nil && m.CumulativeCPUUsage > 0 {
+		real.CPUSeconds = max(real.CPUSeconds, 0) + float64(m.CumulativeCPUUsage)/1000
+	}
+	return a
+}
+
+// maps converts the map tasks and returns when the last one finished. The
+// job reads blocks only if some map has preferred locations and every map
+// has a block; otherwise it reads none.
+func (cv *conversion) maps(tasks []rumenTask, h *hostTable, set *RumenSettings) (lastMap int64) {
+	j := &cv.pj.job
+	var blocks [][]int32
+	withLocations, ranHere := false, 0
+	var where []sim.Locality // where each map really ran, relative to its replicas
+	for i := range tasks {
+		t := &tasks[i]
+		a := cv.attempt(t)
+		if a == nil {
+			continue
+		}
+		lastMap = max(lastMap, a.FinishTime)
+		j.Maps.Durations = append(j.Maps.Durations, seconds(a.FinishTime-a.StartTime, cv.st))
+		reps, loc, here := mapBlock(h, t, a)
+		if here {
+			ranHere++
+		} else if len(reps) > 0 {
+			withLocations = true
+		}
+		blocks = append(blocks, reps)
+		where = append(where, loc)
+	}
+	if withLocations && !slices.ContainsFunc(blocks, func(r []int32) bool { return len(r) == 0 }) {
+		cv.pj.blocks = blocks
+		cv.st.ranHere += ranHere
+		cv.baseTimes(where, set)
+	} else {
+		j.NoInput = true
+	}
+	return lastMap
+}
+
+// mapBlock returns the replica hosts of a map's block and where the map
+// really ran relative to them. A map without preferred locations has its
+// block on the host it ran on (here); one that also has no host reads none.
+func mapBlock(h *hostTable, t *rumenTask, a *rumenAttempt) (reps []int32, loc sim.Locality, here bool) {
+	for _, l := range t.PreferredLocations {
+		if len(l.Layers) < 2 {
+			continue
+		}
+		id := h.add(unescapeRumen(l.Layers[len(l.Layers)-2]), unescapeRumen(l.Layers[len(l.Layers)-1]))
+		if !slices.Contains(reps, id) {
+			reps = append(reps, id)
+		}
+	}
+	ran, ranOK := h.attempt(a.HostName)
+	switch {
+	case !ranOK:
+		return reps, sim.NoInput, false
+	case len(reps) == 0:
+		return []int32{ran}, sim.NodeLocal, true
+	}
+	loc = sim.Remote
+	for _, r := range reps {
+		switch {
+		case r == ran:
+			loc = sim.NodeLocal
+		case h.rack[r] == h.rack[ran]:
+			loc = min(loc, sim.RackLocal)
+		}
+	}
+	return reps, loc, false
+}
+
+// baseTimes divides each map's recorded time by the cost of where it really
+// ran: the recorded time includes the real locality's cost and the simulator
+// adds its own for where it places the task, so the base is the node-local
+// time.
+func (cv *conversion) baseTimes(where []sim.Locality, set *RumenSettings) {
+	d := cv.pj.job.Maps.Durations
+	for m, loc := range where {
+		switch loc {
+		case sim.RackLocal:
+			d[m] = max(d[m]/set.RackFactor, minTask)
+		case sim.Remote:
+			d[m] = max(d[m]/set.RemoteFactor, minTask)
+		}
+		if loc != sim.NoInput {
+			cv.st.realLoc[loc]++
+		}
+	}
+}
+
+// reduces converts the reduce tasks: each runs for the part of its attempt
+// after the job's last map finished, or after its own shuffle finished if
+// that came first (the hosts' clocks disagree by seconds).
+func (cv *conversion) reduces(tasks []rumenTask, lastMap int64) {
+	for i := range tasks {
+		a := cv.attempt(&tasks[i])
+		if a == nil {
+			continue
+		}
+		from := max(a.StartTime, lastMap)
+		if a.ShuffleFinished >= a.StartTime && a.ShuffleFinished <= a.FinishTime {
+			from = min(from, a.ShuffleFinished)
+		}
+		from = min(from, a.FinishTime)
+		cv.pj.job.Reduces.Durations = append(cv.pj.job.Reduces.Durations, seconds(a.FinishTime-from, cv.st))
+	}
 }
 
 // inferSlots returns, per kind, the most attempts running at once on one

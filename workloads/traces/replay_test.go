@@ -1,6 +1,7 @@
-package workloads
+package traces
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -90,5 +91,33 @@ func TestRumenCounters(t *testing.T) {
 	r, j := im.Real[0], im.Workload.Jobs[0]
 	if r.Bytes != 4123 || r.CPUSeconds != 1.75 || len(j.Maps.Durations) != 2 || j.Maps.Durations[0] != 2 || j.Maps.Durations[1] != 0.5 {
 		t.Errorf("real %+v, maps %v", r, j.Maps.Durations)
+	}
+}
+
+func TestFitReplays(t *testing.T) {
+	// One job of 4 maps of 10 s on nodes of 2 map slots: alone on 1 node it
+	// runs 2 waves, 20 s; on 2 nodes one wave, 10 s: F(n) = 20·n^(−1).
+	job := sim.Job{Name: "j", User: "ann", NoInput: true, Maps: sim.Tasks{Durations: []float64{10, 10, 10, 10}}}
+	im := &Imported{
+		Workload: &sim.Workload{Name: "day", Cluster: sim.Cluster{Nodes: 5, Racks: 1, MapSlots: 2, ReduceSlots: 1}, Jobs: []sim.Job{job}},
+		Meta:     Metadata{Source: "day.json"},
+		Real:     []RealJob{{ID: "j", Submit: 0, Finish: 50, Bytes: 2e8, CPUSeconds: -1}},
+	}
+	w, res, err := FitReplays(im, []int{1, 2}, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "day" || len(res) != 1 || math.Abs(res[0].Fit.A-20) > 1e-9 || math.Abs(res[0].Fit.B+1) > 1e-9 {
+		t.Fatalf("workload %q, fit %+v", w.Name, res[0].Fit)
+	}
+	if got, want := w.Jobs[0].Description, "real job by ann: 4 maps, 0 reduces, 50 s in the trace"; got != want {
+		t.Errorf("description %q, want %q", got, want)
+	}
+	if want := "fitted by packer fit --rumen from day.json: each real job's task durations replayed alone on 1, 2 nodes (2 map, 1 reduce slots each)"; w.Description != want {
+		t.Errorf("workload description %q", w.Description)
+	}
+	// A node count below 1 is the replay's error, not the trace's.
+	if _, _, err := FitReplays(im, []int{0, 2}, "x", nil); err == nil || !strings.Contains(err.Error(), "node count must be at least 1") {
+		t.Errorf("node count 0: %v", err)
 	}
 }

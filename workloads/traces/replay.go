@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/profile"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -61,12 +62,12 @@ func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]m
 	var obs []model.Observation
 	for _, n := range nodes {
 		if n < 1 {
-			return nil, fmt.Errorf("workloads: node count must be at least 1, got %d", n)
+			return nil, fmt.Errorf("traces: node count must be at least 1, got %d", n)
 		}
 		cl := sim.Cluster{Nodes: n, Racks: 1, MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots, Replication: min(3, n)}
 		res, err := sim.Run(&sim.Workload{Name: j.Name, Cluster: cl, Jobs: []sim.Job{j}}, &sim.FIFO{}, nil)
 		if err != nil {
-			return nil, fmt.Errorf("workloads: job %s on %d nodes: %w", j.Name, n, err)
+			return nil, fmt.Errorf("traces: job %s on %d nodes: %w", j.Name, n, err)
 		}
 		o := model.Observation{Nodes: n, Seconds: res.Makespan}
 		if res.Makespan > 0 {
@@ -80,4 +81,43 @@ func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]m
 		obs = append(obs, o)
 	}
 	return obs, nil
+}
+
+// FitReplays fits a runtime model to each real job of a Rumen import: the
+// job's own task durations are replayed alone at every node count of nodes
+// (AloneObservations), and the runtimes fitted and classified as measured
+// runs are (profile.Analyze). It returns the workload of the fitted jobs,
+// named name or, when name is empty, after the import, and each job's
+// Result in the same order. A job that cannot be fitted is a
+// *model.InputError naming the trace and the job.
+func FitReplays(im *Imported, nodes []int, name string, set *profile.Settings) (*model.Workload, []*profile.Result, error) {
+	if name == "" {
+		name = im.Workload.Name
+	}
+	ns := make([]string, len(nodes))
+	for i, n := range nodes {
+		ns[i] = fmt.Sprint(n)
+	}
+	cl, source := im.Workload.Cluster, im.Meta.Source
+	w := &model.Workload{Name: name, Description: fmt.Sprintf("fitted by packer fit --rumen from %s: each real job's task durations replayed alone on %s nodes (%d map, %d reduce slots each)",
+		source, strings.Join(ns, ", "), cl.MapSlots, cl.ReduceSlots)}
+	var results []*profile.Result
+	for i, j := range im.Workload.Jobs {
+		obs, err := AloneObservations(j, im.Real[i], nodes, cl)
+		if err != nil {
+			return nil, nil, err
+		}
+		res, err := profile.Analyze(j.Name, obs, set)
+		if err != nil {
+			return nil, nil, &model.InputError{File: source, Err: fmt.Errorf("job %s: %w", j.Name, err)}
+		}
+		user := ""
+		if j.User != "" {
+			user = " by " + j.User
+		}
+		res.Job.Description = fmt.Sprintf("real job%s: %d maps, %d reduces, %.0f s in the trace", user, j.Maps.N(), j.Reduces.N(), im.Real[i].Response())
+		results = append(results, res)
+		w.Jobs = append(w.Jobs, res.Job)
+	}
+	return w, results, nil
 }

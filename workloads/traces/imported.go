@@ -1,11 +1,13 @@
-package workloads
+package traces
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -141,3 +143,43 @@ func (m *Metadata) count(jobs []sim.Job) {
 // simulator needs positive durations and traces record some tasks as taking
 // 0 ms.
 const minTask = 0.001
+
+// openTrace returns r, decompressed if it is gzipped, and the function that
+// makes an error about it a *model.InputError naming the file: the start every
+// reader shares.
+func openTrace(r io.Reader, name string) (io.Reader, func(error) error, error) {
+	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
+	in, err := maybeGzip(r)
+	if err != nil {
+		return nil, nil, bad(err)
+	}
+	return in, bad, nil
+}
+
+// A tally is a count of something an import did, in words.
+type tally struct {
+	count int
+	what  string
+}
+
+// counted renders the tallies that are not 0 as "count what".
+func counted(ts ...tally) []string {
+	var out []string
+	for _, t := range ts {
+		if t.count > 0 {
+			out = append(out, fmt.Sprintf("%d %s", t.count, t.what))
+		}
+	}
+	return out
+}
+
+// Skipped says, in words, what of the trace the import left out: malformed
+// records skipped, failed jobs dropped, jobs outside the window; nil if
+// nothing.
+func (m *Metadata) Skipped() []string {
+	return counted(
+		tally{m.SkippedBad, "malformed records skipped"},
+		tally{m.DroppedFailed, "failed jobs dropped"},
+		tally{m.OutsideWindow, "jobs outside the window"},
+	)
+}

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"flag"
@@ -15,7 +15,7 @@ import (
 
 // benchPolicies names the policies BenchmarkFB2010Day simulates; any of
 // benchPolicy's names may be given:
-// go test ./workloads -run '^$' -bench FB2010 -benchtime 1x -policies fifo,fair,tyrex-dynamic
+// go test ./workloads/traces -run '^$' -bench FB2010 -benchtime 1x -policies fifo,fair,tyrex-dynamic
 var benchPolicies = flag.String("policies", "fifo,fair,tyrex-dynamic", "comma-separated policies for BenchmarkFB2010Day")
 
 // benchBlockMB is the HDFS block size BenchmarkFB2010Day imports with.
@@ -31,7 +31,7 @@ func benchPolicy(name string) (sim.Policy, error) {
 	case "fair-delay":
 		return &sim.Fair{Delay: 10}, nil
 	case "tyrex-dynamic":
-		// Seed 004's default: two partitions, 30 % and 70 % of the nodes.
+		// The Tyrex paper's default: two partitions, 30 % and 70 % of the nodes.
 		return &sim.Tyrex{Dynamic: true}, nil
 	case "tyrex-static":
 		return &sim.Tyrex{}, nil

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"bufio"
@@ -8,15 +8,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
-// HybSJob is one line of seed 002's simulator workload file:
+// HybSJob is one line of the HybS paper's simulator workload file:
 //
 //	<jobid> <number of tasks> <average time per task> <wait time> <service level value>
 //
-// separated by white space. The seed's simulator starts every wait time at 1
+// separated by white space. The paper's simulator starts every wait time at 1
 // (all jobs arrive together); the service level is the user's share in
 // [0, 1].
 type HybSJob struct {
@@ -85,16 +84,15 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 		s = *set
 	}
 	if s.MaxJobs < 0 {
-		return nil, nil, fmt.Errorf("workloads: hybs: MaxJobs must not be negative, got %d", s.MaxJobs)
+		return nil, nil, fmt.Errorf("traces: hybs: MaxJobs must not be negative, got %d", s.MaxJobs)
 	}
 	s.Cluster = s.Cluster.WithDefaults()
 	if err := s.Cluster.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("workloads: hybs: %w", err)
+		return nil, nil, fmt.Errorf("traces: hybs: %w", err)
 	}
-	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, bad, err := openTrace(r, name)
 	if err != nil {
-		return nil, nil, bad(err)
+		return nil, nil, err
 	}
 	im := &Imported{Workload: &sim.Workload{Name: baseName(name), Cluster: s.Cluster},
 		Meta: Metadata{Format: "hybs", Source: name}}
@@ -141,7 +139,7 @@ func ReadHybS(r io.Reader, name string, set *HybSSettings) ([]HybSJob, *Imported
 	}
 	im.Meta.count(im.Workload.Jobs)
 	im.Meta.Assumptions = []string{
-		"every job arrives at 0 (seed 002's simulator starts all wait times at 1)",
+		"every job arrives at 0 (the HybS paper's simulator starts all wait times at 1)",
 		"a job's tasks are map tasks of its average time that read no block; the format has no reduces",
 		"service levels and wait times are not part of a simulation workload: the HybS policies read them from the HybS file",
 		fmt.Sprintf("cluster: %d nodes, %d map slots each (not in the format)", s.Cluster.Nodes, s.Cluster.MapSlots),
@@ -158,7 +156,7 @@ func WriteHybS(w io.Writer, jobs []HybSJob) error {
 	bw := bufio.NewWriter(w)
 	for _, j := range jobs {
 		if j.ID == "" || strings.ContainsAny(j.ID, " \t\r\n") || strings.HasPrefix(j.ID, "#") {
-			return fmt.Errorf("workloads: hybs: job id %q is empty, has white space or starts with #", j.ID)
+			return fmt.Errorf("traces: hybs: job id %q is empty, has white space or starts with #", j.ID)
 		}
 		fmt.Fprintf(bw, "%s %d %s %s %s\n", j.ID, j.Tasks, fmtFloat(j.Mean), fmtFloat(j.Wait), fmtFloat(j.ServiceLevel))
 	}
@@ -169,16 +167,16 @@ func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // HybSFromSim describes a simulation workload's jobs in the HybS format: all
 // of a job's tasks (maps and reduces) with their mean time, wait time 1 as
-// the seed's simulator starts, and the given service level.
+// the paper's simulator starts, and the given service level.
 func HybSFromSim(w *sim.Workload, level float64) ([]HybSJob, error) {
 	if !(level >= 0 && level <= 1) {
-		return nil, fmt.Errorf("workloads: hybs: service level must lie in [0, 1], got %v", level)
+		return nil, fmt.Errorf("traces: hybs: service level must lie in [0, 1], got %v", level)
 	}
 	out := make([]HybSJob, 0, len(w.Jobs))
 	for i, j := range w.Jobs {
 		n := j.Maps.N() + j.Reduces.N()
 		if n == 0 {
-			return nil, fmt.Errorf("workloads: hybs: jobs[%d] (%q) has no tasks", i, j.Name)
+			return nil, fmt.Errorf("traces: hybs: jobs[%d] (%q) has no tasks", i, j.Name)
 		}
 		id := j.Name
 		if id == "" {

@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -62,7 +61,7 @@ func (s *SWIMSettings) validate() (SWIMSettings, error) {
 		v = *s
 	}
 	if err := v.Window.validate(); err != nil {
-		return v, fmt.Errorf("workloads: swim: %w", err)
+		return v, fmt.Errorf("traces: swim: %w", err)
 	}
 	if v.Cluster.Nodes == 0 {
 		v.Cluster.Nodes = 600
@@ -75,7 +74,7 @@ func (s *SWIMSettings) validate() (SWIMSettings, error) {
 	}
 	v.Cluster = v.Cluster.WithDefaults()
 	if err := v.Cluster.Validate(); err != nil {
-		return v, fmt.Errorf("workloads: swim: %w", err)
+		return v, fmt.Errorf("traces: swim: %w", err)
 	}
 	if v.BlockBytes == 0 {
 		v.BlockBytes = 64 << 20
@@ -94,15 +93,15 @@ func (s *SWIMSettings) validate() (SWIMSettings, error) {
 	}
 	switch {
 	case v.BlockBytes < 0:
-		return v, fmt.Errorf("workloads: swim: BlockBytes must be positive, got %d", v.BlockBytes)
+		return v, fmt.Errorf("traces: swim: BlockBytes must be positive, got %d", v.BlockBytes)
 	case v.ReduceBytes < 0:
-		return v, fmt.Errorf("workloads: swim: ReduceBytes must be positive, got %d", v.ReduceBytes)
+		return v, fmt.Errorf("traces: swim: ReduceBytes must be positive, got %d", v.ReduceBytes)
 	case !finitePositive(v.MapMBps):
-		return v, fmt.Errorf("workloads: swim: MapMBps must be finite and positive, got %v", v.MapMBps)
+		return v, fmt.Errorf("traces: swim: MapMBps must be finite and positive, got %v", v.MapMBps)
 	case !finitePositive(v.ReduceMBps):
-		return v, fmt.Errorf("workloads: swim: ReduceMBps must be finite and positive, got %v", v.ReduceMBps)
+		return v, fmt.Errorf("traces: swim: ReduceMBps must be finite and positive, got %v", v.ReduceMBps)
 	case !finitePositive(v.TaskSeconds):
-		return v, fmt.Errorf("workloads: swim: TaskSeconds must be finite and positive, got %v", v.TaskSeconds)
+		return v, fmt.Errorf("traces: swim: TaskSeconds must be finite and positive, got %v", v.TaskSeconds)
 	}
 	return v, nil
 }
@@ -203,10 +202,9 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, bad, err := openTrace(r, name)
 	if err != nil {
-		return nil, bad(err)
+		return nil, err
 	}
 	im := &Imported{Workload: &sim.Workload{Name: baseName(name), Cluster: s.Cluster},
 		Meta: Metadata{Format: "swim", Source: name}}

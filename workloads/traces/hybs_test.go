@@ -1,4 +1,4 @@
-package workloads
+package traces
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 func TestHybSRead(t *testing.T) {
-	in := "# seed 002's format\nj1 4 10 1 0.5\n\nj2 2 2.5 1 1\n"
+	in := "# the HybS paper's format\nj1 4 10 1 0.5\n\nj2 2 2.5 1 1\n"
 	jobs, im, err := ReadHybS(strings.NewReader(in), "w.txt", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,11 @@
-package workloads_test
+package traces_test
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/packer-sched/packer/sim"
-	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 )
 
 // A SWIM line has bytes only; the importer derives tasks and times with its
@@ -13,7 +13,7 @@ import (
 func ExampleReadSWIM() {
 	trace := "job0\t10\t10\t134217728\t1073741824\t0\n" + // 128 MiB in, 1 GiB shuffled
 		"job1\t70\t60\t0\t0\t0\n" // nothing read or written
-	im, err := workloads.ReadSWIM(strings.NewReader(trace), "day.tsv", &workloads.SWIMSettings{Cluster: sim.Cluster{Nodes: 4}})
+	im, err := traces.ReadSWIM(strings.NewReader(trace), "day.tsv", &traces.SWIMSettings{Cluster: sim.Cluster{Nodes: 4}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,0 +1,84 @@
+package profile
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+)
+
+func TestFitObservations(t *testing.T) {
+	// Job a: F(n) = 100·n^(−0.5): 100 s on 1 node, 100·4^(−0.5) = 50 s on 4.
+	// Job b: F(n) = 60·n^(−1): 30 s on 2 nodes, 15 s on 4. Two points each:
+	// the fits are exact.
+	csv := "job,nodes,seconds\na,1,100\nb,2,30\na,4,50\nb,4,15\n"
+	w, res, err := FitObservations(strings.NewReader(csv), "runs/day one.csv", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "day one" || w.Description != "fitted by packer fit from runs/day one.csv" || len(w.Jobs) != 2 || len(res) != 2 {
+		t.Fatalf("workload %q (%q), %d jobs, %d results", w.Name, w.Description, len(w.Jobs), len(res))
+	}
+	for i, want := range []struct {
+		name string
+		a, b float64
+	}{{"a", 100, -0.5}, {"b", 60, -1}} {
+		f := res[i].Fit
+		if w.Jobs[i].Name != want.name || math.Abs(f.A-want.a) > 1e-9*want.a || math.Abs(f.B-want.b) > 1e-9 {
+			t.Errorf("job %d: %s a = %v, b = %v, want %s %v, %v", i, w.Jobs[i].Name, f.A, f.B, want.name, want.a, want.b)
+		}
+	}
+	if w, _, err := FitObservations(strings.NewReader(csv), "x.csv", "given", nil); err != nil || w.Name != "given" {
+		t.Errorf("named: %v, %v", w, err)
+	}
+	// Settings Analyze rejects fail on the first job, named by its line.
+	_, _, err = FitObservations(strings.NewReader(csv), "x.csv", "", &Settings{IntervalLevel: 2})
+	var in *model.InputError
+	if !errors.As(err, &in) || !strings.HasPrefix(err.Error(), "x.csv: line 2: profile: IntervalLevel") {
+		t.Errorf("bad settings: %v", err)
+	}
+}
+
+func TestFitMeasured(t *testing.T) {
+	ok := func(n int, s float64) model.Observation { return model.Observation{Nodes: n, Seconds: s} }
+	failed := func(n int, msg string) model.Observation {
+		return model.Observation{Nodes: n, Failed: true, Error: msg}
+	}
+	w, res, err := FitMeasured("sort", []string{"./sort.sh", "{nodes}"}, []model.Observation{ok(2, 40), ok(4, 20)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "sort" || w.Description != "profiled by packer profile: ./sort.sh {nodes}" || len(w.Jobs) != 1 || w.Jobs[0].Name != res.Job.Name {
+		t.Errorf("workload %+v", w)
+	}
+	// One success, two failures: 1 of 3 runs, and the last failure quoted.
+	_, _, err = FitMeasured("sort", nil, []model.Observation{failed(2, "first"), ok(2, 40), failed(4, "disk full")}, nil)
+	want := "profile sort: 1 of 3 runs succeeded, at fewer than two distinct node counts: nothing to fit, nothing written; the last failed run (4 nodes): disk full"
+	if err == nil || err.Error() != want {
+		t.Errorf("too few runs: %v\nwant %s", err, want)
+	}
+}
+
+func TestReferenceSource(t *testing.T) {
+	// The default reference size is 6 nodes; runs with an I/O rate at the
+	// listed node counts put it among, between or outside them.
+	for _, c := range []struct {
+		nodes []int
+		want  string
+	}{{[]int{4, 6, 8}, "measured"}, {[]int{4, 8}, "interpolated"}, {[]int{2, 4}, "nearest measured"}} {
+		var obs []model.Observation
+		for _, n := range c.nodes {
+			io := 50.0
+			obs = append(obs, model.Observation{Nodes: n, Seconds: 100 / float64(n), IOMBps: &io})
+		}
+		res, err := Analyze("j", obs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.ReferenceSource(); got != c.want {
+			t.Errorf("runs at %v: %q, want %q", c.nodes, got, c.want)
+		}
+	}
+}
