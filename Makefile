@@ -37,7 +37,7 @@ build: deps
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
-# fuzz-profile runs the fuzzers of the profiling parsers (issue 4), FUZZTIME each; their seed
+# fuzz-profile runs the fuzzers of the profiling parsers, FUZZTIME each; their seed
 # corpora already run in `make test`.
 FUZZTIME ?= 30s
 .PHONY: fuzz-profile
@@ -45,7 +45,7 @@ fuzz-profile:
 	$(GO) test ./profile -run '^$$' -fuzz FuzzReadObservations -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
 
-# fuzz-sim runs the simulation workload reader's fuzzer (issue 5), FUZZTIME; bench-sim the
+# fuzz-sim runs the simulation workload reader's fuzzer, FUZZTIME; bench-sim the
 # simulator's benchmark at 10⁴, 10⁵ and 10⁶ tasks (events/s, peak heap).
 .PHONY: fuzz-sim bench-sim
 fuzz-sim:
@@ -57,7 +57,7 @@ bench-sim:
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
 # plan of a tiny busybox appliance.
 # test/itest/run.sh builds the appliance and starts/stops virtlogd and libvirtd by PID.
-# Needs root. fuzz-apply runs the inventory and journal fuzzers (issue 7).
+# Needs root. fuzz-apply runs the inventory and journal fuzzers.
 ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static
 .PHONY: itest fuzz-apply
 itest:

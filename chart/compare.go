@@ -15,7 +15,7 @@ import (
 
 // Comparison draws a simulation comparison: makespan and mean response time
 // per policy as bars, and each policy's slowdown distribution as an empirical
-// CDF (seed 004's Figures 14–16 show slowdowns this way), one line per policy
+// CDF (the Tyrex paper's Figures 14–16 show slowdowns this way), one line per policy
 // with its own colour and dash pattern.
 func Comparison(results []*sim.Result) (*Grid, error) {
 	if len(results) == 0 {
@@ -118,13 +118,13 @@ var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.
 type LocalityPoint struct {
 	D        int
 	Locality float64
-	// Expected is the model's prediction, 1 − (1 − p)^D (seed 001), or a
+	// Expected is the model's prediction, 1 − (1 − p)^D (Zaharia et al., Delay Scheduling, EuroSys 2010), or a
 	// negative number when there is none.
 	Expected float64
 }
 
 // LocalitySweep draws node locality against the delay-scheduling skip count D,
-// with seed 001's 1 − (1 − p)^D where the points carry it.
+// with the delay scheduling paper's 1 − (1 − p)^D where the points carry it.
 func LocalitySweep(points []LocalityPoint) (*Grid, error) {
 	if len(points) == 0 {
 		return nil, errors.New("chart: no delay sweep points")

@@ -19,12 +19,12 @@ type Thresholds struct {
 	ReferenceNodes int `json:"reference_nodes"`
 }
 
-// DefaultThresholds are seed 003's: 60 % CPU, 100 MB/s, at 6 VMs.
+// DefaultThresholds are the packing paper's: 60 % CPU, 100 MB/s, at 6 VMs.
 func DefaultThresholds() Thresholds {
 	return Thresholds{CPUUtil: 0.6, IOMBps: 100, ReferenceNodes: 6}
 }
 
-// WithDefaults fills zero fields with seed 003's values.
+// WithDefaults fills zero fields with the packing paper's values.
 func (t Thresholds) WithDefaults() Thresholds {
 	d := DefaultThresholds()
 	if t.CPUUtil == 0 {

@@ -9,25 +9,25 @@ import (
 // disks each. Every primary VM has a physical disk of its own, so the cluster
 // runs N = P·k primary VMs without overcommitting; one extra, diskless VM may
 // run beside every r primary VMs that host it on the same machine, at the cost
-// of a slowdown factor Alpha for the jobs involved (seed 003, sections 3–5).
+// of a slowdown factor Alpha for the jobs involved (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, sections 3–5).
 type Cluster struct {
-	// Hosts is P, the number of physical machines (seed 003's experiments: 9).
+	// Hosts is P, the number of physical machines (the packing paper's experiments: 9).
 	Hosts int `json:"hosts"`
 	// DisksPerHost is k; default 2.
 	DisksPerHost int `json:"disks_per_host"`
 	// ExtraRatio is r, primary VMs per extra VM on one machine, 1 ≤ r ≤ k; default 2.
 	ExtraRatio int `json:"extra_ratio"`
 	// Alpha is the overcommit penalty: jobs on an overcommitted machine run
-	// Alpha times slower. At least 1; default 1.3 (seed 003, section 4).
+	// Alpha times slower. At least 1; default 1.3 (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, section 4).
 	Alpha float64 `json:"overcommit_penalty"`
 	// CoresPerHost is the number of physical cores per host; default 4 (two
-	// dual-core Opterons, seed 003, section 6).
+	// dual-core Opterons, the packing paper, section 6).
 	CoresPerHost int `json:"cores_per_host"`
 	// MemoryMiBPerHost is each host's memory in MiB; default 8192.
 	MemoryMiBPerHost int `json:"memory_mib_per_host"`
 }
 
-// PaperCluster is the cluster of seed 003's W1–W3 experiments: 9 hosts with two
+// PaperCluster is the cluster of the packing paper's W1–W3 experiments: 9 hosts with two
 // disks and four cores each, one extra VM per two primary VMs, alpha = 1.3.
 func PaperCluster() Cluster {
 	return Cluster{Hosts: 9, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 4, MemoryMiBPerHost: 8192}
@@ -40,7 +40,7 @@ func (c Cluster) PrimaryVMs() int { return c.Hosts * c.DisksPerHost }
 // k primary VMs, whole groups only.
 func (c Cluster) ExtrasPerHost() int { return c.DisksPerHost / c.ExtraRatio }
 
-// MaxExtraVMs is the most extra VMs a phase can run: P·⌊k/r⌋ (seed 003 writes
+// MaxExtraVMs is the most extra VMs a phase can run: P·⌊k/r⌋ (the packing paper writes
 // P·k/r, the same when r divides k).
 func (c Cluster) MaxExtraVMs() int { return c.Hosts * c.ExtrasPerHost() }
 

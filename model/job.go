@@ -7,7 +7,7 @@ import (
 
 // Job is one batch job of a workload: its runtime model and its resource class.
 // A job can be CPU-intensive, I/O-intensive, both or neither; only a job that is
-// exactly one of the two can take part in overcommitting (seed 003, section 5.2).
+// exactly one of the two can take part in overcommitting (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, section 5.2).
 type Job struct {
 	Name         string   `json:"name"`
 	Model        PowerLaw `json:"model"`

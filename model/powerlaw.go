@@ -24,7 +24,7 @@ type PowerLaw struct {
 var _ Model = PowerLaw{}
 
 // Seconds returns A·n^B, and 0 for n ≤ 0 (a job with no VMs takes no time in
-// a phase: seed 003 defines F(0) = 0).
+// a phase: the packing paper defines F(0) = 0).
 func (p PowerLaw) Seconds(n int) float64 {
 	if n <= 0 {
 		return 0
@@ -66,7 +66,7 @@ type Fit struct {
 var ErrTooFewPoints = errors.New("model: a power-law fit needs at least two distinct node counts")
 
 // FitPowerLaw fits F(n) = a·n^b to observed (nodes, seconds) pairs by ordinary
-// least squares on ln(seconds) = ln(a) + b·ln(n), as seed 003 does. Repeated
+// least squares on ln(seconds) = ln(a) + b·ln(n), as the packing paper (Aboulnaga et al., CloudDB 2009) does. Repeated
 // node counts are allowed and all points are used. Every n and every seconds
 // value must be finite and positive.
 func FitPowerLaw(nodes, seconds []float64) (Fit, error) {

@@ -14,7 +14,7 @@ func TestPowerLawSeconds(t *testing.T) {
 		n    int
 		want float64
 	}{
-		{0, 0},  // F(0) = 0 by definition (seed 003, 5.2)
+		{0, 0},  // F(0) = 0 by definition (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, 5.2)
 		{-3, 0}, // no VMs, no time
 		{1, 1200},
 		{4, 300}, // 1200 · 4^−1

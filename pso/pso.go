@@ -1,5 +1,5 @@
 // Package pso minimises a function over a box by particle swarm optimisation,
-// with constraints handled the way Hu and Eberhart propose (seed 003's
+// with constraints handled the way Hu and Eberhart propose (the packing paper's
 // reference [4]): every particle starts at a feasible point, and a particle's
 // personal best and the swarm's global best only ever move to feasible points,
 // while the particles themselves may fly through infeasible space.
@@ -50,10 +50,10 @@ type Problem struct {
 // Settings tune the swarm. The zero value is the paper's setting: 1500
 // particles, 200 iterations, seed 0.
 type Settings struct {
-	// Particles is the swarm size; default 1500 (seed 003, section 5.2).
+	// Particles is the swarm size; default 1500 (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, section 5.2).
 	Particles int
 	// Iterations is the number of velocity updates after the initial
-	// evaluation; default 200 (seed 003, section 5.2).
+	// evaluation; default 200 (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, section 5.2).
 	Iterations int
 	// Cognitive and Social are the acceleration constants c1 and c2; default
 	// 1.49445 each (Hu and Eberhart).

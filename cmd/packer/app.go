@@ -24,8 +24,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Name:  "packer",
 		Usage: "plan, check and apply the placement of batch job sets onto a cluster of VMs",
 		Description: "packer decides which Hadoop jobs run together in which phase, on how many VMs, and on\n" +
-			"which host and disk every VM sits, to minimise the makespan (seed 003: pair scheduler,\n" +
-			"phase model, CPU overcommit). `packer plan` with no arguments plans the built-in workload W1.",
+			"which host and disk every VM sits, to minimise the makespan (pair scheduler, phase model and\n" +
+			"CPU overcommit from Aboulnaga et al., \"Packing the Most Onto Your Cloud\", CloudDB 2009). `packer plan` with no arguments plans the built-in workload W1.",
 		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
