@@ -44,6 +44,10 @@ type Hypervisor interface {
 // that does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrPoolInactive is wrapped by Pool's error for a storage pool that exists
+// but is not started; Pool returns the pool with it.
+var ErrPoolInactive = errors.New("is not active")
+
 // DomainStatus is what Hypervisor.Domain reports.
 type DomainStatus struct {
 	Running bool
@@ -71,12 +75,3 @@ type ConnectorFunc func(h InventoryHost) (Hypervisor, error)
 
 // Connect calls f.
 func (f ConnectorFunc) Connect(h InventoryHost) (Hypervisor, error) { return f(h) }
-
-// Libvirt is the Connector that opens real libvirt connections.
-var Libvirt Connector = ConnectorFunc(func(h InventoryHost) (Hypervisor, error) {
-	c, err := Open(h.URI)
-	if err != nil {
-		return nil, err // not a Hypervisor holding a nil *Conn
-	}
-	return c, nil
-})

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package xenlibvirt
 
 import (
@@ -29,10 +31,6 @@ var events = sync.OnceValue(func() error {
 	return nil
 })
 
-// ErrPoolInactive is wrapped by Pool's error for a storage pool that exists
-// but is not started; Pool returns the pool with it.
-var ErrPoolInactive = errors.New("is not active")
-
 // testDriverFile returns the node file of a test:///abs/path URI; not for
 // test:///default, libvirt's built-in one.
 func testDriverFile(uri string) (string, bool) {
@@ -42,6 +40,19 @@ func testDriverFile(uri string) (string, bool) {
 	}
 	return file, true
 }
+
+// Libvirt is the Connector that opens real libvirt connections.
+var Libvirt Connector = ConnectorFunc(func(h InventoryHost) (Hypervisor, error) {
+	c, err := Open(h.URI)
+	if err != nil {
+		return nil, err // not a Hypervisor holding a nil *Conn
+	}
+	return c, nil
+})
+
+// Available reports whether this build can reach libvirt: it can, being
+// built with cgo (see nocgo.go for the build without).
+func Available() error { return nil }
 
 // Conn is the libvirt implementation of Hypervisor: one connection to one host.
 type Conn struct {

@@ -30,6 +30,9 @@ var (
 
 // hostsConnector is connector with the --connect-timeout of the command.
 func hostsConnector(c *cli.Context) (xenlibvirt.Connector, error) {
+	if err := xenlibvirt.Available(); err != nil {
+		return nil, err
+	}
 	d := c.Duration("connect-timeout")
 	if d <= 0 {
 		return nil, badUsage("--connect-timeout: %v, want a positive duration", d)

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -114,7 +110,7 @@ func simulateAction(c *cli.Context) error {
 	}
 	if trace != nil {
 		defer trace.file.Abort()
-		cmp.Trace = trace.tracer
+		cmp.Trace = trace.Tracer
 	}
 	runs, err := sim.Compare(cmp)
 	if errors.Is(err, sim.ErrStalled) {
@@ -129,7 +125,7 @@ func simulateAction(c *cli.Context) error {
 		return err
 	}
 	if path := c.String("jobs-csv"); path != "" {
-		if err := safefile.WriteFile(path, jobsCSV(runs), 0o644); err != nil {
+		if err := safefile.WriteFile(path, sim.JobsCSV(runs), 0o644); err != nil {
 			return err
 		}
 	}
@@ -146,9 +142,9 @@ func simulateAction(c *cli.Context) error {
 	out := c.App.Writer
 	switch format {
 	case "json":
-		return writeSimJSON(out, base, cmp.Settings.Seed, runs)
+		return sim.WriteJSON(out, base, cmp.Settings.Seed, runs)
 	case "csv":
-		_, err := out.Write(summaryCSV(runs))
+		_, err := out.Write(sim.SummaryCSV(runs))
 		return err
 	}
 	return printSimulation(out, base, cmp.Settings, runs)
@@ -293,11 +289,10 @@ func planReplay(c *cli.Context, base *sim.Workload, jobs *model.Workload, pl *pl
 type simTrace struct {
 	path string
 	file *safefile.File
-	buf  *bufio.Writer
-	csv  *csv.Writer
+	*sim.TraceCSV
 }
 
-// openSimTrace starts the trace file and writes its header; no path, no trace.
+// openSimTrace starts the trace file; no path, no trace.
 func openSimTrace(path string) (*simTrace, error) {
 	if path == "" {
 		return nil, nil
@@ -306,15 +301,7 @@ func openSimTrace(path string) (*simTrace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &simTrace{path: path, file: f, buf: bufio.NewWriterSize(f, 1<<20)}
-	t.csv = csv.NewWriter(t.buf)
-	_ = t.csv.Write([]string{"policy", "time", "event", "job", "task", "node", "locality"})
-	return t, nil
-}
-
-// tracer is one run's tracer (sim.Comparison.Trace).
-func (t *simTrace) tracer(policy string, w *sim.Workload) sim.Tracer {
-	return &csvTrace{w: t.csv, policy: policy, wl: w}
+	return &simTrace{path: path, file: f, TraceCSV: sim.NewTraceCSV(f)}, nil
 }
 
 // commit flushes the trace and renames it into place; a nil trace is none.
@@ -322,99 +309,10 @@ func (t *simTrace) commit() error {
 	if t == nil {
 		return nil
 	}
-	t.csv.Flush()
-	err := t.csv.Error()
-	if err == nil {
-		err = t.buf.Flush()
-	}
-	if err != nil {
+	if err := t.Flush(); err != nil {
 		return fmt.Errorf("--trace %s: %w", t.path, err)
 	}
 	return t.file.Commit()
-}
-
-// csvTrace writes a run's events as CSV rows.
-type csvTrace struct {
-	w      *csv.Writer
-	policy string
-	wl     *sim.Workload
-	row    [7]string
-}
-
-// Event writes one row; job events leave task, node and locality empty.
-func (t *csvTrace) Event(e sim.TraceEvent) {
-	t.row = [7]string{t.policy, num(e.Time), e.Kind.String(), t.wl.Jobs[e.Job].Name, "", "", ""}
-	if e.Task >= 0 {
-		t.row[4], t.row[5], t.row[6] = strconv.Itoa(e.Task), strconv.Itoa(e.Node), e.Locality.String()
-	}
-	_ = t.w.Write(t.row[:])
-}
-
-// num renders a float exactly and briefly (shortest round-trip form).
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func jobsCSV(runs []sim.Outcome) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"policy", "job", "user", "submit", "start", "finish", "response", "slowdown", "node_local", "rack_local", "remote", "no_input"})
-	for _, r := range runs {
-		for _, j := range r.Result.Jobs {
-			l := j.Locality
-			_ = w.Write([]string{r.Result.Policy, j.Name, j.User, num(j.Submit), num(j.Start), num(j.Finish), num(j.Response), num(j.Slowdown),
-				strconv.Itoa(l.Node), strconv.Itoa(l.Rack), strconv.Itoa(l.Remote), strconv.Itoa(l.None)})
-		}
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-// summaryColumns are the comparison table's columns, shared by table and CSV.
-var summaryColumns = []string{"policy", "makespan", "mean_response", "median_response", "p95_response",
-	"mean_slowdown", "median_slowdown", "p95_slowdown", "v95", "node_local", "rack_local", "remote", "map_utilisation", "reduce_utilisation"}
-
-// summaryRow is one policy's row; format renders a number.
-func summaryRow(r *sim.Result, seconds func(float64) string, ratio func(float64) string, share func(int, int) string) []string {
-	s, l := r.Summary, r.Locality
-	n := l.WithInput()
-	return []string{r.Policy, seconds(r.Makespan), seconds(s.MeanResponse), seconds(s.MedianResponse), seconds(s.P95Response),
-		ratio(s.MeanSlowdown), ratio(s.MedianSlowdown), ratio(s.P95Slowdown), ratio(s.V95),
-		share(l.Node, n), share(l.Rack, n), share(l.Remote, n), ratio(r.Utilisation[sim.Map]), ratio(r.Utilisation[sim.Reduce])}
-}
-
-func summaryCSV(runs []sim.Outcome) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	_ = w.Write(summaryColumns)
-	share := func(k, n int) string {
-		if n == 0 {
-			return ""
-		}
-		return num(float64(k) / float64(n))
-	}
-	for _, r := range runs {
-		_ = w.Write(summaryRow(r.Result, num, num, share))
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-func writeSimJSON(out io.Writer, w *sim.Workload, seed uint64, runs []sim.Outcome) error {
-	doc := struct {
-		Workload string        `json:"workload"`
-		Seed     uint64        `json:"seed"`
-		Tasks    int           `json:"tasks"`
-		Cluster  sim.Cluster   `json:"cluster"`
-		Policies []*sim.Result `json:"policies"`
-	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster}
-	for _, r := range runs {
-		doc.Policies = append(doc.Policies, r.Result)
-	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(append(b, '\n'))
-	return err
 }
 
 func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []sim.Outcome) error {
@@ -449,7 +347,7 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 		return strconv.FormatFloat(100*float64(k)/float64(n), 'f', 1, 64) + " %"
 	}
 	for _, r := range runs {
-		t.Append(summaryRow(r.Result, secs, ratio, share))
+		t.Append(sim.SummaryRow(r.Result, secs, ratio, share))
 	}
 	if err := t.Render(); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -215,3 +216,6 @@ func TestSimulateFairDelays(t *testing.T) {
 		t.Errorf("policies %q, want fair | fair D=5 | fair D=5+3", got)
 	}
 }
+
+// num renders a float as the CSV outputs do (shortest round-trip form).
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
