@@ -68,17 +68,12 @@ func loadWorkload(c *cli.Context) (*model.Workload, error) {
 // loadWorkloadNamed resolves a workload name: a path if such a file exists or
 // the name looks like one, else a built-in name.
 func loadWorkloadNamed(c *cli.Context, name string) (*model.Workload, error) {
-	_, statErr := os.Stat(name)
-	if name == "-" || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json") || statErr == nil {
-		w, err := model.ReadWorkloadFile(name, c.App.Reader)
-		if err != nil {
-			return nil, badInput(err)
-		}
-		return w, nil
-	}
-	w, err := workloads.Get(name)
-	if err != nil {
+	w, builtin, err := workloads.Open(name, c.App.Reader)
+	switch {
+	case err != nil && builtin:
 		return nil, badInput(fmt.Errorf("--workload: %w; or give a workload file path", err))
+	case err != nil:
+		return nil, badInput(err)
 	}
 	return w, nil
 }
