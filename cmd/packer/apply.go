@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
@@ -42,8 +42,7 @@ func hostsConnector(c *cli.Context) (xenlibvirt.Connector, error) {
 
 // stdinIsTerminal reports whether packer may ask its user; tests replace it.
 var stdinIsTerminal = func(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+	return progress.IsTerminal(r)
 }
 
 // approve shows what a command is about to do and asks on a terminal, as

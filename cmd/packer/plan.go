@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
@@ -158,12 +159,7 @@ type progressBar struct {
 // newProgressBar returns a bar if w is a terminal, else nil: progress never
 // goes to a file or pipe, where it would mix with output others parse.
 func newProgressBar(w io.Writer) *progressBar {
-	f, ok := w.(*os.File)
-	if !ok {
-		return nil
-	}
-	st, err := f.Stat()
-	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if !progress.IsTerminal(w) {
 		return nil
 	}
 	return &progressBar{w: w, last: -1}

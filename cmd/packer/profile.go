@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/profile"
 )
 
@@ -153,10 +153,7 @@ func writableDir(path string) error {
 }
 
 // isTerminal reports whether w is a terminal: progress goes only there.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-}
+func isTerminal(w io.Writer) bool { return progress.IsTerminal(w) }
 
 // clock renders a duration as m:ss.
 func clock(d time.Duration) string {
