@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
@@ -72,23 +72,7 @@ func pairPlan(t *testing.T, name string, hosts int) *plan.Plan {
 	}
 	c := model.PaperCluster()
 	c.Hosts = hosts
-	p, err := model.NewProblem(w, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := optimize.PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, w.Name, sol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
+	return plantest.Pair(t, w, c)
 }
 
 // TestGanttStructure checks the chart against the plan's own numbers: one

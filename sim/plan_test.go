@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
@@ -15,23 +16,7 @@ import (
 
 func pairPlan(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
 	t.Helper()
-	p, err := model.NewProblem(w, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := optimize.PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, w.Name, sol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pl
+	return plantest.Pair(t, w, c)
 }
 
 // replay runs pl's own jobs (sized by sim.PlanWorkload) under PlanReplay and

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
-	"github.com/packer-sched/packer/plan"
 )
 
 func TestTableOne(t *testing.T) {
@@ -104,22 +103,7 @@ func TestPairPlansSave(t *testing.T) {
 		w, _ := Get(c.name)
 		cl := model.PaperCluster()
 		cl.Hosts = c.hosts
-		p, err := model.NewProblem(w, cl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := optimize.PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sol, err := optimize.NewSolution(p, res.Schedule, "pair")
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := plan.New(p, w.Name, sol)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pl := plantest.Pair(t, w, cl)
 		if err := pl.Verify(); err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 	"github.com/packer-sched/packer/xenlibvirt"
@@ -37,22 +37,7 @@ func simulated(t *testing.T, specs ...libvirttest.HostSpec) (c *libvirttest.Clus
 	}
 	cl := model.PaperCluster()
 	cl.Hosts = 2
-	p, err := model.NewProblem(w, cl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := optimize.PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err = plan.New(p, w.Name, sol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl = plantest.Pair(t, w, cl)
 	dir := t.TempDir()
 	doc, err := pl.MarshalIndent()
 	if err != nil {
