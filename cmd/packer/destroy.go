@@ -24,13 +24,9 @@ var destroyCommand = &cli.Command{
 }
 
 func destroyAction(c *cli.Context) error {
-	path, err := statePath(c)
+	path, j, err := readJournal(c)
 	if err != nil {
 		return err
-	}
-	j, err := xenlibvirt.ReadJournalFile(path)
-	if err != nil {
-		return badInput(err)
 	}
 	conn, err := hostsConnector(c)
 	if err != nil {

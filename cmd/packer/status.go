@@ -45,18 +45,27 @@ func statePath(c *cli.Context) (string, error) {
 	return p, nil
 }
 
+// readJournal reads the journal statePath finds; it returns its path too.
+func readJournal(c *cli.Context) (string, *xenlibvirt.Journal, error) {
+	path, err := statePath(c)
+	if err != nil {
+		return "", nil, err
+	}
+	j, err := xenlibvirt.ReadJournalFile(path)
+	if err != nil {
+		return "", nil, badInput(err)
+	}
+	return path, j, nil
+}
+
 func statusAction(c *cli.Context) error {
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
 		return err
 	}
-	path, err := statePath(c)
+	_, j, err := readJournal(c)
 	if err != nil {
 		return err
-	}
-	j, err := xenlibvirt.ReadJournalFile(path)
-	if err != nil {
-		return badInput(err)
 	}
 	w := c.App.Writer
 	if format == "json" {

@@ -5,7 +5,6 @@ package libvirttest
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,14 +16,7 @@ import (
 // appliance's directory.
 func canaryConn(t *testing.T) (*xenlibvirt.Conn, string) {
 	t.Helper()
-	dir := os.Getenv("PACKER_ITEST_APPLIANCE")
-	if dir == "" {
-		dir = "/var/tmp/packer-itest"
-	}
-	uri := os.Getenv("PACKER_ITEST_URI")
-	if uri == "" {
-		uri = "qemu:///system"
-	}
+	dir, uri := ApplianceDir(), QEMUURI()
 	conn, err := xenlibvirt.Open(uri)
 	if err != nil {
 		t.Fatal(err)
@@ -84,15 +76,7 @@ func TestIntegrationCanaryThatHangs(t *testing.T) {
 // canary of the chosen accelerator powers off.
 func TestIntegrationAccelChoice(t *testing.T) {
 	conn, dir := canaryConn(t)
-	facts, err := conn.Facts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hv, why, err := accel(conn, dir, facts.VirtTypes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("chose %s: %s", hv, why)
+	hv := Accel(t, conn, dir)
 	if _, err := conn.BootCanary(context.Background(), xenlibvirt.Canary{Hypervisor: hv,
 		Kernel: filepath.Join(dir, "vmlinuz"), Initrd: filepath.Join(dir, "initrd.img"), Timeout: 3 * time.Minute}); err != nil {
 		t.Fatalf("the chosen accelerator %s does not boot the appliance: %v", hv, err)

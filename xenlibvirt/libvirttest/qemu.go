@@ -37,14 +37,7 @@ type QEMUCluster struct {
 // runs guests, else QEMU's TCG (see ChooseAccel).
 func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	t.Helper()
-	dir := os.Getenv("PACKER_ITEST_APPLIANCE")
-	if dir == "" {
-		dir = "/var/tmp/packer-itest"
-	}
-	uri := os.Getenv("PACKER_ITEST_URI")
-	if uri == "" {
-		uri = "qemu:///system"
-	}
+	dir, uri := ApplianceDir(), QEMUURI()
 	for _, f := range []string{"vmlinuz", "initrd.img", "appliance.qcow2"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatalf("appliance incomplete (run test/itest/build-appliance.sh %s): %v", dir, err)
@@ -55,15 +48,7 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	facts, err := conn.Facts()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hv, why, err := accel(conn, dir, facts.VirtTypes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s (%s)", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv, why)
+	hv := Accel(t, conn, dir)
 	work, err := os.MkdirTemp(dir, "work-")
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +81,39 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	}
 	t.Cleanup(func() { _ = foreign.Undefine(); foreign.Free() })
 	return &QEMUCluster{Conn: conn, Inventory: inv, Work: work}
+}
+
+// Accel is the domain type the integration tests use on conn (ChooseAccel,
+// decided once per test binary), logged with the reason.
+func Accel(t testing.TB, conn *xenlibvirt.Conn, dir string) string {
+	t.Helper()
+	facts, err := conn.Facts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv, why, err := accel(conn, dir, facts.VirtTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("libvirt %s, %d CPUs, %d MiB, domain types %v: using %s (%s)", facts.Type, facts.CPUs, facts.MemoryMiB, facts.VirtTypes, hv, why)
+	return hv
+}
+
+// ApplianceDir is PACKER_ITEST_APPLIANCE, or /var/tmp/packer-itest where
+// test/itest/run.sh builds the appliance by default.
+func ApplianceDir() string {
+	if dir := os.Getenv("PACKER_ITEST_APPLIANCE"); dir != "" {
+		return dir
+	}
+	return "/var/tmp/packer-itest"
+}
+
+// QEMUURI is PACKER_ITEST_URI, or qemu:///system.
+func QEMUURI() string {
+	if uri := os.Getenv("PACKER_ITEST_URI"); uri != "" {
+		return uri
+	}
+	return "qemu:///system"
 }
 
 // transientPool creates a directory pool that vanishes when destroyed.
