@@ -9,28 +9,17 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 )
 
-// smallCluster: P = 2 hosts × k = 2 disks, so N = 4 primary VMs and, with
-// r = 2, P·⌊k/r⌋ = 2 extra VMs; alpha = 1.2.
-func smallCluster() model.Cluster {
-	return model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.2, CoresPerHost: 4, MemoryMiBPerHost: 4096}
-}
-
-func job(name string, a, b float64, cpu, io bool) model.Job {
-	return model.Job{Name: name, Model: model.PowerLaw{A: a, B: b}, CPUIntensive: cpu, IOIntensive: io}
-}
-
-func problem(t testing.TB, c model.Cluster, jobs ...model.Job) *model.Problem {
-	t.Helper()
-	p, err := model.NewProblem(&model.Workload{Name: "t", Jobs: jobs}, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func near(a, b float64) bool { return scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) }
+// The hand-worked fixtures are modeltest's (SmallCluster: 2 hosts × 2
+// disks, r = 2, alpha = 1.2).
+var (
+	smallCluster = modeltest.SmallCluster
+	job          = modeltest.Job
+	problem      = modeltest.Problem
+	near         = modeltest.Near
+)
 
 func TestPairOvercommitHandWorked(t *testing.T) {
 	// A: I/O-only, F_A(n) = 240/n; B: CPU-only, F_B(n) = 120/n; N = 4.
