@@ -1,20 +1,37 @@
 # packer's build. `make plan` and `make test` set up what they need on a fresh
-# Debian machine with Go (the C library libvirt-dev for the libvirt executor,
-# and the solvers and tools the tests cross-check against), then run.
+# Debian machine with Go, then run: `make plan` only what planning needs (nothing
+# when packer builds without cgo, else the C library libvirt-dev that the default
+# build links for the libvirt executor), `make test` also the solvers and tools
+# the tests cross-check against (cbc, glpsol, virt-xml-validate, xmllint, chromium).
 
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
-APT_PACKAGES := libvirt-dev pkg-config coinor-cbc glpk-utils libvirt-clients chromium libxml2-utils
+PLAN_APT_PACKAGES := libvirt-dev pkg-config
+APT_PACKAGES := $(PLAN_APT_PACKAGES) coinor-cbc glpk-utils libvirt-clients chromium libxml2-utils
 
-.PHONY: plan test deps check build bench fuzz
+.PHONY: plan test deps check build bench fuzz docs
 
-plan: deps
-	$(GO) run ./cmd/packer plan
+# plan builds packer without cgo when it can (planning needs no C library); a
+# build that still links libvirt gets the two packages it needs first.
+plan:
+	@mkdir -p bin
+	@if CGO_ENABLED=0 $(GO) build -o bin/packer ./cmd/packer 2>/dev/null; then :; else \
+	  $(MAKE) --no-print-directory deps APT_PACKAGES="$(PLAN_APT_PACKAGES)" && $(GO) build -o bin/packer ./cmd/packer; \
+	fi
+	bin/packer plan
 
 test: deps check
 	$(GO) test -count=1 ./...
 
-# deps installs the Debian packages that are missing, as root or through sudo.
+# docs reruns the packer commands whose output README.md and docs/*.md show
+# (the blocks after <!-- packer: ARGS --> markers) and rewrites those blocks;
+# `go test ./internal/docs` fails while they are stale.
+docs:
+	$(MAKE) --no-print-directory deps APT_PACKAGES="$(PLAN_APT_PACKAGES)"
+	$(GO) test -count=1 ./internal/docs -run TestGeneratedOutputs -update
+
+# deps installs the Debian packages of APT_PACKAGES that are missing, as root or
+# through sudo.
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
