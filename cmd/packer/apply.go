@@ -165,7 +165,7 @@ func applyAction(c *cli.Context) error {
 		if err := xenlibvirt.CheckError(xenlibvirt.Check(pl, inv, hs.Facts)); err != nil {
 			return badInput(fmt.Errorf("%s and %s: %w", c.String("plan"), c.String("inventory"), err))
 		}
-		if err := approve(c, applySummary(pl, inv, s)); err != nil {
+		if err := approve(c, xenlibvirt.Summary(pl, inv, s)); err != nil {
 			return err
 		}
 	}
@@ -193,29 +193,4 @@ func applyAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "plan %s: %s; %d VMs run, none left (journal %s)\n", pl.ID, j.Status, len(j.VMs), s.StatePath)
 	}
 	return nil
-}
-
-// applySummary says what apply is about to do, before it asks.
-func applySummary(pl *plan.Plan, inv *xenlibvirt.Inventory, s *xenlibvirt.Settings) string {
-	vms, phases := 0, fmt.Sprintf("%d phases", len(pl.Phases))
-	for _, ph := range pl.Phases {
-		if !s.OnePhase || ph.Index == s.Phase {
-			for _, hp := range ph.Hosts {
-				vms += len(hp.VMs)
-			}
-		}
-	}
-	if s.OnePhase {
-		phases = fmt.Sprintf("phase %d of %d", xenlibvirt.PhaseNumber(s.Phase), len(pl.Phases))
-	}
-	hosts := make([]string, 0, pl.Cluster.Hosts)
-	for _, h := range inv.Hosts[:min(pl.Cluster.Hosts, len(inv.Hosts))] {
-		hosts = append(hosts, h.Name)
-	}
-	resume := ""
-	if s.Resume {
-		resume = ", resuming"
-	}
-	return fmt.Sprintf("packer will apply plan %s (%s, %d VMs) on hosts %s%s; journal %s", pl.ID, phases, vms,
-		strings.Join(hosts, ", "), resume, s.StatePath)
 }
