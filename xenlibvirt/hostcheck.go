@@ -59,6 +59,8 @@ type HostReport struct {
 	Reachable bool       `json:"reachable"`
 	Error     string     `json:"error,omitempty"`
 	Facts     *HostFacts `json:"facts,omitempty"`
+	// Canary is the boot canary's outcome, when hosts check ran one.
+	Canary *CanaryReport `json:"canary,omitempty"`
 }
 
 // HostsReport is hosts check's answer: every inventory host, and with a

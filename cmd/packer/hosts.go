@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,9 +25,14 @@ var hostsCommand = &cli.Command{
 			"appliance image is there. With --plan, also checks the plan against the inventory and\n" +
 			"the hosts (as apply does before it changes anything). Exits 1 if a host is unreachable\n" +
 			"or the plan does not fit (naming the unreachable hosts); a host that does not answer\n" +
-			"within --connect-timeout counts as unreachable.",
+			"within --connect-timeout counts as unreachable. --canary also boots a tiny guest on every\n" +
+			"reachable host (the inventory's kernel and initrd with packer.run=true, as its hypervisor)\n" +
+			"and exits 1 unless each powers off within --canary-timeout: a /dev/kvm that exists but\n" +
+			"hangs guests (nested virtualisation) shows up here, not minutes into a phase.",
 		Flags: []cli.Flag{inventoryFlag, &cli.StringFlag{Name: "plan", Usage: "plan document `FILE` to check against the hosts"}, formatFlag,
-			connectTimeoutFlag},
+			connectTimeoutFlag,
+			&cli.BoolFlag{Name: "canary", Usage: "also boot a canary guest on every reachable host"},
+			&cli.DurationFlag{Name: "canary-timeout", Value: xenlibvirt.DefaultCanaryTimeout, Usage: "a canary not powered off after `D` has failed"}},
 		Action: hostsCheckAction,
 	}},
 }
@@ -45,6 +51,12 @@ func hostsCheckAction(c *cli.Context) error {
 		return err
 	}
 	rep := xenlibvirt.CheckHosts(pl, inv, conn)
+	if c.Bool("canary") {
+		if c.Duration("canary-timeout") <= 0 {
+			return badUsage("--canary-timeout: %v, want a positive duration", c.Duration("canary-timeout"))
+		}
+		rep.RunCanaries(c.Context, inv, conn, c.Duration("canary-timeout"))
+	}
 	w := c.App.Writer
 	if format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
@@ -55,23 +67,33 @@ func hostsCheckAction(c *cli.Context) error {
 	} else if err := printHostsReport(w, rep, pl, inv); err != nil {
 		return err
 	}
-	unreachable := rep.Unreachable()
+	unreachable, canaries := rep.Unreachable(), rep.FailedCanaries()
 	switch {
 	case len(rep.Problems) > 0:
 		return cli.Exit(fmt.Sprintf("packer: hosts check: plan %s does not fit (%d problems)", pl.ID, len(rep.Problems)), exitFailure)
 	case len(unreachable) > 0:
 		return cli.Exit(fmt.Sprintf("packer: hosts check: %d of %d hosts unreachable: %s", len(unreachable), len(rep.Hosts),
 			strings.Join(unreachable, "; ")), exitFailure)
+	case len(canaries) > 0:
+		return cli.Exit(fmt.Sprintf("packer: hosts check: the canary failed on %d of %d hosts: %s", len(canaries), len(rep.Hosts),
+			strings.Join(canaries, "; ")), exitFailure)
 	}
 	return nil
 }
 
 // printHostsReport writes hosts check's table and, with a plan, whether it fits.
 func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *plan.Plan, inv *xenlibvirt.Inventory) error {
-	t := newTable(w, "HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE")
+	header := []string{"HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE"}
+	canary := slices.ContainsFunc(rep.Hosts, func(h xenlibvirt.HostReport) bool { return h.Canary != nil })
+	if canary {
+		header = append(header, "CANARY")
+	}
+	t := newTable(w, header...)
 	for i, r := range rep.Hosts {
 		if !r.Reachable {
-			_ = t.Append([]string{r.Name, r.URI, "no: " + r.Error, "", "", "", "", "", ""})
+			row := make([]string, len(header))
+			row[0], row[1], row[2] = r.Name, r.URI, "no: "+r.Error
+			_ = t.Append(row)
 			continue
 		}
 		f := r.Facts
@@ -79,8 +101,16 @@ func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *plan.Plan, i
 		if len(f.Missing) > 0 {
 			img = "missing " + strings.Join(f.Missing, ", ")
 		}
-		_ = t.Append([]string{r.Name, r.URI, "yes", f.Type, strconv.Itoa(f.CPUs), strconv.Itoa(f.MemoryMiB),
-			strings.Join(f.VirtTypes, " "), strings.Join(f.PoolLabels(inv.Hosts[i]), " "), img})
+		row := []string{r.Name, r.URI, "yes", f.Type, strconv.Itoa(f.CPUs), strconv.Itoa(f.MemoryMiB),
+			strings.Join(f.VirtTypes, " "), strings.Join(f.PoolLabels(inv.Hosts[i]), " "), img}
+		switch {
+		case r.Canary == nil:
+		case r.Canary.OK:
+			row = append(row, fmt.Sprintf("powered off in %.1f s", r.Canary.Seconds))
+		default:
+			row = append(row, "failed: "+r.Canary.Error)
+		}
+		_ = t.Append(row)
 	}
 	if err := t.Render(); err != nil {
 		return err

@@ -13,7 +13,8 @@ import (
 )
 
 // TestIntegrationReadmeWalkthrough runs the README's "Applying a plan" steps
-// with the real CLI on a real libvirtd + QEMU: plan, hosts check, dry run,
+// with the real CLI on a real libvirtd + QEMU: plan, hosts check (with a boot
+// canary on each host), dry run,
 // apply (two phases of two appliance VMs that run their job and power off),
 // status and destroy. The foreign domain beside them survives.
 func TestIntegrationReadmeWalkthrough(t *testing.T) {
@@ -47,8 +48,14 @@ func TestIntegrationReadmeWalkthrough(t *testing.T) {
 		return out
 	}
 	step("Makespan", "plan", "-w", workload, "-a", "sequential", "-P", "2", "-k", "1", "-r", "1", "--cores", "1", "--memory", "512", "-o", plan)
-	step("fits: 2 hosts × 1 disks, 1 vCPUs and 256 MiB per VM", "hosts", "check", "--inventory", inventory, "--plan", plan)
-	out := step("# dry run of plan small-", "apply", "--plan", plan, "--inventory", inventory, "--state", state, "--dry-run")
+	// The canary boots each host's hypervisor as the inventory names it
+	// (the harness chose KVM only if its own canary proved it).
+	out := step("fits: 2 hosts × 1 disks, 1 vCPUs and 256 MiB per VM", "hosts", "check", "--inventory", inventory, "--plan", plan,
+		"--canary", "--canary-timeout", "3m")
+	if n := strings.Count(out, "powered off in"); n != 2 {
+		t.Errorf("hosts check --canary: %d canaries powered off, want 2", n)
+	}
+	out = step("# dry run of plan small-", "apply", "--plan", plan, "--inventory", inventory, "--state", state, "--dry-run")
 	if n := strings.Count(out, "<domain type="); n != 4 {
 		t.Errorf("dry run shows %d domains, want 4", n)
 	}
