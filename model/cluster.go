@@ -48,6 +48,20 @@ func (c Cluster) MaxExtraVMs() int { return c.Hosts * c.ExtrasPerHost() }
 // packed r to a machine: ⌊h/r⌋, but no more than the cluster has room for.
 func (c Cluster) ExtrasFor(h int) int { return min(h/c.ExtraRatio, c.MaxExtraVMs()) }
 
+// OvercommittedHosts is O, the fewest machines a phase with the given host
+// and extra VMs overcommits. A machine either runs extras, and then only host
+// and extra VMs, all priced at Alpha, or runs none, and then only VMs priced
+// at full speed: the packing paper multiplies the runtime of every job on an
+// overcommitted machine by alpha (section 4), and its host role (B_j = 1) is
+// an I/O job that "will run with an extra VM on the same physical machine"
+// (section 5.2). So the extras need ⌈extras/⌊k/r⌋⌉ machines and the host VMs
+// ⌈host/k⌉, each of them carrying an extra.
+func (c Cluster) OvercommittedHosts(hostVMs, extras int) int {
+	return max(ceilDiv(extras, c.ExtrasPerHost()), ceilDiv(hostVMs, c.DisksPerHost))
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
 // VCPUsPerVM is the cores each VM gets: the host's cores divided evenly among
 // its k primary VMs, at least one.
 func (c Cluster) VCPUsPerVM() int { return max(1, c.CoresPerHost/c.DisksPerHost) }

@@ -26,7 +26,9 @@ type VMPlace struct {
 // CheckPlacement checks one phase's placement against the phase: every
 // machine is one of the cluster's, listed once, and holds at most k primary
 // VMs on distinct disks 0..k−1 and at most ⌊host VMs/r⌋ extra VMs, all
-// diskless, and is marked overcommitted exactly when it holds extras; every
+// diskless, and is marked overcommitted exactly when it holds extras; a
+// machine with extras holds no primary VMs and one with host VMs holds extras
+// (every VM on it runs as fast as it is priced); every
 // VM belongs to a job of the phase, in that job's role; and each job's VMs
 // are numbered 0..n−1, each placed once, n its VM count in the phase.
 func (p *Problem) CheckPlacement(ph Phase, hosts []HostPlacement) error {
@@ -104,6 +106,12 @@ func (p *Problem) checkMachine(h HostPlacement, want map[string]Assignment, got 
 			return fmt.Errorf("host %d: VM %d of job %q on disk %d: disks are 0..%d, one VM each", h.Host, v.Index, v.Job, d, c.DisksPerHost-1)
 		}
 		disks[*v.Disk] = true
+	}
+	if extras > 0 && hostVMs+extras < len(h.VMs) {
+		return fmt.Errorf("host %d: primary VMs beside extra VMs: they would run alpha times slower than their model says", h.Host)
+	}
+	if extras == 0 && hostVMs > 0 {
+		return fmt.Errorf("host %d: host VMs without an extra VM beside them: they would run faster than their model says", h.Host)
 	}
 	if extras*c.ExtraRatio > hostVMs {
 		return fmt.Errorf("host %d: %d extra VMs need %d host VMs beside them, it has %d", h.Host, extras, extras*c.ExtraRatio, hostVMs)

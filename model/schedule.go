@@ -126,7 +126,10 @@ var ErrInfeasible = errors.New("infeasible schedule")
 // most N primary (primary and host) VMs per phase; only jobs that CanHost in
 // the host role and only jobs that CanBeExtra in the extra role; and per phase
 // r·extras ≤ host VMs, with no more extras than the machines can carry
-// (P·⌊k/r⌋), since an extra VM needs r host VMs on its own machine.
+// (P·⌊k/r⌋), since an extra VM needs r host VMs on its own machine; and, since
+// every VM on an overcommitted machine is priced at alpha and every other at
+// full speed, host ≤ k·extras and primary ≤ k·(P − O), O being
+// Cluster.OvercommittedHosts (checkOvercommit).
 func (p *Problem) Check(s Schedule) error {
 	c := p.Cluster
 	n := c.PrimaryVMs()
@@ -175,6 +178,9 @@ func (p *Problem) Check(s Schedule) error {
 			return fmt.Errorf("%w: phase %d has %d extra VMs but its %d host VMs carry at most %d (r = %d, at most %d per machine)",
 				ErrInfeasible, pi, extra, host, c.ExtrasFor(host), c.ExtraRatio, c.ExtrasPerHost())
 		}
+		if err := checkOvercommit(c, pi, primary, host, extra); err != nil {
+			return err
+		}
 	}
 	var missing []string
 	for j, pi := range seen {
@@ -184,6 +190,24 @@ func (p *Problem) Check(s Schedule) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: jobs not scheduled: %s", ErrInfeasible, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// checkOvercommit checks that the phase's machines split into overcommitted
+// ones, holding only host and extra VMs, and clear ones, holding only primary
+// VMs (Cluster.OvercommittedHosts says why): every machine with host VMs needs
+// an extra beside them, so host ≤ k·extra, and the primary VMs must fit on the
+// machines the overcommitted ones leave, primary ≤ k·(P − O).
+func checkOvercommit(c Cluster, pi, primary, host, extra int) error {
+	if host > c.DisksPerHost*extra {
+		return fmt.Errorf("%w: phase %d has %d host VMs but %d extra VMs: every machine with host VMs needs an extra VM beside them, so at most k = %d host VMs per extra",
+			ErrInfeasible, pi, host, extra, c.DisksPerHost)
+	}
+	o := c.OvercommittedHosts(host, extra)
+	if room := c.DisksPerHost * (c.Hosts - o); primary > room {
+		return fmt.Errorf("%w: phase %d uses %d primary VMs, but its %d host and %d extra VMs overcommit %d machines, leaving %d disks on machines without extra VMs",
+			ErrInfeasible, pi, primary, host, extra, o, room)
 	}
 	return nil
 }

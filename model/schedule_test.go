@@ -90,3 +90,35 @@ func TestCheckPlacement(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOvercommitSplitsMachines: on P = 2 hosts × k = 4 disks, r = 2, a
+// machine with an extra holds only host and extra VMs. Host A on 2 VMs
+// carrying B's 1 extra overcommits ⌈max(1/2, 2/4)⌉ = 1 machine, so the
+// primary job C gets the other machine's 4 disks, not the 6 that
+// N − host = 8 − 2 would suggest; and host VMs need an extra on every machine
+// they use: 5 host VMs take 2 machines, so need 2 extras.
+func TestCheckOvercommitSplitsMachines(t *testing.T) {
+	c := Cluster{Hosts: 2, DisksPerHost: 4, ExtraRatio: 2, Alpha: 1.2, CoresPerHost: 4, MemoryMiBPerHost: 4096}
+	p, err := NewProblem(&Workload{Name: "t", Jobs: []Job{testJob("A", 240, false, true), testJob("B", 120, true, false), testJob("C", 48, false, false)}}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.OvercommittedHosts(2, 1); got != 1 {
+		t.Errorf("OvercommittedHosts(2, 1) = %d, want 1", got)
+	}
+	if got := c.OvercommittedHosts(5, 1); got != 2 {
+		t.Errorf("OvercommittedHosts(5, 1) = %d, want 2", got)
+	}
+	phase := func(host, extra, prim int) Schedule {
+		return Schedule{Phases: []Phase{{Jobs: []Assignment{{Job: 0, VMs: host, Role: Host}, {Job: 1, VMs: extra, Role: Extra}, {Job: 2, VMs: prim, Role: Primary}}}}}
+	}
+	for _, tc := range []struct {
+		host, extra, prim int
+		ok                bool
+	}{{2, 1, 4, true}, {2, 1, 5, false}, {4, 2, 4, true}, {5, 1, 1, false}, {5, 2, 1, false}, {4, 1, 4, true}} {
+		err := p.Check(phase(tc.host, tc.extra, tc.prim))
+		if (err == nil) != tc.ok {
+			t.Errorf("host %d, extra %d, primary %d: got %v, want ok = %v", tc.host, tc.extra, tc.prim, err, tc.ok)
+		}
+	}
+}

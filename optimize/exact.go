@@ -192,10 +192,11 @@ func (ps *phaseSolver) anyRoles(jobs []int, T float64, sc *roleScratch) (uint32,
 	}
 	nh, ne := len(hostIdx), len(extraIdx)
 	for es := 1; es < 1<<ne; es++ {
-		var exLo, exPrim int
+		var exLo, exHi, exPrim int
 		for b := es; b != 0; b &= b - 1 {
 			k := extraIdx[bits.TrailingZeros(uint(b))]
 			exLo += sc.ol[k]
+			exHi += sc.oh[k]
 			exPrim += sc.pl[k]
 		}
 		if exLo > ps.emax {
@@ -210,10 +211,7 @@ func (ps *phaseSolver) anyRoles(jobs []int, T float64, sc *roleScratch) (uint32,
 				hLo += sc.ol[k]
 				hHi += sc.oh[k]
 			}
-			if p+hLo > ps.n {
-				continue
-			}
-			if exLo <= min(min(ps.n-p, hHi)/ps.r, ps.emax) {
+			if ps.totalsFit(p, hLo, hHi, exLo, exHi, true, true) {
 				var over uint32
 				for b := es; b != 0; b &= b - 1 {
 					over |= 1 << jobs[extraIdx[bits.TrailingZeros(uint(b))]]

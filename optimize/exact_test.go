@@ -37,7 +37,7 @@ func bruteForce(p *model.Problem) float64 {
 				return
 			}
 			if k == len(jobs) {
-				if extra <= c.ExtrasFor(host) {
+				if overcommitOK(c, prim, host, extra) {
 					best = dur
 				}
 				return
@@ -81,6 +81,19 @@ func bruteForce(p *model.Problem) float64 {
 	}
 	part(0)
 	return best
+}
+
+// overcommitOK is the per-phase rule on overcommitting, written out from the
+// packing paper for bruteForce: extras need r host VMs each on their own
+// machine, at most ⌊k/r⌋ per machine; a machine with host VMs carries an
+// extra; primary VMs use only machines without extras.
+func overcommitOK(c model.Cluster, prim, host, extra int) bool {
+	k, e := c.DisksPerHost, c.DisksPerHost/c.ExtraRatio
+	if extra == 0 {
+		return host == 0
+	}
+	machines := max((extra+e-1)/e, (host+k-1)/k)
+	return c.ExtraRatio*extra <= host && host <= k*extra && machines <= c.Hosts && prim <= k*(c.Hosts-machines)
 }
 
 // randomSmallCluster draws a cluster small enough for bruteForce: P ≤ 3, k ≤ 3,

@@ -26,6 +26,8 @@ import (
 //	            Σ_j Σ_x x·(y_jipx + y_jihx) ≤ N              primary VMs (primary and host)
 //	            r·Σ_j Σ_x x·y_jiex ≤ Σ_j Σ_x x·y_jihx        each extra VM needs r host VMs
 //	            Σ_j Σ_x x·y_jiex ≤ P·⌊k/r⌋                   machines' room for extras
+//	            Σ_j Σ_x x·y_jihx ≤ k·Σ_j Σ_x x·y_jiex        host VMs only beside extras
+//	            primary VMs only on machines without extras   (k ≠ r; see overcommit)
 //
 // Phases are interchangeable, which a branch-and-bound solver would explore
 // M! times over; the model breaks the symmetry by naming each phase after its
@@ -85,6 +87,9 @@ type lpWriter struct {
 	bw *bufio.Writer
 	p  *model.Problem
 	ch [][][]lpChoice
+	// general are the integer variables o_i (overcommitted machines of
+	// phase i) that overcommit declared.
+	general []string
 }
 
 func lpNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -180,6 +185,7 @@ func (lw *lpWriter) phase(i int) {
 	if len(ext) > 0 {
 		lw.constraint(fmt.Sprintf("carry_%d", i), append(carry, host...), "<= 0")
 		lw.constraint(fmt.Sprintf("room_%d", i), ext, fmt.Sprintf("<= %d", c.MaxExtraVMs()))
+		lw.overcommit(i)
 	}
 	lw.areaCuts(i)
 	// Symmetry: job j joins phase i only if job i leads it.
@@ -193,6 +199,41 @@ func (lw *lpWriter) phase(i int) {
 		}
 		lw.constraint(fmt.Sprintf("lead_%d_%d", i, j), terms, "<= 0")
 	}
+}
+
+// overcommit writes phase i's split of the machines (model.Problem.Check):
+// every machine with host VMs carries an extra, host ≤ k·extra; and with k ≠ r
+// the primary VMs fit beside o_i overcommitted machines, o_i an integer with
+// ⌊k/r⌋·o_i ≥ extras and k·o_i ≥ host VMs, primary + k·o_i ≤ N. With k = r
+// the other constraints force host = k·extra and imply the latter.
+func (lw *lpWriter) overcommit(i int) {
+	c := lw.p.Cluster
+	k := c.DisksPerHost
+	var hostCap, prim, exOn, hostOn []string
+	for j := i; j < len(lw.p.Jobs); j++ {
+		for _, v := range lw.ch[j][i] {
+			x := lpNum(float64(v.vms)) + " " + v.name
+			switch v.role {
+			case model.Primary:
+				prim = append(prim, x)
+			case model.Host:
+				hostCap = append(hostCap, x)
+				hostOn = append(hostOn, "-"+x)
+			case model.Extra:
+				hostCap = append(hostCap, "-"+lpNum(float64(k*v.vms))+" "+v.name)
+				exOn = append(exOn, "-"+x)
+			}
+		}
+	}
+	lw.constraint(fmt.Sprintf("hostcap_%d", i), hostCap, "<= 0")
+	if k == c.ExtraRatio {
+		return
+	}
+	o := fmt.Sprintf("o_%d", i)
+	lw.constraint(fmt.Sprintf("overx_%d", i), append([]string{fmt.Sprintf("%d %s", c.ExtrasPerHost(), o)}, exOn...), ">= 0")
+	lw.constraint(fmt.Sprintf("overh_%d", i), append([]string{fmt.Sprintf("%d %s", k, o)}, hostOn...), ">= 0")
+	lw.constraint(fmt.Sprintf("clear_%d", i), append(prim, fmt.Sprintf("%d %s", k, o)), fmt.Sprintf("<= %d", c.PrimaryVMs()))
+	lw.general = append(lw.general, o)
 }
 
 // areaCuts writes phase i's area cuts: each job's VMs are busy for at most
@@ -227,6 +268,15 @@ func (lw *lpWriter) variables() {
 	lw.bw.WriteString("Bounds\n")
 	for i := range lw.p.Jobs {
 		fmt.Fprintf(lw.bw, " d_%d >= 0\n", i)
+	}
+	for _, o := range lw.general {
+		fmt.Fprintf(lw.bw, " 0 <= %s <= %d\n", o, lw.p.Cluster.Hosts)
+	}
+	if len(lw.general) > 0 {
+		lw.bw.WriteString("General\n")
+		for _, o := range lw.general {
+			fmt.Fprintf(lw.bw, " %s\n", o)
+		}
 	}
 	lw.bw.WriteString("Binary\n")
 	for j := range lw.ch {

@@ -25,7 +25,7 @@ type phaseSolver struct {
 	p    *model.Problem
 	n    int // N = P·k primary VMs
 	emax int // P·⌊k/r⌋ extra VMs
-	r    int
+	r, k int
 	// rt[j][role][x] is Runtime(j, x, role) for x = 1..cap(role); index 0 is
 	// unused. Host and Extra share the α-scaled curve but not the cap.
 	rt [][3][]float64
@@ -48,7 +48,7 @@ var roleOf = [3]model.Role{model.Primary, model.Host, model.Extra}
 
 func newPhaseSolver(p *model.Problem) *phaseSolver {
 	c := p.Cluster
-	ps := &phaseSolver{p: p, n: c.PrimaryVMs(), emax: c.MaxExtraVMs(), r: c.ExtraRatio,
+	ps := &phaseSolver{p: p, n: c.PrimaryVMs(), emax: c.MaxExtraVMs(), r: c.ExtraRatio, k: c.DisksPerHost,
 		rt: make([][3][]float64, len(p.Jobs)), canHost: make([]bool, len(p.Jobs)), canExtra: make([]bool, len(p.Jobs))}
 	for j, job := range p.Jobs {
 		ps.canHost[j], ps.canExtra[j] = job.CanHost(), job.CanBeExtra()
@@ -99,14 +99,11 @@ type phasePlan struct {
 }
 
 // fits reports whether the jobs, in the given roles, can all finish within T,
-// and if so returns each job's interval. Hosts absorb the primary VMs the
-// primary-role jobs leave over (more host VMs carry more extras), so the
-// test is: Σ lo over primary and host jobs ≤ N, and the extras' Σ lo fits on
-// ExtrasFor(H) where H, the most host VMs, is the smaller of the VMs left by
-// the primary jobs and the hosts' own Σ hi.
+// and if so returns each job's interval [lo, hi] of VM counts; totalsFit
+// decides whether some choice of VM counts in those intervals is feasible.
 func (ps *phaseSolver) fits(jobs, roles []int, T float64, lo, hi []int) bool {
-	var prim, hostLo, hostHi, extra int
-	hosts := 0
+	var prim, hLo, hHi, eLo, eHi int
+	var hosts, extras bool
 	for k, j := range jobs {
 		l, h := ps.span(j, roles[k], T)
 		if l > h {
@@ -117,21 +114,45 @@ func (ps *phaseSolver) fits(jobs, roles []int, T float64, lo, hi []int) bool {
 		case rolePrimary:
 			prim += l
 		case roleHost:
-			hostLo += l
-			hostHi += h
-			hosts++
+			hLo, hHi, hosts = hLo+l, hHi+h, true
 		case roleExtra:
-			extra += l
+			eLo, eHi, extras = eLo+l, eHi+h, true
 		}
 	}
-	if prim+hostLo > ps.n {
+	return ps.totalsFit(prim, hLo, hHi, eLo, eHi, hosts, extras)
+}
+
+// totalsFit reports whether a phase can have prim primary VMs, between hLo
+// and hHi host VMs and between eLo and eHi extra VMs (model.Problem.Check):
+// hosts and extras come together, r·E ≤ H ≤ k·E, E ≤ P·⌊k/r⌋, and the
+// primary VMs fit on the machines the O = Cluster.OvercommittedHosts(H, E)
+// overcommitted ones leave: prim + k·O ≤ N. O only grows with E and H, and
+// the other constraints only get harder, so the least E that admits a host
+// count, E = max(eLo, ⌈hLo/k⌉), with the least H = max(hLo, r·E), decides.
+func (ps *phaseSolver) totalsFit(prim, hLo, hHi, eLo, eHi int, hosts, extras bool) bool {
+	if hosts != extras {
+		return false // extras need hosts beside them, and host VMs extras
+	}
+	if !hosts {
+		return prim <= ps.n
+	}
+	e := max(eLo, (hLo+ps.k-1)/ps.k)
+	if e > min(eHi, ps.emax) {
 		return false
 	}
-	if extra == 0 {
-		return true
+	h := max(hLo, ps.r*e)
+	return h <= hHi && ps.totalsOK(prim, h, e)
+}
+
+// totalsOK reports whether exact totals of primary, host and extra VMs
+// satisfy model.Problem.Check's per-phase constraints.
+func (ps *phaseSolver) totalsOK(prim, host, extra int) bool {
+	if host == 0 || extra == 0 {
+		return host == extra && prim <= ps.n
 	}
-	H := min(ps.n-prim, hostHi)
-	return hosts > 0 && extra <= min(H/ps.r, ps.emax)
+	c := ps.p.Cluster
+	return extra <= ps.emax && ps.r*extra <= host && host <= ps.k*extra &&
+		prim+ps.k*c.OvercommittedHosts(host, extra) <= ps.n
 }
 
 // best is the shortest duration of the jobs as one phase in the given roles,
@@ -147,10 +168,11 @@ func (ps *phaseSolver) best(jobs, roles []int, lo, hi []int) float64 {
 }
 
 // assign builds VM counts for jobs in roles that fit within T. Every job
-// starts at the fewest VMs that meet T; hosts then take what the extras need
-// (r per extra VM); then the VMs left over go one at a time to the job that is
-// currently slowest and still speeds up, so that jobs finish early (the mean
-// completion time improves) while the phase still lasts T.
+// starts at the fewest VMs that meet T; extras and hosts then rise to the
+// least totals totalsFit found feasible; then single VMs go, one at a time,
+// to the job that is currently slowest and still speeds up, while the totals
+// stay feasible (totalsOK), so that jobs finish early (the mean completion
+// time improves) while the phase still lasts T.
 func (ps *phaseSolver) assign(jobs, roles []int, T float64) phasePlan {
 	lo := make([]int, len(jobs))
 	hi := make([]int, len(jobs))
@@ -158,51 +180,35 @@ func (ps *phaseSolver) assign(jobs, roles []int, T float64) phasePlan {
 		panic("optimize: assign called with a duration that does not fit (a bug)")
 	}
 	vms := slices.Clone(lo)
-	used, extra := 0, 0
+	var tot [3]int // VMs per role
 	for k := range jobs {
-		if roles[k] == roleExtra {
-			extra += vms[k]
-		} else {
-			used += vms[k]
-		}
+		tot[roles[k]] += vms[k]
 	}
-	hostVMs := func() int {
-		h := 0
-		for k := range jobs {
-			if roles[k] == roleHost {
-				h += vms[k]
+	isRole := func(r int) func(int) bool { return func(k int) bool { return roles[k] == r } }
+	if tot[roleExtra] > 0 {
+		e := max(tot[roleExtra], (tot[roleHost]+ps.k-1)/ps.k)
+		for _, need := range []struct{ role, want int }{{roleExtra, e}, {roleHost, ps.r * e}} {
+			for tot[need.role] < need.want {
+				k := ps.slowest(jobs, roles, vms, hi, false, isRole(need.role))
+				if k < 0 {
+					panic("optimize: hosts and extras cannot reach their totals (a bug in totalsFit)")
+				}
+				vms[k]++
+				tot[need.role]++
 			}
 		}
-		return h
-	}
-	// Hosts up to r·extras, the fastest-growing need first: give to the host
-	// that is slowest.
-	for hostVMs() < ps.r*extra {
-		k := ps.slowest(jobs, roles, vms, hi, false, func(k int) bool { return roles[k] == roleHost })
-		if k < 0 {
-			panic("optimize: hosts cannot carry the extras (a bug in fits)")
-		}
-		vms[k]++
-		used++
 	}
 	for {
-		room := ps.n - used
-		exRoom := min(hostVMs()/ps.r, ps.emax) - extra
 		k := ps.slowest(jobs, roles, vms, hi, true, func(k int) bool {
-			if roles[k] == roleExtra {
-				return exRoom > 0
-			}
-			return room > 0
+			next := tot
+			next[roles[k]]++
+			return ps.totalsOK(next[rolePrimary], next[roleHost], next[roleExtra])
 		})
 		if k < 0 {
 			break
 		}
 		vms[k]++
-		if roles[k] == roleExtra {
-			extra++
-		} else {
-			used++
-		}
+		tot[roles[k]]++
 	}
 	return phasePlan{jobs: slices.Clone(jobs), roles: slices.Clone(roles), vms: vms}
 }

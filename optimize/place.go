@@ -7,37 +7,42 @@ import (
 )
 
 // Place assigns every VM of one feasible phase to a machine and disk, following
-// the end of the packing paper's section 5.2, with one refinement the
-// paper's prose leaves open:
+// the end of the packing paper's section 5.2, with the refinements its prose
+// leaves open. The phase model prices every VM on a machine that runs extras
+// at alpha and every other VM at full speed (model.Cluster.OvercommittedHosts
+// says why), so the machines split in two: the first O of them are
+// overcommitted and hold only host and extra VMs, the rest hold only primary
+// VMs.
 //
-//  1. Host-role VMs (I/O jobs that carry extras) go in groups of r onto one
-//     machine each, one group per extra VM, the groups spread over the machines
-//     round-robin. Grouping is what makes an extra VM possible: it needs r host
-//     VMs on its own machine; a plain round-robin of single VMs could leave no
-//     machine with r of them.
-//  2. Host-role VMs beyond those groups go round-robin, to overcommitted
-//     machines first (they already pay alpha).
-//  3. Extra VMs, one beside each group, with no disk.
-//  4. Other I/O-intensive jobs round-robin onto the remaining disks, then
-//  5. the remaining jobs; both prefer machines that are not overcommitted, so
-//     that no primary job runs beside an extra VM it was not priced for.
+//  1. Extras: one on each of the O machines, the rest filling machines up to
+//     ⌊k/r⌋ in order, so that as few machines as possible are overcommitted.
+//  2. Host-role VMs (I/O jobs that carry extras) go r per extra onto those
+//     machines: an extra VM needs r host VMs on its own machine, which a plain
+//     round-robin of single VMs could leave no machine with.
+//  3. Host-role VMs beyond those groups go round-robin onto the overcommitted
+//     machines' free disks.
+//  4. Extra VMs, beside their groups, with no disk.
+//  5. Other I/O-intensive jobs round-robin onto the other machines' disks, then
+//  6. the remaining jobs.
 //
 // Every primary VM gets a distinct disk of its machine. Hosts with no VMs are
 // left out of the result, which is ordered by host.
 func Place(p *model.Problem, ph model.Phase) ([]model.HostPlacement, error) {
 	pc := &placer{p: p, ms: make([]machine, p.Cluster.Hosts)}
 	hostVMs, extraJobs, extraVMs := hostsAndExtras(p, ph)
-	if c := p.Cluster; extraVMs > c.ExtrasFor(len(hostVMs)) {
-		return nil, fmt.Errorf("optimize: placement: %d extra VMs need %d host VMs, the phase has %d", extraVMs, extraVMs*c.ExtraRatio, len(hostVMs))
+	c := p.Cluster
+	if h := len(hostVMs); extraVMs > c.ExtrasFor(h) || h > c.DisksPerHost*extraVMs {
+		return nil, fmt.Errorf("optimize: placement: %d extra VMs need between %d and %d host VMs (r = %d, k = %d), the phase has %d",
+			extraVMs, extraVMs*c.ExtraRatio, extraVMs*c.DisksPerHost, c.ExtraRatio, c.DisksPerHost, h)
 	}
-	rest := pc.hostGroups(hostVMs, extraVMs) // 1
-	for _, h := range rest {                 // 2
+	rest := pc.hostGroups(hostVMs, extraVMs) // 1, 2
+	for _, h := range rest {                 // 3
 		if err := pc.roundRobin(h.job, model.Host, h.idx, true); err != nil {
 			return nil, err
 		}
 	}
-	pc.extras(extraJobs) // 3
-	// 4 and 5. Primary VMs: I/O-intensive jobs first.
+	pc.extras(extraJobs) // 4
+	// 5 and 6. Primary VMs: I/O-intensive jobs first.
 	for _, wantIO := range []bool{true, false} {
 		for _, a := range ph.Jobs {
 			job := p.Jobs[a.Job]
@@ -105,24 +110,37 @@ func (pc *placer) put(m int, job model.Job, role model.Role, idx int) {
 	pc.ms[m].disks++
 }
 
-// hostGroups is step 1: one group of r host VMs per extra VM, group g on
-// machine g mod P. It returns the host VMs left over.
+// hostGroups is steps 1 and 2: the extras spread over the fewest machines,
+// O = Cluster.OvercommittedHosts, one each and then up to ⌊k/r⌋ in machine
+// order, and r host VMs beside each. It returns the host VMs left over.
 func (pc *placer) hostGroups(hostVMs []jobVM, extraVMs int) []jobVM {
 	c := pc.p.Cluster
+	if extraVMs == 0 {
+		return hostVMs
+	}
+	o := c.OvercommittedHosts(len(hostVMs), extraVMs)
+	left := extraVMs
+	for m := range o {
+		pc.ms[m].extras = 1
+		left--
+	}
+	for m := 0; left > 0; m++ {
+		add := min(left, c.ExtrasPerHost()-pc.ms[m].extras)
+		pc.ms[m].extras += add
+		left -= add
+	}
 	next := 0
-	for g := range extraVMs {
-		m := g % c.Hosts
-		for range c.ExtraRatio {
+	for m := range o {
+		for range c.ExtraRatio * pc.ms[m].extras {
 			h := hostVMs[next]
 			next++
 			pc.put(m, h.job, model.Host, h.idx)
 		}
-		pc.ms[m].extras++
 	}
 	return hostVMs[next:]
 }
 
-// extras is step 3: the extra VMs beside their groups, machine by machine,
+// extras is step 4: the extra VMs beside their groups, machine by machine,
 // without disks.
 func (pc *placer) extras(extraJobs []model.Assignment) {
 	m, used := 0, 0
@@ -137,25 +155,21 @@ func (pc *placer) extras(extraJobs []model.Assignment) {
 	}
 }
 
-// roundRobin places one primary VM on the next machine with a free disk,
-// first among machines whose overcommitted state matches preferOver.
-func (pc *placer) roundRobin(job model.Job, role model.Role, idx int, preferOver bool) error {
+// roundRobin places one VM with a disk on the next machine with a free disk
+// among the overcommitted machines (over) or the others: host VMs belong on
+// the former, primary VMs on the latter.
+func (pc *placer) roundRobin(job model.Job, role model.Role, idx int, over bool) error {
 	c := pc.p.Cluster
-	for pass := 0; pass < 2; pass++ {
-		for t := 0; t < c.Hosts; t++ {
-			m := (pc.cursor + t) % c.Hosts
-			if pc.ms[m].disks >= c.DisksPerHost {
-				continue
-			}
-			if pass == 0 && (pc.ms[m].extras > 0) != preferOver {
-				continue
-			}
-			pc.put(m, job, role, idx)
-			pc.cursor = (m + 1) % c.Hosts
-			return nil
+	for t := 0; t < c.Hosts; t++ {
+		m := (pc.cursor + t) % c.Hosts
+		if pc.ms[m].disks >= c.DisksPerHost || (pc.ms[m].extras > 0) != over {
+			continue
 		}
+		pc.put(m, job, role, idx)
+		pc.cursor = (m + 1) % c.Hosts
+		return nil
 	}
-	return fmt.Errorf("optimize: placement: no free disk for a VM of job %q", job.Name)
+	return fmt.Errorf("optimize: placement: no free disk for a %s VM of job %q", role, job.Name)
 }
 
 func countRole(vms []model.VMPlace, r model.Role) int {

@@ -18,13 +18,14 @@ const (
 	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodSwarm
 	MethodExact      Method = "exact"      // Exact: the proven optimum, up to MaxExactJobs jobs
 	MethodSwarm      Method = "pso"        // Swarm: particle swarm, any size, seeded
+	MethodColumns    Method = "columns"    // Columns: column generation with a proven lower bound
 	MethodPair       Method = "pair"       // PairSchedule: the packing paper's pair scheduler
 	MethodSequential Method = "sequential" // model.Sequential: every job alone on all N VMs
 )
 
 // methods is the registry: every method, in the order help texts and error
 // messages list them.
-var methods = []Method{MethodAuto, MethodExact, MethodSwarm, MethodPair, MethodSequential}
+var methods = []Method{MethodAuto, MethodExact, MethodSwarm, MethodColumns, MethodPair, MethodSequential}
 
 // Methods returns every method Solve accepts, in the order help texts list
 // them.
@@ -143,6 +144,8 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 		s, err = exactOptimum(p, &sol)
 	case MethodSwarm:
 		s, err = r.swarm(p, &set, &sol)
+	case MethodColumns:
+		s, err = columnsBound(p, &sol)
 	default:
 		_, err = ParseMethod(string(method))
 		err = fmt.Errorf("optimize: %w", err)
@@ -150,7 +153,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if (method == MethodExact || method == MethodSwarm) && !set.KeepOrder {
+	if (method == MethodExact || method == MethodSwarm || method == MethodColumns) && !set.KeepOrder {
 		before := p.MeanCompletion(s)
 		s = OrderForCompletion(p, s)
 		sol.Notes = append(sol.Notes, fmt.Sprintf("phases ordered shortest duration per job first (Smith's rule): mean job completion %s, %s in the solver's order; the makespan is the same",
@@ -187,6 +190,28 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	}
 	sol.Optimum = &res.Makespan
 	sol.Notes = append(sol.Notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
+	return res.Schedule, nil
+}
+
+// columnsBound runs column generation seeded with the pair plan and records
+// the bound it proves.
+func columnsBound(p *model.Problem, sol *model.Solution) (model.Schedule, error) {
+	pr, err := PairSchedule(p)
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{})
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	lb := res.LowerBound
+	sol.LowerBound = &lb
+	state := "converged"
+	if !res.Converged {
+		state = "stopped before converging"
+	}
+	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (Farley's bound on the LP duals); the pair plan it started from: %s",
+		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), model.FormatSeconds(p.Makespan(pr.Schedule))))
 	return res.Schedule, nil
 }
 

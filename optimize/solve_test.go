@@ -21,7 +21,7 @@ func TestParseMethod(t *testing.T) {
 	if !errors.Is(err, ErrUnknownMethod) {
 		t.Fatalf("ParseMethod(swarm): %v does not wrap ErrUnknownMethod", err)
 	}
-	if want := `unknown algorithm "swarm" (want auto, exact, pso, pair or sequential)`; err.Error() != want {
+	if want := `unknown algorithm "swarm" (want auto, exact, pso, columns, pair or sequential)`; err.Error() != want {
 		t.Errorf("error %q, want %q", err, want)
 	}
 }

@@ -1,0 +1,291 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// ColumnsOptions tune Columns. The zero value is valid.
+type ColumnsOptions struct {
+	// Rounds caps the pricing rounds; 0 means 200.
+	Rounds int
+	// Stop, when set, is asked after every round; true ends the search with
+	// the best plan and bound so far (Solve uses it for Settings.TimeLimit).
+	Stop func() bool
+	// Progress, when set, is called after every round with the best plan's
+	// makespan and the best proven bound so far.
+	Progress func(incumbent, bound float64)
+}
+
+// ColumnsResult is Columns' answer.
+type ColumnsResult struct {
+	Schedule model.Schedule
+	Makespan float64
+	// LowerBound is proven: no schedule has a smaller makespan.
+	LowerBound float64
+	// LPValue is the restricted master LP's last value; Columns and Rounds
+	// count the columns generated and the pricing rounds run; Converged is
+	// true when no column priced out (then LowerBound ≥ LPValue·(1−1e-9)).
+	LPValue          float64
+	Columns, Rounds  int
+	Converged        bool
+	SeedMakespan     float64 // the best seed schedule's makespan
+	RelaxedPricing   bool    // capacities were scaled down to keep pricing fast
+	BoundFromLPRatio float64 // LowerBound / LPValue
+}
+
+// Columns plans by column generation over phases (set partitioning): a
+// column is one phase (its jobs, roles and VM counts), its cost the phase's
+// duration, and a schedule picks columns that cover every job once. Its LP
+// relaxation (covering, coverLP) bounds every schedule from below.
+//
+// Pricing: for duals π and a candidate phase length D, each job needs the
+// fewest VMs that meet D in each role it may take; a dynamic programme picks
+// the subset and roles that maximise Σπ under two capacities every phase
+// obeys, Pr + H ≤ N and Pr + (k/⌊k/r⌋)·E ≤ N (primary VMs, host VMs and
+// extras; the second holds because the extras overcommit at least
+// E/⌊k/r⌋ machines, whose k disks primaries may not use). That is a
+// relaxation of the phase (it omits r·E ≤ H ≤ k·E), so the subset is then
+// priced exactly (phaseSolver) and repaired if needed; a phase whose real
+// duration T has T − Σπ < 0 enters.
+//
+// The bound is Farley's: for any π ≥ 0, θ = min over phases of
+// duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; the
+// pricing relaxation only over-estimates π(phase), so θ stays valid. When
+// the candidate durations are too many, they are thinned to a geometric grid
+// and θ uses the grid point below each phase: still valid, slightly weaker.
+// The bound is the best of these and LowerBound's.
+//
+// The integer plan: the LP's columns picked greedily (largest λ first, then
+// least duration per job), no two sharing a job, and the seed schedules
+// (Solve passes the pair and, for auto, the swarm plan); the best wins, so it
+// is never worse than any seed.
+func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
+	m := len(p.Jobs)
+	if m == 0 {
+		return ColumnsResult{}, fmt.Errorf("optimize: columns: no jobs")
+	}
+	if opt.Rounds == 0 {
+		opt.Rounds = 200
+	}
+	cg := newColumnGen(p)
+	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: LowerBound(p), RelaxedPricing: cg.scale > 1 || !cg.exact}
+	for _, s := range seeds {
+		if err := p.Check(s); err != nil {
+			return ColumnsResult{}, fmt.Errorf("optimize: columns: seed schedule: %w", err)
+		}
+		for _, ph := range s.Phases {
+			cg.addPhase(ph)
+		}
+		if ms := p.Makespan(s); ms < res.Makespan {
+			res.Schedule, res.Makespan = s, ms
+		}
+	}
+	res.SeedMakespan = res.Makespan
+	for res.Rounds < opt.Rounds {
+		res.Rounds++
+		res.LPValue = cg.lp.solve(50 * m)
+		added, bound := cg.price()
+		res.LowerBound = max(res.LowerBound, bound)
+		if opt.Progress != nil {
+			opt.Progress(res.Makespan, res.LowerBound)
+		}
+		if added == 0 {
+			res.Converged = true
+			break
+		}
+		if opt.Stop != nil && opt.Stop() {
+			break
+		}
+	}
+	if s := cg.integer(); p.Makespan(s) < res.Makespan {
+		res.Schedule, res.Makespan = s, p.Makespan(s)
+	}
+	res.Schedule = model.Normalize(res.Schedule)
+	if err := p.Check(res.Schedule); err != nil {
+		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
+	}
+	res.LowerBound = min(res.LowerBound, res.Makespan)
+	res.Columns = len(cg.lp.cols)
+	if res.LPValue > 0 {
+		res.BoundFromLPRatio = res.LowerBound / res.LPValue
+	}
+	return res, nil
+}
+
+// columnGen holds the master LP, its columns' phases and the pricer.
+type columnGen struct {
+	p      *model.Problem
+	ps     *phaseSolver
+	lp     *coverLP
+	phases []model.Phase
+	seen   map[string]bool
+	grid   []float64 // candidate phase lengths priced, ascending
+	exact  bool      // grid holds every candidate duration
+	scale  int       // capacity units of the pricing programme, in VMs
+	cap    int       // ⌊N/scale⌋
+	pi     []float64
+}
+
+// maxGrid is the most candidate durations priced per round.
+const maxGrid = 300
+
+// maxCells bounds the pricing programme's table, (cap+1)².
+const maxCells = 1600
+
+func newColumnGen(p *model.Problem) *columnGen {
+	ps := newPhaseSolver(p)
+	m := len(p.Jobs)
+	n := ps.n
+	single := make([]float64, m)
+	cg := &columnGen{p: p, ps: ps, seen: map[string]bool{}, scale: 1}
+	for j := range m {
+		single[j] = p.Runtime(j, n, model.Primary)
+		ph := model.Phase{Jobs: []model.Assignment{{Job: j, VMs: n, Role: model.Primary}}}
+		cg.phases = append(cg.phases, ph)
+		cg.seen[phaseKey(ph)] = true
+	}
+	cg.lp = newCoverLP(single)
+	for (n/cg.scale+1)*(n/cg.scale+1) > maxCells {
+		cg.scale++
+	}
+	cg.cap = n / cg.scale
+	cg.grid, cg.exact = thinGrid(ps.cands, maxGrid)
+	return cg
+}
+
+// thinGrid keeps every candidate when there are at most g, else about g of
+// them spaced geometrically, always the first and the last.
+func thinGrid(cands []float64, g int) ([]float64, bool) {
+	if len(cands) <= g {
+		return cands, true
+	}
+	lo, hi := cands[0], cands[len(cands)-1]
+	step := math.Pow(hi/lo, 1/float64(g))
+	out := []float64{lo}
+	for _, c := range cands[1:] {
+		if c >= out[len(out)-1]*step {
+			out = append(out, c)
+		}
+	}
+	if out[len(out)-1] != hi {
+		out = append(out, hi)
+	}
+	return out, false
+}
+
+func phaseKey(ph model.Phase) string {
+	var b strings.Builder
+	for _, a := range ph.Jobs {
+		b.WriteString(strconv.Itoa(a.Job) + string(a.Role[0]) + strconv.Itoa(a.VMs) + ",")
+	}
+	return b.String()
+}
+
+// addPhase adds a phase as a column unless it is there already.
+func (cg *columnGen) addPhase(ph model.Phase) bool {
+	ph = model.Normalize(model.Schedule{Phases: []model.Phase{{Jobs: slices.Clone(ph.Jobs)}}}).Phases[0]
+	k := phaseKey(ph)
+	if cg.seen[k] {
+		return false
+	}
+	cg.seen[k] = true
+	jobs := make([]int, len(ph.Jobs))
+	for i, a := range ph.Jobs {
+		jobs[i] = a.Job
+	}
+	cg.phases = append(cg.phases, ph)
+	cg.lp.add(jobs, cg.p.PhaseDuration(ph))
+	return true
+}
+
+// price runs one pricing round on the LP's duals: it returns how many
+// columns entered and Farley's bound for these duals.
+func (cg *columnGen) price() (int, float64) {
+	y := cg.lp.duals()
+	var sum float64
+	for j := range y {
+		y[j] = max(y[j], 0)
+		sum += y[j]
+	}
+	cg.pi = y
+	best := make([]float64, len(cg.grid))
+	for i, D := range cg.grid {
+		best[i], _, _ = cg.knapsack(D, false)
+	}
+	theta := math.Inf(1)
+	for i, D := range cg.grid {
+		at := D // phases of length in (grid[i−1], D] cost more than grid[i−1]
+		if !cg.exact && i > 0 {
+			at = cg.grid[i-1]
+		}
+		if best[i] > 0 {
+			theta = min(theta, at/best[i])
+		}
+	}
+	bound := 0.0
+	if !math.IsInf(theta, 1) {
+		bound = theta * sum
+	}
+	order := make([]int, len(cg.grid))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool {
+		return cg.grid[order[a]]-best[order[a]] < cg.grid[order[b]]-best[order[b]]
+	})
+	added := 0
+	for _, i := range order[:min(8, len(order))] {
+		D := cg.grid[i]
+		if D-best[i] >= -1e-9*D {
+			break
+		}
+		_, jobs, roles := cg.knapsack(D, true)
+		if cg.realize(jobs, roles) {
+			added++
+		}
+	}
+	return added, bound
+}
+
+// realize prices a subset exactly and adds it as a column if its reduced
+// cost is negative; an infeasible role choice falls back to all primary, and
+// then the job with the least dual leaves until the rest fits.
+func (cg *columnGen) realize(jobs, roles []int) bool {
+	ps := cg.ps
+	for len(jobs) > 0 {
+		lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
+		T := ps.best(jobs, roles, lo, hi)
+		if math.IsInf(T, 1) {
+			prim := make([]int, len(jobs))
+			if T = ps.best(jobs, prim, lo, hi); !math.IsInf(T, 1) {
+				roles = prim
+			}
+		}
+		if !math.IsInf(T, 1) {
+			var pi float64
+			for _, j := range jobs {
+				pi += cg.pi[j]
+			}
+			if T-pi >= -1e-9*T {
+				return false
+			}
+			return cg.addPhase(ps.assign(jobs, roles, T).phase())
+		}
+		w := 0
+		for k := range jobs {
+			if cg.pi[jobs[k]] < cg.pi[jobs[w]] {
+				w = k
+			}
+		}
+		jobs = slices.Delete(slices.Clone(jobs), w, w+1)
+		roles = slices.Delete(slices.Clone(roles), w, w+1)
+	}
+	return false
+}
