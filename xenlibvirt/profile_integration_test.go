@@ -4,7 +4,6 @@ package xenlibvirt_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +100,5 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 		t.Errorf("apply: %s", j.Status)
 	}
 	q.AssertNothingLeft(t)
-	t.Log(fmt.Sprintf("TOOK %v", time.Since(begin).Round(time.Second)))
+	t.Logf("TOOK %v", time.Since(begin).Round(time.Second))
 }
