@@ -53,6 +53,10 @@ type Settings struct {
 	StatePath string
 	// Log receives one line per action; nil discards them.
 	Log io.Writer
+	// Started, when set, is called right after each VM has started, with
+	// its plan host index and domain name, from the goroutine that started
+	// it (packer profile takes its first statistics sample there).
+	Started func(host int, name string)
 }
 
 func (s *Settings) validate(pl *plan.Plan) error {
@@ -448,6 +452,9 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	}
 	if err := hv.Start(vm.Name); err != nil {
 		return fmt.Errorf("start: %w", err)
+	}
+	if r.set.Started != nil {
+		r.set.Started(vm.Host, vm.Name)
 	}
 	return r.step(rec(StateRunning), "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
 }

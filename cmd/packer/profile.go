@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/internal/progress"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/profile"
+	"github.com/packer-sched/packer/xenlibvirt"
 )
 
 // exitInterrupted is the exit code after Ctrl-C, as shells report SIGINT.
@@ -31,13 +34,21 @@ var profileCommand = &cli.Command{
 		"utilisation = CPU s / (wall × nodes × vCPUs per node) and the I/O rate, fits the power law\n" +
 		"on all runs, and classifies the job at the reference size. A profile is a workload file:\n" +
 		"packer plan --workload profile.json works. Ctrl-C stops the running command and keeps\n" +
-		"what was measured.",
+		"what was measured.\n\n" +
+		"--inventory FILE runs each run instead on VMs of the inventory, as packer apply deploys them:\n" +
+		"a one-phase plan of the job alone on n VMs (one per disk, hosts first), the guests running\n" +
+		"--run CMD (the appliance's packer.run), each run torn down when its VMs have powered off.\n" +
+		"Wall time, CPU seconds and disk bytes then come from libvirt (see xenlibvirt.ProfileSettings).",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "job", Aliases: []string{"j"}, Required: true, Usage: "job `NAME` in the profile"},
 		&cli.StringFlag{Name: "nodes", Aliases: []string{"n"}, Required: true, Usage: "node counts to run at, comma-separated: `N,N,...` (e.g. 2,4,6,8)"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "runs per node count"},
 		&cli.IntFlag{Name: "vcpus-per-node", Value: 2, Usage: "vCPUs of one node, for CPU utilisation"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
+		&cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "run on VMs of the inventory `FILE` (JSON), as packer apply would, and measure from libvirt"},
+		&cli.StringFlag{Name: "run", Usage: "the command `CMD` (words split on spaces), instead of after --; with --inventory, what the guests run"},
+		&cli.DurationFlag{Name: "run-timeout", Usage: "with --inventory: fail a run whose VMs have not all powered off after `D` (0: no limit)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "with --inventory: show the VMs every run would make, change nothing"},
 		chartFlag,
 		formatFlag,
 	}, thresholdFlags...),
@@ -70,7 +81,11 @@ func profileAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.NArg() == 0 {
+	argv := c.Args().Slice()
+	if c.IsSet("run") {
+		argv = strings.Fields(c.String("run"))
+	}
+	if len(argv) == 0 {
 		return badUsage("profile: no command given; put it after --, e.g. packer profile --job sort --nodes 2,4,6 -- ./sort.sh {nodes}")
 	}
 	if out := c.String("output"); out != "" {
@@ -92,7 +107,15 @@ func profileAction(c *cli.Context) error {
 			}
 		}
 	}
-	obs, err := profile.Measure(ctx, c.Args().Slice(), ms)
+	var obs []model.Observation
+	if c.IsSet("inventory") {
+		obs, err = profileOnVMs(ctx, c, job, argv, ms)
+		if c.Bool("dry-run") || err != nil && !errors.Is(err, profile.ErrInterrupted) {
+			return err
+		}
+	} else {
+		obs, err = profile.Measure(ctx, argv, ms)
+	}
 	interrupted := errors.Is(err, profile.ErrInterrupted)
 	if interrupted {
 		if ms.Progress != nil {
@@ -102,7 +125,7 @@ func profileAction(c *cli.Context) error {
 	} else if err != nil {
 		return badInput(err)
 	}
-	w, res, err := profile.FitMeasured(job, c.Args().Slice(), obs, set)
+	w, res, err := profile.FitMeasured(job, argv, obs, set)
 	if err != nil {
 		if interrupted {
 			return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted with too little measured to fit; nothing written", job), exitInterrupted)
@@ -116,6 +139,28 @@ func profileAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted; the profile holds the %d runs measured before", job, len(obs)), exitInterrupted)
 	}
 	return nil
+}
+
+// profileOnVMs measures on the inventory's VMs (--inventory); its log
+// lines, one per action and one per run, are the progress.
+func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string, ms *profile.MeasureSettings) ([]model.Observation, error) {
+	inv, err := xenlibvirt.ReadInventoryFile(c.String("inventory"))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	set := &xenlibvirt.ProfileSettings{Inventory: inv, Connector: connector, Job: job, Nodes: ms.Nodes, Repeat: ms.Repeat,
+		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress}
+	if c.IsSet("vcpus-per-node") {
+		set.VCPUs = ms.VCPUsPerNode
+	}
+	if set.DryRun {
+		set.Log = c.App.Writer
+	}
+	obs, err := xenlibvirt.Profile(ctx, argv, set)
+	if err != nil && !errors.Is(err, profile.ErrInterrupted) {
+		return obs, badInput(err)
+	}
+	return obs, err
 }
 
 // parseNodes reads --nodes: positive integers, comma-separated, distinct.

@@ -1,0 +1,283 @@
+package xenlibvirt_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"libvirt.org/go/libvirt"
+
+	"github.com/packer-sched/packer/profile"
+	"github.com/packer-sched/packer/xenlibvirt"
+	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
+)
+
+// TestTallyArithmetic checks the sums by hand and what profile.Measure
+// makes of them.
+func TestTallyArithmetic(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := func(d float64) time.Time { return t0.Add(time.Duration(d * float64(time.Second))) }
+	tally := xenlibvirt.Tally{
+		// VM a: started at 0 s, off at 10 s; CPU 1 → 9 s, read 0 → 100 MB, written 0 → 50 MB.
+		{Host: 0, Name: "a", Start: s(0), Stop: s(10), Sampled: true,
+			First: xenlibvirt.Counters{CPU: 1 * time.Second}, Last: xenlibvirt.Counters{CPU: 9 * time.Second, ReadBytes: 100e6, WriteBytes: 50e6}},
+		// VM b: started at 1 s, off at 12 s; CPU 2 → 12 s, read 10 → 30 MB.
+		{Host: 1, Name: "b", Start: s(1), Stop: s(12), Sampled: true,
+			First: xenlibvirt.Counters{CPU: 2 * time.Second, ReadBytes: 10e6}, Last: xenlibvirt.Counters{CPU: 12 * time.Second, ReadBytes: 30e6}},
+	}
+	r := tally.Run()
+	// Wall: first start 0 s to last power-off 12 s = 12 s; CPU 8 + 10 = 18 s;
+	// read 100 + 20 = 120 MB; written 50 MB.
+	want := profile.Run{Wall: 12 * time.Second, CPU: 18 * time.Second, ReadBytes: 120e6, WriteBytes: 50e6}
+	if r != want {
+		t.Fatalf("Run() = %+v, want %+v", r, want)
+	}
+	obs, err := profile.Measure(context.Background(), []string{"job"}, &profile.MeasureSettings{
+		Nodes: []int{2}, VCPUsPerNode: 2, Executor: fixedRun{r}, Env: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Utilisation 18 s / (12 s × 2 VMs × 2 vCPUs) = 0.375; rate (120 + 50) MB / 12 s = 14.1667 MB/s.
+	o := obs[0]
+	if math.Abs(*o.CPUUtil-0.375) > 1e-12 || math.Abs(*o.IOMBps-170.0/12) > 1e-12 || o.Seconds != 12 {
+		t.Errorf("observation %+v: util %v, rate %v", o, *o.CPUUtil, *o.IOMBps)
+	}
+}
+
+type fixedRun struct{ r profile.Run }
+
+func (f fixedRun) Execute(context.Context, []string, []string) (profile.Run, error) { return f.r, nil }
+
+// guests plays the appliance on the test driver: every packer domain
+// powers off after its job, which takes run (hold may keep one running);
+// onStart sees each boot first.
+func guests(t *testing.T, c *libvirttest.Cluster, run time.Duration, hold func(string) bool, onStart func(string)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := false
+	for _, conn := range c.Conns {
+		lc := conn.Libvirt()
+		stop, err := conn.OnLifecycle(func(name string, ev libvirt.DomainEventLifecycle) {
+			if ev.Event != libvirt.DOMAIN_EVENT_STARTED || !strings.HasPrefix(name, "packer-") {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if done {
+				return
+			}
+			if onStart != nil {
+				onStart(name)
+			}
+			if hold != nil && hold(name) {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(run)
+				if d, err := lc.LookupDomainByName(name); err == nil {
+					_ = d.Shutdown()
+					d.Free()
+				}
+			}()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+		wg.Wait()
+	})
+}
+
+func profileSettings(c *libvirttest.Cluster, nodes ...int) *xenlibvirt.ProfileSettings {
+	return &xenlibvirt.ProfileSettings{Inventory: c.Inventory, Connector: c.Connector(nil), Job: "sort",
+		Nodes: nodes, Poll: 20 * time.Millisecond, RunTimeout: time.Minute}
+}
+
+// TestProfileOnTestDriver profiles on libvirt's test driver, whose counters
+// are fixed functions of the time of day: a running domain's CPU time is the
+// time of day in ns, its disk's rd_bytes the time of day in µs / 20 and
+// wr_bytes in µs / 40. Whatever the samples' timing, every VM's deltas keep
+// read = CPU ns / 20000 and written = read / 2, and a VM's CPU cannot exceed
+// the time it ran.
+func TestProfileOnTestDriver(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM) // 2 hosts × 2 disks, 4 CPUs: VMs of 2 vCPUs
+	const job = 300 * time.Millisecond
+	guests(t, c, job, nil, nil)
+	var log bytes.Buffer
+	set := profileSettings(c, 1, 2, 3)
+	set.Log = &log
+	obs, err := xenlibvirt.Profile(context.Background(), []string{"sort-job", "{nodes}"}, set)
+	if err != nil {
+		t.Fatalf("Profile: %v\n%s", err, log.String())
+	}
+	if len(obs) != 3 {
+		t.Fatalf("%d observations, want 3", len(obs))
+	}
+	for i, o := range obs {
+		n := float64(i + 1)
+		if o.Nodes != i+1 || o.Failed {
+			t.Fatalf("run %d: %+v", i, o)
+		}
+		cpuNS := o.CPUSeconds * 1e9
+		if rel(float64(o.ReadBytes)*20000, cpuNS) > 0.01 || rel(float64(o.WriteBytes)*2, float64(o.ReadBytes)) > 0.01 {
+			t.Errorf("%d VMs: read %d B, written %d B, CPU %.4f s: want read = CPU ns/20000, written = read/2", o.Nodes, o.ReadBytes, o.WriteBytes, o.CPUSeconds)
+		}
+		// Each VM runs at least the job's 0.3 s and is sampled to within a
+		// poll (20 ms) of its end; wall spans every VM.
+		if o.Seconds < job.Seconds() || o.CPUSeconds > n*o.Seconds || o.CPUSeconds < n*(job.Seconds()-0.1) {
+			t.Errorf("%d VMs: wall %.3f s, CPU %.3f s", o.Nodes, o.Seconds, o.CPUSeconds)
+		}
+		// One CPU second per second per VM of 2 vCPUs: utilisation at most 1/2.
+		if u := *o.CPUUtil; u > 0.5 || u < 0.5*(job.Seconds()-0.1)/o.Seconds {
+			t.Errorf("%d VMs: utilisation %.3f", o.Nodes, u)
+		}
+		if r := *o.IOMBps; rel(r, float64(o.ReadBytes+o.WriteBytes)/1e6/o.Seconds) > 1e-9 {
+			t.Errorf("%d VMs: rate %v", o.Nodes, r)
+		}
+	}
+	for _, want := range []string{"packer-profile-n3-r1-p1-sort-2: started", "profile sort: 3 VMs, repeat 1: "} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	assertEmpty(t, c)
+}
+
+func rel(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-300) }
+
+// TestProfilePlanSpreadsOverHostsThenDisks: VM i on host i mod H, disk ⌊i/H⌋.
+func TestProfilePlanSpreadsOverHostsThenDisks(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	pl, err := xenlibvirt.ProfilePlan(c.Inventory, "sort", 3, 1, 2, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ""
+	for _, hp := range pl.Phases[0].Hosts {
+		for _, v := range hp.VMs {
+			got += strings.Repeat(" ", min(len(got), 1)) + string(rune('0'+hp.Host)) + "/" + string(rune('0'+*v.Disk)) + ":" + string(rune('0'+v.Index))
+		}
+	}
+	if got != "0/0:0 0/1:2 1/0:1" {
+		t.Errorf("placement %q", got)
+	}
+	if _, err := xenlibvirt.ProfilePlan(c.Inventory, "sort", 5, 1, 2, 1024); err == nil || !strings.Contains(err.Error(), "room for 4 (2 hosts × 2 disks") {
+		t.Errorf("5 VMs on 2 × 2: %v", err)
+	}
+}
+
+func TestProfileDryRunChangesNothing(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	var log bytes.Buffer
+	set := profileSettings(c, 1, 3)
+	set.DryRun, set.Log = true, &log
+	obs, err := xenlibvirt.Profile(context.Background(), []string{"sha256sum", "/dev/vda"}, set)
+	if err != nil || obs != nil {
+		t.Fatalf("dry run: %v, %v", obs, err)
+	}
+	for _, want := range []string{"packer.run=sha256sum,/dev/vda", "## 3 VMs (plan profile-n3-r1", "h1 packer-profile-n3-r1-p1-sort-1: disk /srv/h1/disk0/"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("dry run lacks %q:\n%s", want, log.String())
+		}
+	}
+	assertEmpty(t, c)
+	set.DryRun, set.Nodes = true, []int{5}
+	if _, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set); err == nil {
+		t.Error("5 VMs on 2 hosts × 2 disks accepted")
+	}
+	if _, err := xenlibvirt.Profile(context.Background(), []string{"a b"}, profileSettings(c, 1)); err == nil {
+		t.Error("a word with a space accepted")
+	}
+}
+
+// TestProfileRunTimeout: the guests at 2 VMs never power off; that run
+// fails, naming its VMs, is torn down, and the next run goes on.
+func TestProfileRunTimeout(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	guests(t, c, 50*time.Millisecond, func(name string) bool { return strings.Contains(name, "-n2-") }, nil)
+	set := profileSettings(c, 1, 2, 3)
+	set.RunTimeout = 500 * time.Millisecond
+	obs, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != 3 || obs[0].Failed || !obs[1].Failed || obs[2].Failed {
+		t.Fatalf("observations %+v", obs)
+	}
+	if e := obs[1].Error; !strings.Contains(e, "2 VMs, repeat 1: phase timed out after 500ms: 2 VMs still running: packer-profile-n2-r1-p1-sort-0, packer-profile-n2-r1-p1-sort-1") {
+		t.Errorf("error %q", e)
+	}
+	assertEmpty(t, c)
+}
+
+// TestProfileInterrupted: cancelled while the second VM count runs, Profile
+// keeps the first count's run, drops the second and leaves nothing.
+func TestProfileInterrupted(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	guests(t, c, 50*time.Millisecond, func(name string) bool { return strings.Contains(name, "-n2-") },
+		func(name string) {
+			if strings.HasSuffix(name, "-n2-r1-p1-sort-1") {
+				cancel() // as Ctrl-C would
+			}
+		})
+	obs, err := xenlibvirt.Profile(ctx, []string{"x"}, profileSettings(c, 1, 2, 3))
+	if !errors.Is(err, profile.ErrInterrupted) {
+		t.Fatalf("err %v, want interrupted", err)
+	}
+	if len(obs) != 1 || obs[0].Nodes != 1 || obs[0].Failed {
+		t.Errorf("observations %+v", obs)
+	}
+	assertEmpty(t, c)
+}
+
+// TestProfileHostLostMidRun: host h1's connection drops while the run at 2
+// VMs waits; that run fails naming the host, is torn down, and the run at
+// 3 VMs goes on.
+func TestProfileHostLostMidRun(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	guests(t, c, 100*time.Millisecond, nil, nil)
+	var lost *lossyCounting
+	set := profileSettings(c, 1, 2, 3)
+	set.Connector = c.Connector(func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+		if i != 1 {
+			return hv
+		}
+		if lost == nil {
+			lost = &lossyCounting{lossy: lossy{Hypervisor: hv, dropAt: 1}}
+		}
+		return lost
+	})
+	obs, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != 3 || obs[0].Failed || !obs[1].Failed || obs[2].Failed {
+		t.Fatalf("observations %+v", obs)
+	}
+	if e := obs[1].Error; !strings.Contains(e, "2 VMs, repeat 1: host h1: connection to test:///h1.xml lost") {
+		t.Errorf("error %q", e)
+	}
+	assertEmpty(t, c)
+}
+
+// lossyCounting is lossy that still reads counters.
+type lossyCounting struct{ lossy }
+
+func (l *lossyCounting) Counters(name string) (xenlibvirt.Counters, error) {
+	return l.Hypervisor.(xenlibvirt.CounterReader).Counters(name)
+}
