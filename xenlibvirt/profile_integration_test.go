@@ -49,7 +49,7 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 	}{{"hash", itestCPUJob, true, false}, {"diskio", itestIOJob, false, true}} {
 		start := time.Now()
 		obs, err := xenlibvirt.Profile(context.Background(), c.argv, &xenlibvirt.ProfileSettings{Inventory: q.Inventory,
-			Job: c.job, Nodes: []int{1, 2, 3}, RunTimeout: 2 * time.Minute, Log: testLog{t}})
+			Job: c.job, Nodes: []int{1, 2, 3}, RunTimeout: 8 * time.Minute, Log: testLog{t}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.job, err)
 		}
