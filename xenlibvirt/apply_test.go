@@ -58,19 +58,7 @@ func connect(t testing.TB, pl *plan.Plan, c *libvirttest.Cluster, wrap func(int,
 }
 
 // assertEmpty checks that no packer domain or disk is left on any host.
-func assertEmpty(t *testing.T, c *libvirttest.Cluster) {
-	t.Helper()
-	for i := range c.Conns {
-		for _, d := range c.Domains(t, i) {
-			if strings.HasPrefix(d, "packer-") {
-				t.Errorf("host %d: domain %s left behind", i, d)
-			}
-		}
-		if v := c.Volumes(t, i); len(v) > 0 {
-			t.Errorf("host %d: disks left behind: %v", i, v)
-		}
-	}
-}
+func assertEmpty(t *testing.T, c *libvirttest.Cluster) { t.Helper(); c.AssertNoPackerLeft(t) }
 
 func TestApplyRunsEveryPhaseInOrder(t *testing.T) {
 	// W2 on 2 hosts: phase 0 is s-srt-1 on 4 host VMs with s-kmns-1 on 2

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
-	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -20,18 +19,7 @@ func TestCheckHypervisor(t *testing.T) {
 	}
 	c := model.PaperCluster()
 	c.Hosts = 1
-	p, err := model.NewProblem(w, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, model.Sequential(p), "sequential")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, "W1", sol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := plantest.Sequential(t, w, c)
 	inv := &Inventory{Image: "/i", Hosts: []InventoryHost{{Name: "h0", URI: "qemu:///system", Cores: 4, MemoryMiB: 8192, Disks: []string{"a", "b"}}}}
 	facts := func(typ string, virt ...string) []HostFacts {
 		return []HostFacts{{Type: typ, VirtTypes: virt, CPUs: 4, MemoryMiB: 8192, Pools: []Pool{{"a", "/a"}, {"b", "/b"}}}}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
@@ -32,18 +32,7 @@ func itestSetup(t *testing.T, cmdline string) (*libvirttest.QEMUCluster, *plan.P
 		{Name: "wordcount", Model: model.PowerLaw{A: 60, B: -0.5}, CPUIntensive: true},
 		{Name: "sort", Model: model.PowerLaw{A: 90, B: -0.7}, IOIntensive: true},
 	}}
-	p, err := model.NewProblem(w, model.Cluster{Hosts: 2, DisksPerHost: 1, ExtraRatio: 1, Alpha: 1.3, CoresPerHost: 1, MemoryMiBPerHost: 512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, model.Sequential(p), "sequential")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, w.Name, sol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := plantest.Sequential(t, w, model.Cluster{Hosts: 2, DisksPerHost: 1, ExtraRatio: 1, Alpha: 1.3, CoresPerHost: 1, MemoryMiBPerHost: 512})
 	if len(pl.Phases) != 2 {
 		t.Fatalf("%d phases, want 2", len(pl.Phases))
 	}

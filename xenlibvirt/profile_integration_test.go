@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/optimize"
-	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/profile"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
@@ -75,18 +74,7 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 	q.AssertNothingLeft(t)
 
 	// The profiles plan, and the plan applies on the same inventory.
-	p, err := model.NewProblem(w, model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 2, MemoryMiBPerHost: 512})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sol, err := optimize.NewSolution(p, model.Sequential(p), "sequential")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, w.Name, sol)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl := plantest.Sequential(t, w, model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 2, MemoryMiBPerHost: 512})
 	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
 	if err != nil {
 		t.Fatal(err)

@@ -144,19 +144,7 @@ func TestApplyBadInputExits2(t *testing.T) {
 	assertNoPackerDomains(t, c)
 }
 
-func assertNoPackerDomains(t *testing.T, c *libvirttest.Cluster) {
-	t.Helper()
-	for i := range c.Conns {
-		for _, d := range c.Domains(t, i) {
-			if strings.HasPrefix(d, "packer-") {
-				t.Errorf("host %d: %s", i, d)
-			}
-		}
-		if v := c.Volumes(t, i); len(v) > 0 {
-			t.Errorf("host %d: disks %v", i, v)
-		}
-	}
-}
+func assertNoPackerDomains(t *testing.T, c *libvirttest.Cluster) { t.Helper(); c.AssertNoPackerLeft(t) }
 
 // TestApplyInterruptKeepsThenDestroy sends packer SIGINT once phase 0's six
 // VMs are up, with --keep-on-interrupt: it exits 1 leaving them running and
@@ -202,14 +190,7 @@ func TestHostsCheckUnreachableAndMisfit(t *testing.T) {
 	inv.Hosts = append(append([]xenlibvirt.InventoryHost(nil), inv.Hosts...), xenlibvirt.InventoryHost{Name: "h2", URI: "test:///nowhere.xml",
 		Hypervisor: "kvm", Cores: 4, MemoryMiB: 8192, Disks: []string{"disk0", "disk1"}, Network: "default"})
 	inv.Hosts[1].Cores = 4
-	data, err := json.Marshal(&inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	invPath := filepath.Join(t.TempDir(), "inventory.json")
-	if err := os.WriteFile(invPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	invPath := writeInventory(t, filepath.Join(t.TempDir(), "inventory.json"), &inv)
 	code, out, errs := packer(t, "", "hosts", "check", "--inventory", invPath, "--plan", planPath)
 	// h1: phase 0 puts 2 host VMs × 2 vCPUs = 4 on its 2 CPUs.
 	wantErr := "packer: hosts check: plan " + pl.ID + " does not fit (1 problems)\n"
@@ -565,4 +546,17 @@ func TestApplyErrorPrintedOnce(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
 	}
 	assertNoPackerDomains(t, c)
+}
+
+// writeInventory writes inv as JSON to path and returns the path.
+func writeInventory(t *testing.T, path string, inv *xenlibvirt.Inventory) string {
+	t.Helper()
+	data, err := json.Marshal(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,14 +40,7 @@ func TestHostsCheckCanary(t *testing.T) {
 	})
 	inv := *c.Inventory
 	inv.Kernel, inv.Initrd = "/var/lib/packer/vmlinuz", "/var/lib/packer/initrd.img"
-	data, err := json.Marshal(&inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	invPath := filepath.Join(t.TempDir(), "inventory.json")
-	if err := os.WriteFile(invPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	invPath := writeInventory(t, filepath.Join(t.TempDir(), "inventory.json"), &inv)
 	code, out, errs := packer(t, "", "hosts", "check", "--inventory", invPath, "--canary", "--canary-timeout", "20s")
 	want := "packer: hosts check: the canary failed on 1 of 2 hosts: h1: canary on h1 (kvm): canary guest did not power off within 20s\n"
 	if code != 1 || errs != want {
@@ -72,13 +63,7 @@ func TestHostsCheckCanary(t *testing.T) {
 	}
 	// An inventory that boots from disk has no kernel for a canary.
 	inv.Kernel, inv.Initrd = "", ""
-	data, err = json.Marshal(&inv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(invPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeInventory(t, invPath, &inv)
 	code, _, errs = packer(t, "", "hosts", "check", "--inventory", invPath, "--canary")
 	if code != 1 || !strings.Contains(errs, "the canary failed on 2 of 2 hosts") || !strings.Contains(errs, "boots the appliance from disk") {
 		t.Errorf("exit %d, stderr %q", code, errs)

@@ -11,26 +11,33 @@ import (
 	"github.com/packer-sched/packer/plan"
 )
 
-// Pair plans w on c with the packing paper's pair scheduler, as the plan
-// document packer plan -a pair writes (without its notes), and fails the
-// test on any error.
-func Pair(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
+// Make plans w on c with method (optimize.Solve), as packer plan -a method
+// writes it, and fails the test on any error.
+func Make(t testing.TB, w *model.Workload, c model.Cluster, method optimize.Method) *plan.Plan {
 	t.Helper()
 	p, err := model.NewProblem(w, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := optimize.PairSchedule(p)
+	res, err := optimize.Solve(p, method, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sol, err := optimize.NewSolution(p, res.Schedule, "pair")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl, err := plan.New(p, w.Name, sol)
+	pl, err := plan.New(p, w.Name, res.Solution)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pl
+}
+
+// Pair is Make with the packing paper's pair scheduler.
+func Pair(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
+	t.Helper()
+	return Make(t, w, c, optimize.MethodPair)
+}
+
+// Sequential is Make with every job alone on all of c, one after another.
+func Sequential(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
+	t.Helper()
+	return Make(t, w, c, optimize.MethodSequential)
 }

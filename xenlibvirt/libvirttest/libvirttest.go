@@ -295,3 +295,19 @@ func (c *Cluster) Volumes(t testing.TB, i int) []string {
 	sort.Strings(out)
 	return out
 }
+
+// AssertNoPackerLeft fails the test if any host still has a packer-* domain
+// or a disk volume: teardown removed everything packer made.
+func (c *Cluster) AssertNoPackerLeft(t testing.TB) {
+	t.Helper()
+	for i := range c.Conns {
+		for _, d := range c.Domains(t, i) {
+			if strings.HasPrefix(d, "packer-") {
+				t.Errorf("host %d: domain %s left behind", i, d)
+			}
+		}
+		if v := c.Volumes(t, i); len(v) > 0 {
+			t.Errorf("host %d: disks left behind: %v", i, v)
+		}
+	}
+}
