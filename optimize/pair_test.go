@@ -15,10 +15,11 @@ import (
 // The hand-worked fixtures are modeltest's (SmallCluster: 2 hosts × 2
 // disks, r = 2, alpha = 1.2).
 var (
-	smallCluster = modeltest.SmallCluster
-	job          = modeltest.Job
-	problem      = modeltest.Problem
-	near         = modeltest.Near
+	smallCluster  = modeltest.SmallCluster
+	job           = modeltest.Job
+	problem       = modeltest.Problem
+	near          = modeltest.Near
+	randomProblem = modeltest.RandomProblem
 )
 
 func TestPairOvercommitHandWorked(t *testing.T) {
@@ -136,16 +137,6 @@ func bruteForcePairs(p *model.Problem) float64 {
 
 // randomProblem draws a workload of m jobs with power-law models, random
 // classes, on a random cluster.
-func randomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
-	k := 1 + rng.IntN(3)
-	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
-		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
-	var jobs []model.Job
-	for i := range m {
-		jobs = append(jobs, job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
-	}
-	return problem(t, c, jobs...)
-}
 
 func TestPairScheduleEqualsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 1))

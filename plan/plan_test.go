@@ -3,7 +3,6 @@ package plan_test
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -16,15 +15,6 @@ import (
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/pso"
 	"github.com/packer-sched/packer/workloads"
-)
-
-// The hand-worked fixtures are modeltest's (SmallCluster: 2 hosts × 2
-// disks, r = 2, alpha = 1.2).
-var (
-	smallCluster = modeltest.SmallCluster
-	job          = modeltest.Job
-	problem      = modeltest.Problem
-	near         = modeltest.Near
 )
 
 // newPlan places schedule s of p (optimize.NewSolution) and builds its plan.
@@ -45,7 +35,7 @@ func newPlan(t testing.TB, p *model.Problem, s model.Schedule, workload, algorit
 // TestPairScheduleThreeJobsHandWorked: A hosts B's extras, then C alone.
 func overcommitPlan(t *testing.T) *plan.Plan {
 	t.Helper()
-	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+	p := modeltest.Problem(t, modeltest.SmallCluster(), modeltest.Job("A", 240, -1, false, true), modeltest.Job("B", 120, -1, true, false), modeltest.Job("C", 48, -1, false, false))
 	res, err := optimize.PairSchedule(p)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +163,7 @@ func TestParseErrors(t *testing.T) {
 
 // FuzzParse: never panics; anything accepted verifies and round-trips.
 func FuzzParse(f *testing.F) {
-	p := &model.Problem{Jobs: []model.Job{job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false)}, Cluster: smallCluster()}
+	p := &model.Problem{Jobs: []model.Job{modeltest.Job("A", 240, -1, false, true), modeltest.Job("B", 120, -1, true, false), modeltest.Job("C", 48, -1, false, false)}, Cluster: modeltest.SmallCluster()}
 	res, _ := optimize.PairSchedule(p)
 	pl := newPlan(f, p, res.Schedule, "fuzz", "pair")
 	b, _ := pl.MarshalIndent()
@@ -216,7 +206,7 @@ func TestPlanProperties(t *testing.T) {
 		}
 	}()
 	for trial := range 400 {
-		p := randomProblem(t, rng, 1+rng.IntN(12))
+		p := modeltest.RandomProblem(t, rng, 1+rng.IntN(12))
 		res, err := optimize.PairSchedule(p)
 		if err != nil {
 			t.Fatal(err)
@@ -267,7 +257,7 @@ func checkPlacement(t *testing.T, p *model.Problem, pl *plan.Plan) {
 				}
 				want *= c.Alpha
 			}
-			if !near(j.Runtime, want) {
+			if !modeltest.Near(j.Runtime, want) {
 				t.Fatalf("job %s runtime %v, model gives %v", j.Name, j.Runtime, want)
 			}
 			dur = max(dur, want)
@@ -297,7 +287,7 @@ func checkPlacement(t *testing.T, p *model.Problem, pl *plan.Plan) {
 		if primary > c.PrimaryVMs() || extras > c.MaxExtraVMs() {
 			t.Fatalf("phase %d: %d primary, %d extra VMs", ph.Index, primary, extras)
 		}
-		if !near(ph.Duration, dur) {
+		if !modeltest.Near(ph.Duration, dur) {
 			t.Fatalf("phase %d duration %v, recomputed %v", ph.Index, ph.Duration, dur)
 		}
 		total += dur
@@ -307,7 +297,7 @@ func checkPlacement(t *testing.T, p *model.Problem, pl *plan.Plan) {
 			t.Fatalf("job %s in %d phases", j.Name, placed[j.Name])
 		}
 	}
-	if !near(pl.Makespan, total) {
+	if !modeltest.Near(pl.Makespan, total) {
 		t.Fatalf("makespan %v, recomputed %v", pl.Makespan, total)
 	}
 }
@@ -395,22 +385,12 @@ func TestPlanBound(t *testing.T) {
 
 // randomProblem draws a workload of m jobs with power-law models, random
 // classes, on a random cluster.
-func randomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
-	k := 1 + rng.IntN(3)
-	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
-		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
-	var jobs []model.Job
-	for i := range m {
-		jobs = append(jobs, job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
-	}
-	return problem(t, c, jobs...)
-}
 
 // TestNewRecordsSolution: New copies the notes and swarm settings, records
 // the optimum with its gap, and rejects a solution whose placement does not
 // match its schedule.
 func TestNewRecordsSolution(t *testing.T) {
-	p := problem(t, smallCluster(), job("A", 240, -1, false, true), job("B", 120, -1, true, false), job("C", 48, -1, false, false))
+	p := modeltest.Problem(t, modeltest.SmallCluster(), modeltest.Job("A", 240, -1, false, true), modeltest.Job("B", 120, -1, true, false), modeltest.Job("C", 48, -1, false, false))
 	res, err := optimize.PairSchedule(p)
 	if err != nil {
 		t.Fatal(err)
@@ -427,7 +407,7 @@ func TestNewRecordsSolution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(*pl.GapPercent, 5) || *pl.Optimum != 80 || *pl.LowerBound != 70 {
+	if !modeltest.Near(*pl.GapPercent, 5) || *pl.Optimum != 80 || *pl.LowerBound != 70 {
 		t.Errorf("gap %v, optimum %v, lower bound %v; want 5 %%, 80, 70", *pl.GapPercent, *pl.Optimum, *pl.LowerBound)
 	}
 	if *pl.Seed != 7 || pl.Particles != 20 || pl.Iterations != 5 || !reflect.DeepEqual(pl.Notes, []string{"a note"}) {

@@ -438,15 +438,7 @@ func TestForeignDomainsAndDisksSurviveApplyAndDestroy(t *testing.T) {
 }
 
 func TestDestroyLeavesAnImpostorWithPackersName(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
-	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
-	libvirttest.NewAppliance(t, c, func(string) bool { return true })
-	ctx, cancel := context.WithCancel(context.Background())
-	log := afterStarts(6, cancel)
-	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
-	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
-		t.Fatal(err)
-	}
+	pl, c, j := keptAfterInterrupt(t)
 	// Someone replaces one of packer's VMs with their own of the same name.
 	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 0) // on h0
 	dom, err := c.Conns[0].Libvirt().LookupDomainByName(victim)
@@ -822,15 +814,7 @@ func TestResumeClearsKeptVMsFirst(t *testing.T) {
 }
 
 func TestDestroyLeavesASwappedDisk(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
-	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
-	libvirttest.NewAppliance(t, c, func(string) bool { return true })
-	ctx, cancel := context.WithCancel(context.Background())
-	log := afterStarts(6, cancel)
-	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
-	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
-		t.Fatal(err)
-	}
+	pl, c, j := keptAfterInterrupt(t)
 	// Someone replaces h0's overlay of VM s-srt-1-0 with a volume of their own.
 	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 0)
 	disk := libvirttest.DiskDir("h0", 0) + "/" + victim + ".qcow2"
@@ -840,7 +824,7 @@ func TestDestroyLeavesASwappedDisk(t *testing.T) {
 	if _, err := c.Conns[0].CreateOverlay("disk0", victim+".qcow2", libvirttest.Kernel, "raw", 1); err != nil {
 		t.Fatal(err)
 	}
-	_, err = xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
+	_, err := xenlibvirt.Destroy(j, c.Connector(nil), "", nil)
 	want := "host h0: VM " + victim + ": disk " + disk + " is not an overlay of " + libvirttest.Image + "; left alone"
 	if err == nil || err.Error() != want {
 		t.Fatalf("Destroy: %v\nwant %s", err, want)
@@ -856,4 +840,21 @@ func TestDestroyLeavesASwappedDisk(t *testing.T) {
 	if got := c.Volumes(t, 1); len(got) > 0 {
 		t.Errorf("h1 disks left: %v", got)
 	}
+}
+
+// keptAfterInterrupt applies W2 on two simulated hosts whose guests never
+// power off, interrupts it once phase 1's six VMs are up, and keeps them
+// (KeepOnInterrupt); it returns the plan, the hosts and the journal.
+func keptAfterInterrupt(t *testing.T) (*plan.Plan, *libvirttest.Cluster, *xenlibvirt.Journal) {
+	t.Helper()
+	pl := testPlan(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	libvirttest.NewAppliance(t, c, func(string) bool { return true })
+	ctx, cancel := context.WithCancel(context.Background())
+	log := afterStarts(6, cancel)
+	j, err := xenlibvirt.Apply(ctx, pl, connect(t, pl, c, nil), &xenlibvirt.Settings{KeepOnInterrupt: true, Log: log})
+	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatal(err)
+	}
+	return pl, c, j
 }

@@ -3,6 +3,8 @@
 package modeltest
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -32,3 +34,17 @@ func Problem(t testing.TB, c model.Cluster, jobs ...model.Job) *model.Problem {
 
 // Near reports whether a and b agree within 1e-9, absolute or relative.
 func Near(a, b float64) bool { return scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9) }
+
+// RandomProblem is m jobs with random power laws (a in 10–5010, b in
+// −1.2…0) and classes on a random cluster of 1–8 hosts × 1–3 disks, r ≤ k,
+// alpha in 1–2: the shapes the solvers' property tests range over.
+func RandomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
+	k := 1 + rng.IntN(3)
+	c := model.Cluster{Hosts: 1 + rng.IntN(8), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k),
+		Alpha: 1 + rng.Float64(), CoresPerHost: 4, MemoryMiBPerHost: 8192}
+	var jobs []model.Job
+	for i := range m {
+		jobs = append(jobs, Job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
+	}
+	return Problem(t, c, jobs...)
+}
