@@ -72,6 +72,8 @@ type FormScore struct {
 	// Refused says why the form was not fitted or not judged; empty when it
 	// was both.
 	Refused string
+	// fitErr is why the form could not be fitted, for errors.Is.
+	fitErr error
 }
 
 // Choice is the result of ChooseModel: every form's score in Kinds order and
@@ -125,7 +127,7 @@ func ChooseModel(nodes, seconds []float64, force Kind) (Choice, error) {
 			return Choice{}, fmt.Errorf("model: unknown model form %q (want one of %s)", force, KindNames())
 		}
 		if f.Model == nil {
-			return Choice{}, fmt.Errorf("model: the %s form cannot be fitted: %s", force, f.Refused)
+			return Choice{}, fmt.Errorf("model: the %s form cannot be fitted: %w", force, f.fitErr)
 		}
 		c.Chosen, c.Reason = force, "forced"
 		return c, nil
@@ -157,7 +159,7 @@ func scoreForm(k Kind, nodes, seconds []float64) FormScore {
 	s := FormScore{Kind: k}
 	m, err := FitForm(k, nodes, seconds)
 	if err != nil {
-		s.Refused = err.Error()
+		s.Refused, s.fitErr = err.Error(), err
 		return s
 	}
 	s.Model = m
