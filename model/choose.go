@@ -132,12 +132,15 @@ func ChooseModel(nodes, seconds []float64, force Kind) (Choice, error) {
 		c.Chosen, c.Reason = force, "forced"
 		return c, nil
 	}
-	best := -1
-	for i, f := range c.Forms {
-		if f.Folds > 0 && (best < 0 || f.Median < c.Forms[best].Median) {
-			best = i
+	// The lowest median wins; forms within rounding (1e-6) of it tie, and a
+	// tie goes to the earlier form in Kinds, the one with fewer parameters.
+	low := math.Inf(1)
+	for _, f := range c.Forms {
+		if f.Folds > 0 {
+			low = min(low, f.Median)
 		}
 	}
+	best := slices.IndexFunc(c.Forms, func(f FormScore) bool { return f.Folds > 0 && f.Median <= low+1e-6 })
 	power := c.Forms[0]
 	switch {
 	case power.Model == nil:

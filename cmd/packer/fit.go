@@ -21,6 +21,7 @@ var thresholdFlags = []cli.Flag{
 	&cli.Float64Flag{Name: "cpu-threshold", Value: 0.6, Usage: "CPU utilisation (0–1) above which a job is CPU-intensive"},
 	&cli.Float64Flag{Name: "io-threshold", Value: 100, Usage: "aggregate I/O rate in MB/s above which a job is I/O-intensive"},
 	&cli.IntFlag{Name: "reference-nodes", Value: 6, Usage: "node count the class is decided at (interpolated in log space when not measured)"},
+	&cli.BoolFlag{Name: "summary", Usage: "print only each model form's leave-one-node-count-out errors over all jobs (table format)"},
 	&cli.StringFlag{Name: "model", Value: "auto", Usage: "runtime model form: auto (the best leave-one-node-count-out predictor, the power law while within 5 points of it) or one of " + model.KindNames()},
 }
 
@@ -136,6 +137,9 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 			return err
 		}
 	}
+	if c.Bool("summary") && format != "json" {
+		return printSummary(c.App.Writer, profile.Summarise(results))
+	}
 	if format == "json" {
 		for _, r := range results {
 			for _, warn := range r.Warnings {
@@ -246,6 +250,19 @@ func printForms(w io.Writer, c model.Choice) error {
 			mark = "chosen"
 		}
 		t.Append([]string{string(f.Kind), formula, med, worst, mark})
+	}
+	return t.Render()
+}
+
+// printSummary shows every form's leave-one-out errors over a set of jobs.
+func printSummary(w io.Writer, rows []profile.FormSummary) error {
+	t := newTable(w, "form", "jobs judged", "median of medians", "worst", "chosen for")
+	for _, r := range rows {
+		med, worst := "-", "-"
+		if r.Jobs > 0 {
+			med, worst = fmt.Sprintf("%.1f %%", 100*r.Median), fmt.Sprintf("%.1f %%", 100*r.Worst)
+		}
+		t.Append([]string{r.Form, strconv.Itoa(r.Jobs), med, worst, strconv.Itoa(r.Chosen)})
 	}
 	return t.Render()
 }
