@@ -52,8 +52,11 @@ var fitCommand = &cli.Command{
 	Usage: "fit runtime models and classes to runs measured elsewhere, writing a workload file",
 	Description: "Reads a CSV of runs with a header and the columns job, nodes, seconds and optionally\n" +
 		"cpu_util (0–1) and io_mbps, for any number of jobs (for example from Hadoop job\n" +
-		"histories), fits F(n) = a·n^b to each job's runs, classifies it at the reference size, and\n" +
-		"prints the fits. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
+		"histories), fits every runtime model form to each job's runs (power law a·n^b, Amdahl\n" +
+		"a + c/n, Ernest, measured table), keeps the one --model names or, with auto, the best\n" +
+		"leave-one-node-count-out predictor (the power law while within 5 points of it), classifies\n" +
+		"the job at the reference size, and prints the fits; --summary prints only each form's errors\n" +
+		"over all jobs. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
 		"--rumen FILE instead takes the real jobs of a Rumen trace: each job's own task durations are\n" +
 		"replayed alone in the simulator at every --nodes count and those runtimes fitted (fit_rumen.go).",
 	Flags: append([]cli.Flag{
