@@ -50,11 +50,7 @@ func Fits(w *model.Workload) (*Grid, error) {
 		// Draw the model a little past the measured range on both sides, so
 		// the extrapolation a plan might make is visible.
 		from, to := lo/1.5, hi*1.5
-		var line plotter.XYs
-		for k := 0; k <= 64; k++ {
-			n := from * math.Pow(to/from, float64(k)/64)
-			line = append(line, plotter.XY{X: n, Y: j.Model.A * math.Pow(n, j.Model.B)})
-		}
+		line, legend := modelLine(j, from, to)
 		l, err := plotter.NewLine(line)
 		if err != nil {
 			return nil, err
@@ -71,10 +67,10 @@ func Fits(w *model.Workload) (*Grid, error) {
 		s.GlyphStyle.Color = rgb("#000000")
 		p.Add(plotter.NewGrid(), l, s)
 		p.Legend.Add("observed", s)
-		p.Legend.Add(fmt.Sprintf("F(n) = %.4g·n^%.3f, R² = %.3f", j.Model.A, j.Model.B, j.Profile.R2), l)
+		p.Legend.Add(legend, l)
 		p.Legend.Top = true
 		p.Legend.TextStyle.Font.Size = vg.Points(9)
-		p.Y.Min, p.Y.Max = min(ylo, j.Model.Seconds(int(math.Ceil(to))))/1.2, max(yhi, j.Model.A*math.Pow(from, j.Model.B))*1.6
+		p.Y.Min, p.Y.Max = min(ylo, j.Model.Seconds(int(math.Ceil(to))))/1.2, max(yhi, line[0].Y)*1.6
 		panels = append(panels, p)
 	}
 	if len(panels) == 0 {
@@ -110,4 +106,22 @@ func (ticks125) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return out
+}
+
+// modelLine is the job's model from n = from to to, and its legend. A power
+// law is drawn as the smooth curve it is; another form only at whole VM
+// counts (from 1), the only ones it is defined at, joined by straight lines.
+func modelLine(j model.Job, from, to float64) (plotter.XYs, string) {
+	var line plotter.XYs
+	if pl, ok := j.Model.(model.PowerLaw); ok {
+		for k := 0; k <= 64; k++ {
+			n := from * math.Pow(to/from, float64(k)/64)
+			line = append(line, plotter.XY{X: n, Y: pl.A * math.Pow(n, pl.B)})
+		}
+		return line, fmt.Sprintf("F(n) = %.4g·n^%.3f, R² = %.3f", pl.A, pl.B, j.Profile.R2)
+	}
+	for n := max(1, int(math.Floor(from))); n <= int(math.Ceil(to)); n++ {
+		line = append(line, plotter.XY{X: float64(n), Y: j.Model.Seconds(n)})
+	}
+	return line, fmt.Sprintf("F(n) = %s (%s)", j.Model, j.Model.Kind())
 }

@@ -9,10 +9,12 @@ import (
 // A job can be CPU-intensive, I/O-intensive, both or neither; only a job that is
 // exactly one of the two can take part in overcommitting (Aboulnaga et al., Packing the Most Onto Your Cloud, CloudDB 2009, section 5.2).
 type Job struct {
-	Name         string   `json:"name"`
-	Model        PowerLaw `json:"model"`
-	CPUIntensive bool     `json:"cpu_intensive"`
-	IOIntensive  bool     `json:"io_intensive"`
+	Name string `json:"name"`
+	// Model predicts the job's runtime alone on n VMs: a PowerLaw unless the
+	// file names another form (see Workload).
+	Model        Model `json:"model"`
+	CPUIntensive bool  `json:"cpu_intensive"`
+	IOIntensive  bool  `json:"io_intensive"`
 	// Description says what the job is, for people; optional.
 	Description string `json:"description,omitempty"`
 	// Range is the span of VM counts the model was measured on, when known.
@@ -65,6 +67,9 @@ func (j Job) Class() string {
 func (j Job) Validate() error {
 	if strings.TrimSpace(j.Name) == "" {
 		return fmt.Errorf("job name is empty")
+	}
+	if j.Model == nil {
+		return fmt.Errorf("job %q: model is missing", j.Name)
 	}
 	if err := j.Model.Validate(); err != nil {
 		return fmt.Errorf("job %q: %w", j.Name, err)

@@ -8,12 +8,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
-// Model predicts a job's runtime when it runs alone.
-type Model interface {
-	// Seconds is the predicted wall time on n VMs; it is 0 for n ≤ 0.
-	Seconds(n int) float64
-}
-
 // PowerLaw is the runtime model F(n) = A·n^B. A is the time in seconds on one
 // VM; B < 0 means more VMs help, with diminishing returns when −1 < B < 0.
 type PowerLaw struct {
@@ -22,6 +16,12 @@ type PowerLaw struct {
 }
 
 var _ Model = PowerLaw{}
+
+// Kind is KindPower.
+func (PowerLaw) Kind() Kind { return KindPower }
+
+// String shows the law for people: "1500·n^-0.5500".
+func (p PowerLaw) String() string { return fmt.Sprintf("%.4g·n^%.4f", p.A, p.B) }
 
 // Seconds returns A·n^B, and 0 for n ≤ 0 (a job with no VMs takes no time in
 // a phase: the packing paper defines F(0) = 0).

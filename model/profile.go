@@ -61,6 +61,26 @@ type Profile struct {
 	Thresholds        Thresholds `json:"thresholds"`
 	// Warnings are the doubts the profiler raised about the model.
 	Warnings []string `json:"warnings,omitempty"`
+	// Choice says why the job's model is not the power law, with every
+	// form's leave-one-out errors; absent when the power law was kept (R2,
+	// ResidualSE and the intervals above are the power law's either way).
+	Choice *ModelChoice `json:"model_choice,omitempty"`
+}
+
+// ModelChoice records how a job's model form was chosen (ChooseModel).
+type ModelChoice struct {
+	Chosen      Kind        `json:"chosen"`
+	Reason      string      `json:"reason"`
+	LeaveOneOut []FormError `json:"leave_one_out"`
+}
+
+// FormError is one form's leave-one-node-count-out relative errors; Median
+// and Worst are absent when the form could not be judged, and Refused says why.
+type FormError struct {
+	Kind    Kind     `json:"kind"`
+	Median  *float64 `json:"median,omitempty"`
+	Worst   *float64 `json:"worst,omitempty"`
+	Refused string   `json:"refused,omitempty"`
 }
 
 // Intervals returns two-sided confidence intervals at the given level (for

@@ -45,13 +45,14 @@ func NewProblem(w *Workload, c Cluster) (*Problem, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	// A finite a and b can still overflow: 1e308·n^5 is +Inf. Power laws
-	// are monotone, so the ends of 1..N bound every runtime a plan can use.
+	// Finite parameters can still overflow: 1e308·n^5 is +Inf. Not every
+	// form is monotone (Ernest's can turn upwards), so every VM count a plan
+	// can use is checked.
 	for i, j := range w.Jobs {
-		for _, n := range []int{1, c.PrimaryVMs()} {
+		for n := 1; n <= c.PrimaryVMs(); n++ {
 			if t := c.Alpha * j.Seconds(n); math.IsInf(t, 0) || math.IsNaN(t) {
-				return nil, fmt.Errorf("%w: jobs[%d]: job %q: model a·n^b = %g·%d^%g overflows (times alpha %g) on %d VMs",
-					ErrInvalidWorkload, i, j.Name, j.Model.A, n, j.Model.B, c.Alpha, n)
+				return nil, fmt.Errorf("%w: jobs[%d]: job %q: model %s overflows (times alpha %g) on %d VMs",
+					ErrInvalidWorkload, i, j.Name, j.Model, c.Alpha, n)
 			}
 		}
 	}

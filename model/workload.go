@@ -17,6 +17,12 @@ import (
 //	{"name": "W1", "jobs": [{"name": "s-srt-1", "model": {"a": 1500.0, "b": -0.55},
 //	  "cpu_intensive": false, "io_intensive": true}]}
 //
+// A model without "kind" is the power law a·n^b. Other forms are named:
+//
+//	{"kind": "amdahl", "a": 20, "c": 600}                      a + c/n
+//	{"kind": "ernest", "theta": [20, 600, 3, 0.5]}             θ0 + θ1/n + θ2·ln n + θ3·n
+//	{"kind": "table", "nodes": [2, 4, 8], "seconds": [300, 160, 95]}
+//
 // Fields packer does not know are allowed and ignored, so other tools (the
 // profiler among them) may write more.
 type Workload struct {
@@ -61,15 +67,8 @@ func (w *Workload) Validate() error {
 // error messages (a file path, or "<stdin>"). A workload without a name is
 // named after the file.
 func ParseWorkload(data []byte, name string) (*Workload, error) {
-	var w Workload
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
-		return nil, &InputError{File: name, Err: jsonError(data, err)}
-	}
-	if dec.More() {
-		return nil, &InputError{File: name, Err: fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))}
-	}
-	if err := requireModels(data, &w); err != nil {
+	w, err := decodeWorkload(data)
+	if err != nil {
 		return nil, &InputError{File: name, Err: err}
 	}
 	if err := w.Validate(); err != nil {
@@ -79,7 +78,7 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 		base := filepath.Base(name)
 		w.Name = base[:len(base)-len(filepath.Ext(base))]
 	}
-	return &w, nil
+	return w, nil
 }
 
 // ReadWorkloadFile reads and validates a workload file; "-" reads standard input.
@@ -143,24 +142,38 @@ func JSONPosition(data []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-// requireModels rejects a job whose model leaves out a or b: encoding/json
-// would read a missing "b" (or a misspelt one, since unknown fields are
-// allowed) as 0, a job that never speeds up, and plan it without a word.
-func requireModels(data []byte, w *Workload) error {
-	var raw struct {
-		Jobs []struct {
-			Model map[string]json.RawMessage `json:"model"`
-		} `json:"jobs"`
+// workloadAlias is Workload without methods, for workloadJSON.
+type workloadAlias Workload
+
+// workloadJSON reads a workload file with every job's model as plain fields,
+// so that the decoder's errors name the field and the line in the whole file.
+type workloadJSON struct {
+	workloadAlias
+	Jobs []jobJSON `json:"jobs"`
+}
+
+// decodeWorkload decodes a workload file's bytes without validating values.
+// A model whose fields are missing is an error (see Job.UnmarshalJSON).
+func decodeWorkload(data []byte) (*Workload, error) {
+	var raw workloadJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, jsonError(data, err)
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil // the typed decode succeeded; nothing more to learn here
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))
 	}
-	for i, j := range raw.Jobs {
-		for _, f := range []string{"a", "b"} {
-			if _, ok := j.Model[f]; !ok && i < len(w.Jobs) {
-				return fmt.Errorf("%w: jobs[%d]: job %q: model.%s is missing (F(n) = a·n^b needs both)", ErrInvalidWorkload, i, w.Jobs[i].Name, f)
-			}
+	w := Workload(raw.workloadAlias)
+	w.Jobs = make([]Job, len(raw.Jobs))
+	if raw.Jobs == nil {
+		w.Jobs = nil
+	}
+	for i, rj := range raw.Jobs {
+		j, err := rj.job()
+		if err != nil {
+			return nil, fmt.Errorf("%w: jobs[%d]: job %q: %w", ErrInvalidWorkload, i, rj.Name, err)
 		}
+		w.Jobs[i] = j
 	}
-	return nil
+	return &w, nil
 }

@@ -109,6 +109,8 @@ func FuzzParseWorkload(f *testing.F) {
 	f.Add([]byte(`{"name": "W1", "jobs": [{"name": "s-srt-1", "model": {"a": 1500.0, "b": -0.55}, "cpu_intensive": false, "io_intensive": true}]}`))
 	f.Add([]byte(`{"jobs": [{"name": "a", "model": {"a": 1, "b": -1}}, {"name": "a", "model": {"a": 2, "b": -1}}]}`))
 	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1e308, "b": 1e-300}, "measured_range": {"min": 1, "max": 1}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "e", "model": {"kind": "ernest", "theta": [20, 600, 3, 0.5]}}, {"name": "t", "model": {"kind": "table", "nodes": [2, 4], "seconds": [9, 5]}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "am", "model": {"kind": "amdahl", "a": 20, "c": 600}, "measured_range": {"min": 2, "max": 8}}]}`))
 	f.Add([]byte(`{"jobs": [`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -120,7 +120,7 @@ func TestExactEqualsBruteForce(t *testing.T) {
 		if i%5 == 0 {
 			// A job that slows down with more VMs (b > 0, allowed by the
 			// model) exercises the other branch of the interval logic.
-			w.Jobs[0].Model.B = 0.3
+			w.Jobs[0].Model = model.PowerLaw{A: w.Jobs[0].Model.(model.PowerLaw).A, B: 0.3}
 		}
 		c := randomSmallCluster(rng)
 		p, err := model.NewProblem(w, c)

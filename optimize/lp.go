@@ -126,7 +126,11 @@ func (lw *lpWriter) header(title string) {
 	fmt.Fprintf(lw.bw, "\\ %d jobs; P = %d hosts, k = %d disks, N = %d primary VMs, r = %d, alpha = %s, at most %d extra VMs\n",
 		len(lw.p.Jobs), c.Hosts, c.DisksPerHost, c.PrimaryVMs(), c.ExtraRatio, lpNum(c.Alpha), c.MaxExtraVMs())
 	for j, job := range lw.p.Jobs {
-		fmt.Fprintf(lw.bw, "\\ job %d = %s (class %s): F(x) = %s * x^%s\n", j, strings.ReplaceAll(job.Name, "\n", " "), job.Class(), lpNum(job.Model.A), lpNum(job.Model.B))
+		f := job.Model.String()
+		if pl, ok := job.Model.(model.PowerLaw); ok {
+			f = lpNum(pl.A) + " * x^" + lpNum(pl.B)
+		}
+		fmt.Fprintf(lw.bw, "\\ job %d = %s (class %s): F(x) = %s\n", j, strings.ReplaceAll(job.Name, "\n", " "), job.Class(), f)
 	}
 }
 

@@ -103,7 +103,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		"saving":          func(p *plan.Plan) { p.SavingPercent = 50 },
 		"mean completion": func(p *plan.Plan) { p.MeanCompletion = 1 },
 		"alpha":           func(p *plan.Plan) { p.Cluster.Alpha = 2 },
-		"model":           func(p *plan.Plan) { p.Jobs[2].Model.A = 100 },
+		"model":           func(p *plan.Plan) { p.Jobs[2].Model = model.PowerLaw{A: 100, B: p.Jobs[2].Model.(model.PowerLaw).B} },
 		"class":           func(p *plan.Plan) { p.Jobs[0].CPUIntensive = true },
 		"job dropped":     func(p *plan.Plan) { p.Phases = p.Phases[:1] },
 		"unknown job":     func(p *plan.Plan) { p.Phases[1].Jobs[0].Name = "Z" },

@@ -19,6 +19,10 @@ type Settings struct {
 	// IntervalLevel is the confidence level of the reported intervals for a
 	// and b, in (0, 1); default 0.95.
 	IntervalLevel float64
+	// Form forces one runtime model form (model.Kinds); empty chooses by
+	// leave-one-node-count-out prediction error (model.ChooseModel), keeping
+	// the power law while it predicts within model.PowerTolerance of the best.
+	Form model.Kind
 }
 
 func (s *Settings) validate() (Settings, error) {
@@ -35,6 +39,11 @@ func (s *Settings) validate() (Settings, error) {
 	}
 	if !(v.IntervalLevel > 0 && v.IntervalLevel < 1) {
 		return v, fmt.Errorf("profile: IntervalLevel must lie in (0, 1), got %v", v.IntervalLevel)
+	}
+	if v.Form != "" {
+		if _, err := model.ParseKind(string(v.Form)); err != nil {
+			return v, fmt.Errorf("profile: Form: %w", err)
+		}
 	}
 	return v, nil
 }
@@ -57,8 +66,12 @@ type Result struct {
 	// Job is ready for a workload file: model, class, measured range and
 	// the Profile record.
 	Job model.Job
-	// Fit is the regression on every successful run.
+	// Fit is the power law's regression on every successful run, reported
+	// whichever form was chosen.
 	Fit model.Fit
+	// Choice is every form's leave-one-out errors and the form chosen for
+	// Job.Model.
+	Choice model.Choice
 	// Nodes summarises the runs per node count, in increasing node count.
 	Nodes []NodeSummary
 	// Warnings are the reasons to doubt the model (also in Job.Profile).
@@ -122,7 +135,11 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 	if err != nil {
 		return nil, fmt.Errorf("profile: job %q: %w", job, err)
 	}
-	r := &Result{Fit: fit, Nodes: sum}
+	choice, err := model.ChooseModel(nodes, secs, set.Form)
+	if err != nil {
+		return nil, fmt.Errorf("profile: job %q: %w", job, err)
+	}
+	r := &Result{Fit: fit, Choice: choice, Nodes: sum}
 	var measured []NodeSummary
 	failed := 0
 	for _, ns := range sum {
@@ -154,6 +171,7 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 		ResidualSE:        fit.ResidualSE,
 		Thresholds:        th,
 		ReferenceMeasured: (cpuOK || ioOK) && (!cpuOK || cpuExact) && (!ioOK || ioExact),
+		Choice:            choiceRecord(choice),
 	}
 	if a, b, ok := fit.Intervals(set.IntervalLevel); ok {
 		p.IntervalLevel, p.AInterval, p.BInterval = set.IntervalLevel, &a, &b
@@ -179,7 +197,7 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 	p.Warnings = r.Warnings
 	r.Job = model.Job{
 		Name:         job,
-		Model:        fit.PowerLaw,
+		Model:        choice.Model(),
 		CPUIntensive: cpuOK && cpuInt,
 		IOIntensive:  ioOK && ioInt,
 		Range:        &model.NodeRange{Min: lo, Max: hi},
@@ -283,3 +301,24 @@ func atReference(sum []NodeSummary, ref int, metric func(NodeSummary) *float64) 
 	}
 	panic("unreachable: ref lies inside the sorted range")
 }
+
+// choiceRecord is the profile's record of how a form other than the power
+// law was chosen; nil when the power law was kept, so that such profiles
+// read as they always did.
+func choiceRecord(c model.Choice) *model.ModelChoice {
+	if c.Chosen == model.KindPower {
+		return nil
+	}
+	rec := &model.ModelChoice{Chosen: c.Chosen, Reason: c.Reason}
+	for _, f := range c.Forms {
+		e := model.FormError{Kind: f.Kind, Refused: f.Refused}
+		if f.Folds > 0 {
+			e.Median, e.Worst = valuePtr(f.Median), valuePtr(f.Worst)
+		}
+		rec.LeaveOneOut = append(rec.LeaveOneOut, e)
+	}
+	return rec
+}
+
+// valuePtr is a pointer to a copy of v, for optional JSON numbers.
+func valuePtr(v float64) *float64 { return &v }

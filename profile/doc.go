@@ -11,8 +11,10 @@
 // Measure runs a real command once per node count and repeat, through an
 // Executor (Local runs child processes), and records wall time, CPU seconds
 // and bytes read and written. Analyze is pure: it fits F(n) = a·n^b to every
-// successful run with model.FitPowerLaw, reports the spread per node count,
-// confidence intervals and warnings, and classifies the job at the reference
+// successful run with model.FitPowerLaw, fits the other model forms and keeps
+// one (model.ChooseModel: Settings.Form, or the best leave-one-node-count-out
+// predictor), reports the spread per node count, confidence intervals and
+// warnings, and classifies the job at the reference
 // size with model.Thresholds. ReadObservations reads runs measured elsewhere
 // (for example Hadoop job histories). The result is a workload job, so a file
 // of profiled jobs is a workload file.

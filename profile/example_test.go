@@ -28,7 +28,8 @@ sort,8,15,0.2,90
 		return
 	}
 	j := res.Job
-	fmt.Printf("F(n) = %.1f·n^%.2f, R² = %.3f, measured on %d–%d nodes\n", j.Model.A, j.Model.B, res.Fit.R2, j.Range.Min, j.Range.Max)
+	pl := j.Model.(model.PowerLaw) // exact power-law runs: auto selection keeps the power law
+	fmt.Printf("F(n) = %.1f·n^%.2f, R² = %.3f, measured on %d–%d nodes\n", pl.A, pl.B, res.Fit.R2, j.Range.Min, j.Range.Max)
 	fmt.Printf("at 6 nodes: %.1f MB/s, class %s\n", *j.Profile.IOMBps, j.Class())
 	fmt.Println(j.Extrapolated(18))
 	// Output:

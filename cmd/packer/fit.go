@@ -21,6 +21,8 @@ var thresholdFlags = []cli.Flag{
 	&cli.Float64Flag{Name: "cpu-threshold", Value: 0.6, Usage: "CPU utilisation (0–1) above which a job is CPU-intensive"},
 	&cli.Float64Flag{Name: "io-threshold", Value: 100, Usage: "aggregate I/O rate in MB/s above which a job is I/O-intensive"},
 	&cli.IntFlag{Name: "reference-nodes", Value: 6, Usage: "node count the class is decided at (interpolated in log space when not measured)"},
+	&cli.BoolFlag{Name: "summary", Usage: "print only each model form's leave-one-node-count-out errors over all jobs (table format)"},
+	&cli.StringFlag{Name: "model", Value: "auto", Usage: "runtime model form: auto (the best leave-one-node-count-out predictor, the power law while within 5 points of it) or one of " + model.KindNames()},
 }
 
 // analysisSettings reads the threshold flags.
@@ -35,7 +37,14 @@ func analysisSettings(c *cli.Context) (*profile.Settings, error) {
 		}
 		return nil, badInput(err)
 	}
-	return &profile.Settings{Thresholds: th}, nil
+	var form model.Kind
+	if m := c.String("model"); m != "auto" {
+		var err error
+		if form, err = model.ParseKind(m); err != nil {
+			return nil, badUsage("--model: %v (or auto)", err)
+		}
+	}
+	return &profile.Settings{Thresholds: th, Form: form}, nil
 }
 
 var fitCommand = &cli.Command{
@@ -43,8 +52,11 @@ var fitCommand = &cli.Command{
 	Usage: "fit runtime models and classes to runs measured elsewhere, writing a workload file",
 	Description: "Reads a CSV of runs with a header and the columns job, nodes, seconds and optionally\n" +
 		"cpu_util (0–1) and io_mbps, for any number of jobs (for example from Hadoop job\n" +
-		"histories), fits F(n) = a·n^b to each job's runs, classifies it at the reference size, and\n" +
-		"prints the fits. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
+		"histories), fits every runtime model form to each job's runs (power law a·n^b, Amdahl\n" +
+		"a + c/n, Ernest, measured table), keeps the one --model names or, with auto, the best\n" +
+		"leave-one-node-count-out predictor (the power law while within 5 points of it), classifies\n" +
+		"the job at the reference size, and prints the fits; --summary prints only each form's errors\n" +
+		"over all jobs. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
 		"--rumen FILE instead takes the real jobs of a Rumen trace: each job's own task durations are\n" +
 		"replayed alone in the simulator at every --nodes count and those runtimes fitted (fit_rumen.go).",
 	Flags: append([]cli.Flag{
@@ -128,6 +140,9 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 			return err
 		}
 	}
+	if c.Bool("summary") && format != "json" {
+		return printSummary(c.App.Writer, profile.Summarise(results))
+	}
 	if format == "json" {
 		for _, r := range results {
 			for _, warn := range r.Warnings {
@@ -161,7 +176,12 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 // the spread of the runs per node count, the class and why, and the warnings.
 func printFit(w io.Writer, r *profile.Result) error {
 	j, p, f := r.Job, r.Job.Profile, r.Fit
-	fmt.Fprintf(w, "Job %s: F(n) = %.4g · n^%.4f, fitted on %d runs at %d–%d nodes\n", j.Name, f.A, f.B, f.Points, j.Range.Min, j.Range.Max)
+	if j.Model.Kind() == model.KindPower {
+		fmt.Fprintf(w, "Job %s: F(n) = %.4g · n^%.4f, fitted on %d runs at %d–%d nodes\n", j.Name, f.A, f.B, f.Points, j.Range.Min, j.Range.Max)
+	} else {
+		fmt.Fprintf(w, "Job %s: F(n) = %s (%s), fitted on %d runs at %d–%d nodes\n", j.Name, j.Model, j.Model.Kind(), f.Points, j.Range.Min, j.Range.Max)
+		fmt.Fprintf(w, "  the power law for comparison: F(n) = %.4g · n^%.4f\n", f.A, f.B)
+	}
 	if p.AInterval != nil {
 		fmt.Fprintf(w, "  a = %.4g (%g %% interval %.4g to %.4g), b = %.4f (%.4f to %.4f)\n",
 			f.A, 100*p.IntervalLevel, p.AInterval[0], p.AInterval[1], f.B, p.BInterval[0], p.BInterval[1])
@@ -170,6 +190,9 @@ func printFit(w io.Writer, r *profile.Result) error {
 	}
 	fmt.Fprintf(w, "  R² = %.4f, residual standard error = %.4f (log scale, ≈ %.1f %% typical error)\n",
 		f.R2, f.ResidualSE, 100*(math.Exp(f.ResidualSE)-1))
+	if err := printForms(w, r.Choice); err != nil {
+		return err
+	}
 	t := newTable(w, "nodes", "runs", "failed", "median s", "min–max s", "CPU util", "I/O MB/s")
 	for _, ns := range r.Nodes {
 		med, span := "-", "-"
@@ -209,4 +232,40 @@ func rate(v *float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*v, 'f', 1, 64)
+}
+
+// printForms shows every form's leave-one-node-count-out errors side by side
+// and which was chosen, and why.
+func printForms(w io.Writer, c model.Choice) error {
+	fmt.Fprintf(w, "  Model forms by leave-one-node-count-out error: %s\n", c.Reason)
+	t := newTable(w, "form", "fitted on all runs", "median error", "worst error", "")
+	for _, f := range c.Forms {
+		formula, med, worst, mark := "-", "-", "-", ""
+		if f.Model != nil {
+			formula = f.Model.String()
+		}
+		if f.Folds > 0 {
+			med, worst = fmt.Sprintf("%.1f %%", 100*f.Median), fmt.Sprintf("%.1f %%", 100*f.Worst)
+		} else {
+			worst = "too few node counts"
+		}
+		if f.Kind == c.Chosen {
+			mark = "chosen"
+		}
+		t.Append([]string{string(f.Kind), formula, med, worst, mark})
+	}
+	return t.Render()
+}
+
+// printSummary shows every form's leave-one-out errors over a set of jobs.
+func printSummary(w io.Writer, rows []profile.FormSummary) error {
+	t := newTable(w, "form", "jobs judged", "median of medians", "worst", "chosen for")
+	for _, r := range rows {
+		med, worst := "-", "-"
+		if r.Jobs > 0 {
+			med, worst = fmt.Sprintf("%.1f %%", 100*r.Median), fmt.Sprintf("%.1f %%", 100*r.Worst)
+		}
+		t.Append([]string{r.Form, strconv.Itoa(r.Jobs), med, worst, strconv.Itoa(r.Chosen)})
+	}
+	return t.Render()
 }

@@ -19,7 +19,7 @@ var fitRumenFlags = []cli.Flag{
 // fitRumen is packer fit --rumen: each real job's own task durations (its
 // successful attempts) are replayed alone in the simulator, FIFO on one rack
 // of n nodes with the trace's slots per node, for every n of --nodes; the
-// makespans are fitted to F(n) = a·n^b and the job classified from its bytes
+// makespans are fitted (every model form, one kept as packer fit does) and the job classified from its bytes
 // (and CPU counters, where the trace has them) over the replayed runtime, as
 // profile.Analyze does for measured runs.
 func fitRumen(c *cli.Context, set *profile.Settings, format string) error {

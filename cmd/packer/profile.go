@@ -26,13 +26,13 @@ const exitInterrupted = 130
 
 var profileCommand = &cli.Command{
 	Name:      "profile",
-	Usage:     "run a job at several node counts, fit F(n) = a·n^b and classify it, writing a profile",
+	Usage:     "run a job at several node counts, fit a runtime model and classify it, writing a profile",
 	ArgsUsage: "-- CMD [ARGS...]",
 	Description: "Runs CMD once per node count and repeat, with {nodes} in its arguments replaced and\n" +
 		"PACKER_NODES set, no shell in between. Measures wall time, CPU seconds of the whole process\n" +
 		"tree and bytes it read and wrote (the kernel's rusage of the reaped tree), derives CPU\n" +
-		"utilisation = CPU s / (wall × nodes × vCPUs per node) and the I/O rate, fits the power law\n" +
-		"on all runs, and classifies the job at the reference size. A profile is a workload file:\n" +
+		"utilisation = CPU s / (wall × nodes × vCPUs per node) and the I/O rate, fits every model\n" +
+		"form on all runs and keeps one (--model, as packer fit), and classifies the job at the reference size. A profile is a workload file:\n" +
 		"packer plan --workload profile.json works. Ctrl-C stops the running command and keeps\n" +
 		"what was measured.\n\n" +
 		"--inventory FILE runs each run instead on VMs of the inventory, as packer apply deploys them:\n" +
