@@ -64,8 +64,8 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := pw.Jobs[0]
-		t.Logf("%s profiled in %v: F(n) = %.1f·n^%.2f, cpu_intensive %v, io_intensive %v (%s)", c.job, time.Since(start).Round(time.Second),
-			j.Model.A, j.Model.B, j.CPUIntensive, j.IOIntensive, res.ReferenceSource())
+		t.Logf("%s profiled in %v: F(n) = %s, cpu_intensive %v, io_intensive %v (%s)", c.job, time.Since(start).Round(time.Second),
+			j.Model, j.CPUIntensive, j.IOIntensive, res.ReferenceSource())
 		if j.CPUIntensive != c.cpu || j.IOIntensive != c.io_ {
 			t.Errorf("%s: classified cpu %v io %v, want cpu %v io %v", c.job, j.CPUIntensive, j.IOIntensive, c.cpu, c.io_)
 		}
