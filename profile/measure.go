@@ -217,3 +217,27 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// ParseNodes reads a list of node counts such as "2,4,6,8": positive whole
+// numbers, comma-separated, each once. Its errors read after the text, as in
+// `--nodes 2,four: "four" is not a whole number`.
+func ParseNodes(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, errors.New("no node counts given (want e.g. 2,4,6,8)")
+	}
+	var nodes []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("%q is not a whole number", f)
+		case n < 1:
+			return nil, fmt.Errorf("node count %d must be at least 1", n)
+		case slices.Contains(nodes, n):
+			return nil, fmt.Errorf("node count %d is given twice", n)
+		}
+		nodes = append(nodes, n)
+	}
+	return nodes, CheckNodes(nodes)
+}

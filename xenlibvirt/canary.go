@@ -1,17 +1,10 @@
-//go:build cgo
-
 package xenlibvirt
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"time"
-
-	"libvirt.org/go/libvirt"
 )
 
 // ErrCanaryTimeout is wrapped by BootCanary's error when the canary guest was
@@ -30,7 +23,7 @@ type Canary struct {
 	Kernel, Initrd string
 	// Cmdline is the guest's kernel command line; empty means a quiet serial
 	// console and packer.run=true, which makes packer's appliance power off
-	// at once.
+	// at once (and no panic=N: a panicking canary hangs, and fails).
 	Cmdline string
 	// MemoryMiB is the guest's memory; 0 means 128.
 	MemoryMiB int
@@ -72,7 +65,7 @@ func (cn Canary) xml(name string) (string, error) {
 		d.Memory.Value = 128
 	}
 	if d.OS.Cmdline == "" {
-		d.OS.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=true"
+		d.OS.Cmdline = "console=ttyS0 quiet packer.run=true"
 	}
 	switch cn.Hypervisor {
 	case KVM, QEMU:
@@ -89,55 +82,4 @@ func (cn Canary) xml(name string) (string, error) {
 	}
 	out, err := xml.Marshal(d)
 	return string(out), err
-}
-
-// BootCanary starts the canary as a transient domain on c and waits until it
-// powers off, returning how long that took. A guest still running at the
-// timeout (or when ctx ends) is destroyed; being transient, it leaves nothing
-// defined behind either way. Its name, packer-canary-<random hex>, cannot
-// collide with a plan's VMs or anyone else's domain.
-func (c *Conn) BootCanary(ctx context.Context, cn Canary) (time.Duration, error) {
-	timeout := cn.Timeout
-	if timeout <= 0 {
-		timeout = 20 * time.Second
-	}
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return 0, err
-	}
-	name := "packer-canary-" + hex.EncodeToString(rnd[:])
-	doc, err := cn.xml(name)
-	if err != nil {
-		return 0, err
-	}
-	start := time.Now()
-	d, err := c.conn.DomainCreateXML(doc, 0)
-	if err != nil {
-		return 0, fmt.Errorf("xenlibvirt: canary on %s (%s): start: %w", c.URI, cn.Hypervisor, lvErr(err))
-	}
-	defer d.Free()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		// A transient domain that powered off is gone: the lookup fails
-		// with "no domain", which is the success we wait for.
-		state, _, err := d.GetState()
-		if err != nil || state == libvirt.DOMAIN_SHUTOFF {
-			if err != nil && !errors.Is(lvErr(err), ErrNotFound) {
-				return 0, fmt.Errorf("xenlibvirt: canary on %s (%s): %w", c.URI, cn.Hypervisor, lvErr(err))
-			}
-			return time.Since(start), nil
-		}
-		select {
-		case <-ctx.Done():
-			_ = d.Destroy()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return 0, fmt.Errorf("xenlibvirt: canary on %s (%s): %w within %v", c.URI, cn.Hypervisor, ErrCanaryTimeout, timeout)
-			}
-			return 0, ctx.Err()
-		case <-tick.C:
-		}
-	}
 }

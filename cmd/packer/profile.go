@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -163,39 +161,20 @@ func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string
 	return obs, err
 }
 
-// parseNodes reads --nodes: positive integers, comma-separated, distinct.
+// parseNodes reads --nodes (profile.ParseNodes).
 func parseNodes(s string) ([]int, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, badUsage("--nodes: no node counts given (want e.g. 2,4,6,8)")
+	nodes, err := profile.ParseNodes(s)
+	switch {
+	case err == nil:
+		return nodes, nil
+	case strings.TrimSpace(s) == "":
+		return nil, badUsage("--nodes: %v", err)
 	}
-	var nodes []int
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, badUsage("--nodes %s: %q is not a whole number", s, f)
-		}
-		if n < 1 {
-			return nil, badUsage("--nodes %s: node count %d must be at least 1", s, n)
-		}
-		for _, m := range nodes {
-			if m == n {
-				return nil, badUsage("--nodes %s: node count %d is given twice", s, n)
-			}
-		}
-		nodes = append(nodes, n)
-	}
-	return nodes, profile.CheckNodes(nodes)
+	return nil, badUsage("--nodes %s: %v", s, err)
 }
 
 // writableDir checks that --output's directory exists.
-func writableDir(path string) error {
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return badInput(fmt.Errorf("--output %s: directory %s does not exist", path, dir))
-	}
-	return nil
-}
+func writableDir(path string) error { return checkOutputPath("output", path) }
 
 // isTerminal reports whether w is a terminal: progress goes only there.
 func isTerminal(w io.Writer) bool { return progress.IsTerminal(w) }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads"
+	"github.com/packer-sched/packer/workloads/traces"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,36 +32,12 @@ func simWorkload(c *cli.Context, pl *plan.Plan) (*sim.Workload, *model.Workload,
 		name = workloads.Default
 		fallthrough
 	default:
-		isFile := name == "-" || strings.ContainsAny(name, `/\`) || strings.HasSuffix(name, ".json")
-		if _, err := os.Stat(name); err == nil {
-			isFile = true
-		}
-		if !isFile {
-			got, err := workloads.Get(name)
-			if err != nil {
-				return nil, nil, badInput(fmt.Errorf("--workload: %w; or give a workload file path", err))
-			}
-			mw = got
-			break
-		}
-		var data []byte
+		var builtin bool
 		var err error
-		if name == "-" {
-			name = "<stdin>"
-			data, err = io.ReadAll(c.App.Reader)
-		} else {
-			data, err = os.ReadFile(name)
-		}
-		if err != nil {
-			return nil, nil, badInput(&model.InputError{File: name, Err: err})
-		}
-		if sim.IsModelWorkload(data) {
-			if mw, err = model.ParseWorkload(data, name); err != nil {
-				return nil, nil, badInput(err)
-			}
-			break
-		}
-		if w, err = sim.ParseWorkload(data, name); err != nil {
+		w, mw, builtin, err = traces.OpenForSimulation(name, c.App.Reader)
+		if err != nil && builtin {
+			return nil, nil, badInput(fmt.Errorf("--workload: %w; or give a workload file path", err))
+		} else if err != nil {
 			return nil, nil, badInput(err)
 		}
 	}

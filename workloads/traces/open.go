@@ -1,0 +1,40 @@
+package traces
+
+import (
+	"io"
+	"os"
+	"strings"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/sim"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// OpenForSimulation resolves a workload argument for the simulator: a
+// built-in name (builtin is then true) or a packer workload file gives the
+// jobs and their models (jobs); a simulation workload file (what the
+// importers write) gives the tasks (tasks). "-" reads in; a name is a file
+// if such a file exists or it looks like a path.
+func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *model.Workload, builtin bool, err error) {
+	_, statErr := os.Stat(name)
+	if name != "-" && statErr != nil && !strings.ContainsAny(name, `/\`) && !strings.HasSuffix(name, ".json") {
+		jobs, err = workloads.Get(name)
+		return nil, jobs, true, err
+	}
+	var data []byte
+	if name == "-" {
+		name = "<stdin>"
+		data, err = io.ReadAll(in)
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, nil, false, &model.InputError{File: name, Err: err}
+	}
+	if sim.IsModelWorkload(data) {
+		jobs, err = model.ParseWorkload(data, name)
+		return nil, jobs, false, err
+	}
+	tasks, err = sim.ParseWorkload(data, name)
+	return tasks, nil, false, err
+}
