@@ -1,8 +1,8 @@
 # packer's build. `make plan` and `make test` set up what they need on a fresh
-# Debian machine with Go, then run: `make plan` only what planning needs (nothing
-# when packer builds without cgo, else the C library libvirt-dev that the default
-# build links for the libvirt executor), `make test` also the solvers and tools
-# the tests cross-check against (cbc, glpsol, virt-xml-validate, xmllint, chromium).
+# Debian machine with Go, then run: `make plan` nothing (planning builds without
+# cgo), `make test` the C library libvirt-dev that the default build links for the
+# libvirt executor and the solvers and tools the tests cross-check against (cbc,
+# glpsol, virt-xml-validate, xmllint, chromium).
 
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
@@ -11,13 +11,11 @@ APT_PACKAGES := $(PLAN_APT_PACKAGES) coinor-cbc glpk-utils libvirt-clients chrom
 
 .PHONY: plan test deps check build bench fuzz docs
 
-# plan builds packer without cgo when it can (planning needs no C library); a
-# build that still links libvirt gets the two packages it needs first.
+# plan builds packer without cgo (planning needs no C library; such a build says
+# how to get libvirt when asked to apply) and plans W1.
 plan:
 	@mkdir -p bin
-	@if CGO_ENABLED=0 $(GO) build -o bin/packer ./cmd/packer 2>/dev/null; then :; else \
-	  $(MAKE) --no-print-directory deps APT_PACKAGES="$(PLAN_APT_PACKAGES)" && $(GO) build -o bin/packer ./cmd/packer; \
-	fi
+	CGO_ENABLED=0 $(GO) build -o bin/packer ./cmd/packer
 	bin/packer plan
 
 test: deps check

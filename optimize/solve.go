@@ -31,8 +31,8 @@ var methods = []Method{MethodAuto, MethodExact, MethodSwarm, MethodColumns, Meth
 // them.
 func Methods() []Method { return append([]Method(nil), methods...) }
 
-// MethodList is the methods' names as running text: "auto, exact, pso, pair
-// or sequential".
+// MethodList is the methods' names as running text, in Methods' order: "auto,
+// exact, pso, …, or sequential".
 func MethodList() string {
 	names := make([]string, len(methods))
 	for i, m := range methods {
@@ -68,7 +68,7 @@ type Settings struct {
 	// than LowerBound. 0 means AutoExactJobs; at most MaxExactJobs.
 	ExactJobs int
 	// KeepOrder keeps the phases in the order the solver returns them. By
-	// default exact, pso and auto order them by Smith's rule
+	// default exact, pso, columns and auto order them by Smith's rule
 	// (OrderForCompletion), which lowers the mean job completion time and
 	// leaves the makespan unchanged.
 	KeepOrder bool
@@ -111,7 +111,7 @@ type Result struct {
 //   - exact records the proven optimum; pso records the exact optimum up to
 //     Settings.ExactJobs jobs, else LowerBound; pair and sequential record
 //     neither;
-//   - exact and pso (so auto) order the phases by Smith's rule unless
+//   - exact, pso and columns (so auto) order the phases by Smith's rule unless
 //     Settings.KeepOrder, and note the mean completion before and after.
 //
 // Errors: ErrTooManyJobs (wrapped) for exact past MaxExactJobs, and the

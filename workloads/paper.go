@@ -60,7 +60,7 @@ type paperJob struct {
 // jobs may share a phase (the paper reports 24–33 %); the pair scheduler's
 // savings are smaller, and W4–W6's are smaller than the paper's 16–30 %: with
 // near-linear big jobs only overcommitting saves, at most 1 − α·2/3 ≈ 13 % a
-// pair. The README reports our numbers as they are.
+// pair. docs/planning.md reports our numbers as they are.
 var paperJobs = []paperJob{
 	{"s-srt", "sort 500,000 records of 5,000 characters (2.4 GB)", 600, -0.75, false, true},
 	{"s-kmns", "k-means, 2,000 Gaussian clusters of 10,000 points (353 MB)", 480, -0.70, true, false},

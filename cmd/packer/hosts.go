@@ -42,6 +42,9 @@ func hostsCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("canary") && c.Duration("canary-timeout") <= 0 {
+		return badUsage("--canary-timeout: %v, want a positive duration", c.Duration("canary-timeout"))
+	}
 	pl, inv, err := readPlanAndInventory(c)
 	if err != nil {
 		return err
@@ -52,9 +55,6 @@ func hostsCheckAction(c *cli.Context) error {
 	}
 	rep := xenlibvirt.CheckHosts(pl, inv, conn)
 	if c.Bool("canary") {
-		if c.Duration("canary-timeout") <= 0 {
-			return badUsage("--canary-timeout: %v, want a positive duration", c.Duration("canary-timeout"))
-		}
 		rep.RunCanaries(c.Context, inv, conn, c.Duration("canary-timeout"))
 	}
 	w := c.App.Writer
@@ -67,16 +67,19 @@ func hostsCheckAction(c *cli.Context) error {
 	} else if err := printHostsReport(w, rep, pl, inv); err != nil {
 		return err
 	}
-	unreachable, canaries := rep.Unreachable(), rep.FailedCanaries()
-	switch {
-	case len(rep.Problems) > 0:
+	if len(rep.Problems) > 0 {
 		return cli.Exit(fmt.Sprintf("packer: hosts check: plan %s does not fit (%d problems)", pl.ID, len(rep.Problems)), exitFailure)
-	case len(unreachable) > 0:
-		return cli.Exit(fmt.Sprintf("packer: hosts check: %d of %d hosts unreachable: %s", len(unreachable), len(rep.Hosts),
-			strings.Join(unreachable, "; ")), exitFailure)
-	case len(canaries) > 0:
-		return cli.Exit(fmt.Sprintf("packer: hosts check: the canary failed on %d of %d hosts: %s", len(canaries), len(rep.Hosts),
-			strings.Join(canaries, "; ")), exitFailure)
+	}
+	// Every failure, in one line: unreachable hosts first, then canaries.
+	var failed []string
+	if u := rep.Unreachable(); len(u) > 0 {
+		failed = append(failed, fmt.Sprintf("%d of %d hosts unreachable: %s", len(u), len(rep.Hosts), strings.Join(u, "; ")))
+	}
+	if f := rep.FailedCanaries(); len(f) > 0 {
+		failed = append(failed, fmt.Sprintf("the canary failed on %d of %d hosts: %s", len(f), len(rep.Hosts), strings.Join(f, "; ")))
+	}
+	if len(failed) > 0 {
+		return cli.Exit("packer: hosts check: "+strings.Join(failed, "; and "), exitFailure)
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func workloadsImportAction(c *cli.Context) error {
 	out, hybs := c.String("output"), c.String("hybs")
 	for _, path := range []string{out, hybs} {
 		if path != "" {
-			if err := writableDir(path); err != nil {
+			if err := checkOutputPath("output", path); err != nil {
 				return err
 			}
 		}

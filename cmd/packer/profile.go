@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -88,7 +87,7 @@ func profileAction(c *cli.Context) error {
 	}
 	if out := c.String("output"); out != "" {
 		// Fail before minutes of profiling, not after.
-		if err := writableDir(out); err != nil {
+		if err := checkOutputPath("output", out); err != nil {
 			return err
 		}
 	}
@@ -96,7 +95,7 @@ func profileAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ms := &profile.MeasureSettings{Nodes: nodes, Repeat: c.Int("repeat"), VCPUsPerNode: c.Int("vcpus-per-node")}
-	if isTerminal(c.App.ErrWriter) {
+	if progress.IsTerminal(c.App.ErrWriter) {
 		ms.Progress = func(p profile.Progress) {
 			fmt.Fprintf(c.App.ErrWriter, "\rrun %d of %d (%d nodes, repeat %d), elapsed %s, about %s left   ",
 				p.Done, p.Total, p.Nodes, p.Repeat, clock(p.Elapsed), clock(p.Remaining))
@@ -172,12 +171,6 @@ func parseNodes(s string) ([]int, error) {
 	}
 	return nil, badUsage("--nodes %s: %v", s, err)
 }
-
-// writableDir checks that --output's directory exists.
-func writableDir(path string) error { return checkOutputPath("output", path) }
-
-// isTerminal reports whether w is a terminal: progress goes only there.
-func isTerminal(w io.Writer) bool { return progress.IsTerminal(w) }
 
 // clock renders a duration as m:ss.
 func clock(d time.Duration) string {

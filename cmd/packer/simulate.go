@@ -26,7 +26,7 @@ var simulateCommand = &cli.Command{
 		"Policies (--delay D and --rack-delay R set plain fair's; --plan FILE feeds the replays):\n" + policyHelp() + "\n" +
 		"--workload is a simulation workload file (JSON with a cluster and jobs made of tasks), a\n" +
 		"packer workload file, or a built-in name; packer jobs become waves·n·S map tasks of F(n)/waves\n" +
-		"seconds (see the README). Same seed, same output, byte for byte.",
+		"seconds (see docs/simulating.md). Same seed, same output, byte for byte.",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "workload", Aliases: []string{"w"}, Usage: "simulation or packer workload `FILE`, or built-in NAME (default W1, or the plan's jobs with --plan)"},
 		&cli.StringFlag{Name: "policies", Aliases: []string{"p"}, Value: "fifo,fair", Usage: "comma-separated: " + strings.Join(sim.PolicyNames(), ", ")},

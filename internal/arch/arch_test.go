@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"chart":                  {"model", "plan", "sim"},
 	"xenlibvirt":             {"model", "plan", "profile", "internal/safefile"},
 	"xenlibvirt/libvirttest": {"model", "plan", "xenlibvirt"},
-	"workloads/traces":       {"model", "profile", "sim"},
+	"workloads/traces":       {"model", "profile", "sim", "workloads"},
 	"experiments":            {"model", "pso", "optimize", "plan", "sim", "workloads"},
 }
 
