@@ -314,3 +314,23 @@ func TestDPSpendingChange(t *testing.T) {
 	// stick.
 	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
 }
+
+func TestDPChangeBilledFromNextInterval(t *testing.T) {
+	// One node, 2 map slots, ticks every 10 s, queue a alone at rate 3 with
+	// budget 1000; A: 16 maps × 10 s at 0 holds both slots 0–80. a bids 2 from
+	// t = 10. Ticks come before the task ends at the same instant, so every
+	// tick 10, 20, ..., 80 finds a holding 2 slots. Tick 0 bills nothing (no
+	// interval has ended). The interval 0–10 was priced at rate 3, so tick 10
+	// bills 3 × 2 = 6 and only then applies the new rate; ticks 20..80 bill
+	// 2 × 2 = 4 each: 6 + 7 × 4 = 34. (Applying the change first bills 0–10
+	// at the new rate: 8 × 4 = 32.)
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "A", User: "a", Maps: Tasks{Count: 16, Mean: 10}},
+	}}
+	p := &DP{Every: 10, Budget: map[string]float64{"a": 1000}, Spending: map[string]float64{"a": 3},
+		Changes: []DPChange{{At: 10, Queue: "a", Spending: 2}}}
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 80}})
+	if got := p.Spent()["a"]; got != 34 {
+		t.Errorf("queue a spent %v, want 34 (6 for 0–10 at the old rate, then 7 × 4)", got)
+	}
+}
