@@ -399,3 +399,19 @@ func TestTyrexServesInOrderOfEntry(t *testing.T) {
 		t.Errorf("%d moves, want 2", p.Moves())
 	}
 }
+
+func TestHybSWaitSinceServed(t *testing.T) {
+	// One node, one slot, α = 1 alone. A: 3 maps × 10 s at 0; B: 3 maps ×
+	// 10 s at 5. From submission (the default) A's wait is always 5 s longer
+	// than B's: A 0–30, B 30–60. Since last served: at 10 A's map has just
+	// ended (t_d = 1) while B has waited since 5 (t_d = 6): B 10–20; at 20
+	// A has waited since 10 (11) and B just ended (1): A 20–30, and so on,
+	// in turn: A 0–10, 20–30, 40–50; B 10–20, 30–40, 50–60.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 3, Mean: 10}},
+		{Name: "B", Arrival: 5, Maps: Tasks{Count: 3, Mean: 10}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1}, set), map[string][2]float64{"A": {0, 30}, "B": {30, 60}})
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1, WaitSinceServed: true}, set), map[string][2]float64{"A": {0, 50}, "B": {10, 60}})
+}
