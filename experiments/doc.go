@@ -12,8 +12,8 @@
 //
 // An experiment's Run is deterministic in its seed, so a report names its
 // seeds and can be regenerated; seeds run in parallel without changing the
-// result. A Check marked Soft is a direction this simulator is known not to
-// reproduce (the README says why); every other one is asserted by the tests.
+// result. A Check holds or does not hold by measurement alone; the tests
+// record which ones hold on their reduced runs.
 //
 // The papers: the DP paper (Sandholm & Lai, JSSPP 2010), the delay
 // scheduling paper (Zaharia et al., EuroSys 2010), the HybS paper (Nguyen et

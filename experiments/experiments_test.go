@@ -8,10 +8,49 @@ import (
 )
 
 // TestEachExperiment runs every experiment on its own in its reduced form
-// (smaller workloads where the experiment has one, seeds 1–3) and asserts the
-// papers' directions: every check not marked Soft must hold on the medians.
-// Soft checks are the papers' claims this simulator is known not to
-// reproduce (README, Experiments).
+// (smaller workloads where the experiment has one, seeds 1–3) and compares
+// every check with what was measured on those runs: notHolding lists the
+// papers' directions that were measured not to hold; every other one must.
+// A change that makes one of them hold, or breaks another, fails here and
+// the list is updated from the new measurement.
+// notHolding is what TestEachExperiment measured not to hold, by
+// "experiment: claim". The Tyrex checks on MVW, LVW, at 90 % load and without
+// slow-start, and tyrex-dynamic's against the fair policies on HVW, are the
+// paper's claims this simulator does not reproduce on the reduced runs.
+var notHolding = map[string]bool{
+	"tyrex-hvw: tyrex-dynamic: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":              true,
+	"tyrex-hvw: tyrex-dynamic: V95 at most 3/4 of fair-by-tasks'":                                        true,
+	"tyrex-hvw: tyrex-dynamic: p95 slowdown below max-min fair's":                                        true,
+	"tyrex-mvw: tyrex-static: p95 slowdown below FIFO's":                                                 true,
+	"tyrex-mvw: tyrex-static: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":               true,
+	"tyrex-mvw: tyrex-static: V95 at most 3/4 of fair-by-tasks'":                                         true,
+	"tyrex-mvw: tyrex-static: p95 slowdown below max-min fair's":                                         true,
+	"tyrex-mvw: tyrex-dynamic: p95 slowdown below FIFO's":                                                true,
+	"tyrex-mvw: tyrex-dynamic: V95 at most 3/4 of FIFO's":                                                true,
+	"tyrex-mvw: tyrex-dynamic: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":              true,
+	"tyrex-mvw: tyrex-dynamic: V95 at most 3/4 of fair-by-tasks'":                                        true,
+	"tyrex-mvw: tyrex-dynamic: p95 slowdown below max-min fair's":                                        true,
+	"tyrex-lvw: tyrex-static: p95 slowdown below FIFO's":                                                 true,
+	"tyrex-lvw: tyrex-static: V95 at most 3/4 of FIFO's":                                                 true,
+	"tyrex-lvw: tyrex-static: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":               true,
+	"tyrex-lvw: tyrex-static: V95 at most 3/4 of fair-by-tasks'":                                         true,
+	"tyrex-lvw: tyrex-static: p95 slowdown below max-min fair's":                                         true,
+	"tyrex-lvw: tyrex-dynamic: p95 slowdown below FIFO's":                                                true,
+	"tyrex-lvw: tyrex-dynamic: V95 at most 3/4 of FIFO's":                                                true,
+	"tyrex-lvw: tyrex-dynamic: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":              true,
+	"tyrex-lvw: tyrex-dynamic: V95 at most 3/4 of fair-by-tasks'":                                        true,
+	"tyrex-lvw: tyrex-dynamic: p95 slowdown below max-min fair's":                                        true,
+	"tyrex-load90: tyrex-dynamic: V95 at most 3/4 of FIFO's":                                             true,
+	"tyrex-load90: tyrex-dynamic: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)":           true,
+	"tyrex-load90: tyrex-dynamic: V95 at most 3/4 of fair-by-tasks'":                                     true,
+	"tyrex-load90: tyrex-dynamic: p95 slowdown below max-min fair's":                                     true,
+	"tyrex-hvw-no-slowstart: tyrex-static: V95 at most 3/4 of fair-by-tasks'":                            true,
+	"tyrex-hvw-no-slowstart: tyrex-static: p95 slowdown below max-min fair's":                            true,
+	"tyrex-hvw-no-slowstart: tyrex-dynamic: p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)": true,
+	"tyrex-hvw-no-slowstart: tyrex-dynamic: V95 at most 3/4 of fair-by-tasks'":                           true,
+	"tyrex-hvw-no-slowstart: tyrex-dynamic: p95 slowdown below max-min fair's":                           true,
+}
+
 func TestEachExperiment(t *testing.T) {
 	seeds := []uint64{1, 2, 3}
 	for _, e := range All() {
@@ -24,8 +63,8 @@ func TestEachExperiment(t *testing.T) {
 				t.Fatal("no checks")
 			}
 			for _, c := range r.Checks {
-				if !c.Holds && !c.Soft {
-					t.Errorf("%s: %s does not hold", e.Name, c.Claim)
+				if want := !notHolding[e.Name+": "+c.Claim]; c.Holds != want {
+					t.Errorf("%s: %s: holds %v, measured %v before", e.Name, c.Claim, c.Holds, want)
 				}
 			}
 			if len(r.Rows) != len(e.Rows) || !reflect.DeepEqual(r.Seeds, seeds) || r.Paper.Name != e.Paper.Name {

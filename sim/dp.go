@@ -11,7 +11,9 @@ import (
 // is its queue. Every allocation interval (Tick):
 //
 //  1. each queue that ran tasks in the interval just ended pays its spending
-//     rate s_i per slot it holds now (map and reduce), u_i slots: b_i −= s_i·u_i;
+//     rate s_i of that interval per slot it holds now (map and reduce), u_i
+//     slots: b_i −= s_i·u_i; only then do spending-rate changes (Changes)
+//     due by now apply, to the interval that starts;
 //  2. the price is the sum of the spending rates of the queues with pending or
 //     running work and budget left (b_i > 0);
 //  3. each such queue's share is s_i / price × the cluster's slots, for map and
@@ -39,7 +41,7 @@ type DP struct {
 	DefaultBudget float64
 	// Changes set a queue's spending rate from a time on (a workload event:
 	// a user bidding more for a while), applied at the first tick at or after
-	// At, in order.
+	// At, in order, after that tick has billed the interval just ended.
 	Changes []DPChange
 	// Preempt kills tasks of queues above their share at each tick.
 	Preempt bool
@@ -256,13 +258,9 @@ func (d *DP) demand(s *State, k Kind) []bool {
 
 // Tick charges, re-prices, re-divides and preempts.
 func (d *DP) Tick(s *State) {
-	for d.changed < len(d.Changes) && d.Changes[d.changed].At <= s.Now() {
-		c := d.Changes[d.changed]
-		if q := slices.Index(d.names, c.Queue); q >= 0 {
-			d.rate[q] = c.Spending
-		}
-		d.changed++
-	}
+	// The interval that just ended is billed at the rate its shares were
+	// computed from; a change of rate takes effect for the next one, as the
+	// DP paper prices each interval from the rates of the one before it.
 	run := [2][]int{d.running(s, Map), d.running(s, Reduce)}
 	for q := range d.queues {
 		if u := run[Map][q] + run[Reduce][q]; u > 0 && d.paying[q] {
@@ -273,6 +271,13 @@ func (d *DP) Tick(s *State) {
 				d.broke[q] = s.Now()
 			}
 		}
+	}
+	for d.changed < len(d.Changes) && d.Changes[d.changed].At <= s.Now() {
+		c := d.Changes[d.changed]
+		if q := slices.Index(d.names, c.Queue); q >= 0 {
+			d.rate[q] = c.Spending
+		}
+		d.changed++
 	}
 	busy := make([]bool, d.queues)
 	for _, j := range d.active {

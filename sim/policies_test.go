@@ -195,6 +195,8 @@ func TestTyrexCutoffByHand(t *testing.T) {
 }
 
 func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
+	// The reading that counts waiting jobs at size 0 among the current jobs
+	// only (CountWaiting, CurrentOnly).
 	// P1 = node 0 with 5 map slots, P2 = node 1. The big job (100 maps × 1 s)
 	// is first in FIFO order and takes all of P1 at 0; four small jobs of 1–4
 	// maps × 1 s wait. At 1 the partial sizes in P1 are {5, 0, 0, 0, 0}:
@@ -212,7 +214,7 @@ func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
 		{Name: "s4", Maps: Tasks{Count: 4, Mean: 1}},
 	}}
 	set := &Settings{IgnoreLocality: true}
-	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Dynamic: true}
+	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Dynamic: true, CountWaiting: true, CurrentOnly: true}
 	r := mustRun(t, w, p, set)
 	if p.Partition(0) != 1 {
 		t.Errorf("big job in P%d, want P2", p.Partition(0)+1)
@@ -313,4 +315,103 @@ func TestDPSpendingChange(t *testing.T) {
 	// The policy value runs again from its own settings: the change does not
 	// stick.
 	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
+}
+
+func TestDPChangeBilledFromNextInterval(t *testing.T) {
+	// One node, 2 map slots, ticks every 10 s, queue a alone at rate 3 with
+	// budget 1000; A: 16 maps × 10 s at 0 holds both slots 0–80. a bids 2 from
+	// t = 10. Ticks come before the task ends at the same instant, so every
+	// tick 10, 20, ..., 80 finds a holding 2 slots. Tick 0 bills nothing (no
+	// interval has ended). The interval 0–10 was priced at rate 3, so tick 10
+	// bills 3 × 2 = 6 and only then applies the new rate; ticks 20..80 bill
+	// 2 × 2 = 4 each: 6 + 7 × 4 = 34. (Applying the change first bills 0–10
+	// at the new rate: 8 × 4 = 32.)
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
+		{Name: "A", User: "a", Maps: Tasks{Count: 16, Mean: 10}},
+	}}
+	p := &DP{Every: 10, Budget: map[string]float64{"a": 1000}, Spending: map[string]float64{"a": 3},
+		Changes: []DPChange{{At: 10, Queue: "a", Spending: 2}}}
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 80}})
+	if got := p.Spent()["a"]; got != 34 {
+		t.Errorf("queue a spent %v, want 34 (6 for 0–10 at the old rate, then 7 × 4)", got)
+	}
+}
+
+func TestTyrexDynamicReadings(t *testing.T) {
+	// P1 = node 0, P2 = node 1, one map slot each. At 0: s1..s4 (1 map × 1 s
+	// each) and big (20 maps × 1 s); s5 (1 map × 1 s) at 10. P1 is FIFO: s1
+	// 0–1, ..., s4 3–4, big from 4, one map a second, s5 waits behind it.
+	// Default reading: X = the started jobs' partial sizes plus the finished
+	// jobs' {1, 1, 1, 1}. With big at x, SCV{x, 1, 1, 1, 1} is 1.993 at
+	// x = 13 and 2.086 at x = 14 (t = 18), above 2: for p < 1, L_p is
+	// constant and f < 0; for p ≥ 1, R_p = {x − p} alone and f > 0: cutoff 1,
+	// big moves. Its 6 maps left run in P2 18–24; s5 runs in P1 18–19.
+	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 1}, Jobs: []Job{
+		{Name: "s1", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "s2", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "s3", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "s4", Maps: Tasks{Count: 1, Mean: 1}},
+		{Name: "big", Maps: Tasks{Count: 20, Mean: 1}},
+		{Name: "s5", Arrival: 10, Maps: Tasks{Count: 1, Mean: 1}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	caps := []float64{0.5, 0.5}
+	p := &Tyrex{Capacities: caps, Dynamic: true}
+	checkTimes(t, mustRun(t, w, p, set), map[string][2]float64{"big": {4, 24}, "s5": {18, 19}})
+	if p.Partition(4) != 1 || p.Partial(4, 0) != 14 || p.Partial(4, 1) != 6 || p.Moves() != 1 {
+		t.Errorf("big in P%d, partial sizes %v and %v, %d moves; want P2, 14, 6, 1", p.Partition(4)+1, p.Partial(4, 0), p.Partial(4, 1), p.Moves())
+	}
+	if got := p.FinishedIn(); !slices.Equal(got, []int{5, 1}) {
+		t.Errorf("finished in %v, want [5 1]", got)
+	}
+	// Current jobs only: big is the only started job in P1 whenever one of
+	// its maps ends, a single value, so nothing moves and s5 waits: 24–25.
+	// Counting waiting jobs at 0 as well changes nothing: at 1 and 2 the
+	// job just finished is alone above the cutoff ({1, 0, 0, 0, 0}, SCV 4)
+	// and has nowhere to go; from 3 on {1, 0, 0} and {x, 0} have SCV 2 and 1.
+	for _, cw := range []bool{false, true} {
+		p := &Tyrex{Capacities: caps, Dynamic: true, CurrentOnly: true, CountWaiting: cw}
+		checkTimes(t, mustRun(t, w, p, set), map[string][2]float64{"big": {4, 24}, "s5": {24, 25}})
+		if p.Moves() != 0 {
+			t.Errorf("current jobs only, waiting counted %v: %d moves, want 0", cw, p.Moves())
+		}
+	}
+}
+
+func TestTyrexServesInOrderOfEntry(t *testing.T) {
+	// Static T1 = 10; P1 = node 0, P2 = node 1, one map and one reduce slot
+	// each. At 0, in this order: E (maps 1 s and 1 s, reduces 20 s and
+	// 10 s) and L (one map of 12 s, two reduces of 10 s); no shuffle time.
+	// P1: E's maps 0–1, 1–2; its reduces are ready at 2 and the first takes
+	// P1's reduce slot 2–22. L's map runs 2–14: partial size 12 ≥ 10, L moves
+	// to P2, whose reduce slot takes L's first reduce 14–24. At 22 E's first
+	// reduce ends in P1: 2 + 20 ≥ 10, E moves to P2, behind L. At 24 P2's
+	// reduce slot goes to the job that entered P2 first, L: 24–34, then E's
+	// last reduce 34–44. (In order of arrival E would take it: E 24–34,
+	// L 34–44.)
+	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 1, ReduceSlots: 1}, Jobs: []Job{
+		{Name: "E", Maps: Tasks{Durations: []float64{1, 1}}, Reduces: Tasks{Durations: []float64{20, 10}}},
+		{Name: "L", Maps: Tasks{Count: 1, Mean: 12}, Reduces: Tasks{Count: 2, Mean: 10}},
+	}}
+	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Timers: []float64{10}}
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"E": {0, 44}, "L": {2, 34}})
+	if p.Moves() != 2 {
+		t.Errorf("%d moves, want 2", p.Moves())
+	}
+}
+
+func TestHybSWaitSinceServed(t *testing.T) {
+	// One node, one slot, α = 1 alone. A: 3 maps × 10 s at 0; B: 3 maps ×
+	// 10 s at 5. From submission (the default) A's wait is always 5 s longer
+	// than B's: A 0–30, B 30–60. Since last served: at 10 A's map has just
+	// ended (t_d = 1) while B has waited since 5 (t_d = 6): B 10–20; at 20
+	// A has waited since 10 (11) and B just ended (1): A 20–30, and so on,
+	// in turn: A 0–10, 20–30, 40–50; B 10–20, 30–40, 50–60.
+	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{
+		{Name: "A", Maps: Tasks{Count: 3, Mean: 10}},
+		{Name: "B", Arrival: 5, Maps: Tasks{Count: 3, Mean: 10}},
+	}}
+	set := &Settings{IgnoreLocality: true}
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1}, set), map[string][2]float64{"A": {0, 30}, "B": {30, 60}})
+	checkTimes(t, mustRun(t, w, &HybS{Alpha: 1, WaitSinceServed: true}, set), map[string][2]float64{"A": {0, 50}, "B": {10, 60}})
 }

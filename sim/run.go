@@ -18,6 +18,7 @@ type State struct {
 	now     float64
 	heap    eventHeap
 	events  int64
+	done    int // tasks ended
 
 	rack     []int32
 	slots    [2]int
@@ -81,6 +82,9 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(w, st.MaxMemory); err != nil {
+		return nil, err
+	}
 	s := compile(w, st)
 	s.policy = p
 	s.observeArrive, _ = p.(ArrivalObserver)
@@ -118,6 +122,9 @@ func (s *State) loop() error {
 		e := s.heap.pop()
 		s.now = e.t
 		s.events++
+		if s.events%ProgressEvery == 0 {
+			s.progress()
+		}
 		switch e.kind {
 		case evArrive:
 			s.arrive(int(e.arg))
@@ -151,6 +158,7 @@ func (s *State) loop() error {
 			s.drain()
 		}
 	}
+	s.progress()
 	if s.unfinished > 0 {
 		return fmt.Errorf("%w: policy %s at t = %g s: %d jobs unfinished and nothing left to happen", ErrStalled, s.policy.Name(), s.now, s.unfinished)
 	}
@@ -458,6 +466,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	}
 	s.freeSlot(t)
 	tr.state = taskDone
+	s.done++
 	j := int(tr.job)
 	jr := &s.jobs[j]
 	k := tr.kind
@@ -522,6 +531,13 @@ func (s *State) SetSlowdown(node int, factor float64) {
 		panic(fmt.Sprintf("sim: SetSlowdown(%d, %v): factor must be finite and positive", node, factor))
 	}
 	s.slow[node] = factor
+}
+
+// progress reports to Settings.Progress, if set.
+func (s *State) progress() {
+	if s.set.Progress != nil {
+		s.set.Progress(Progress{Policy: s.policy.Name(), Time: s.now, TasksDone: s.done, Tasks: len(s.tasks)})
+	}
 }
 
 func (s *State) trace(e TraceEvent) {

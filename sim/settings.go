@@ -38,6 +38,27 @@ type Settings struct {
 	IgnoreLocality bool
 	// Trace, if not nil, receives every event of the run in order.
 	Trace Tracer
+	// MaxMemory, in bytes, refuses (ErrTooBig) a workload whose estimated
+	// memory (EstimateMemory) is above it, before anything is allocated. 0
+	// (the default) is no limit; DefaultMaxMemory gives one from the machine.
+	MaxMemory int64
+	// Progress, if not nil, is called about every ProgressEvery events and
+	// once at the end of the run. It must not modify the run.
+	Progress func(Progress)
+}
+
+// ProgressEvery is how many events pass between Progress calls: about a
+// tenth of a second of a fast run.
+const ProgressEvery = 1 << 20
+
+// Progress is how far a run has come.
+type Progress struct {
+	// Policy is the policy's name.
+	Policy string
+	// Time is the simulated time in seconds.
+	Time float64
+	// TasksDone and Tasks count the tasks ended and in all.
+	TasksDone, Tasks int
 }
 
 // MinTick and MaxTick bound the periodic times (Heartbeat, IdleRetry), in seconds.
@@ -71,6 +92,9 @@ func (s *Settings) withDefaults() (Settings, error) {
 		if f.v != 0 && (f.v < MinTick || f.v > MaxTick) {
 			return out, fmt.Errorf("sim: settings: %s must be 0 or between %g and %g seconds, got %v", f.name, MinTick, MaxTick, f.v)
 		}
+	}
+	if out.MaxMemory < 0 {
+		return out, fmt.Errorf("sim: settings: MaxMemory must not be negative, got %d", out.MaxMemory)
 	}
 	if out.IdleRetry == 0 {
 		out.IdleRetry = 1

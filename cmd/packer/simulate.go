@@ -45,6 +45,7 @@ var simulateCommand = &cli.Command{
 		&cli.Float64Flag{Name: "remote-factor", Value: 2, Usage: "off-rack map tasks run this many times longer"},
 		&cli.IntFlag{Name: "waves", Value: 4, Usage: "packer jobs: waves of map tasks on the nodes a job is sized for"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "master seed (block placement)"},
+		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB` (default: half this machine's memory; 0: no limit)"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table, json or csv"},
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
@@ -82,7 +83,11 @@ func simulateAction(c *cli.Context) error {
 		return badUsage("--policies: %v", err)
 	}
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
-		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart")}}
+		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
+		MaxMemory: c.Int64("max-memory") << 20}}
+	if isTerminal(c.App.ErrWriter) {
+		cmp.Settings.Progress = simProgress(c.App.ErrWriter)
+	}
 	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
 		if pl, err = plan.ReadFile(path); err != nil {
@@ -254,4 +259,20 @@ func simulationChart(c *cli.Context, runs []sim.Outcome) error {
 		g.Plots = append(g.Plots, s.Plots[0])
 	}
 	return writeChart(c, g)
+}
+
+// simProgress prints a run's progress on one line of a terminal; runs too
+// short to report before their end print nothing.
+func simProgress(w io.Writer) func(sim.Progress) {
+	printed := false
+	return func(p sim.Progress) {
+		if p.TasksDone == p.Tasks && !printed {
+			return
+		}
+		printed = p.TasksDone < p.Tasks
+		fmt.Fprintf(w, "\r%s: simulated %.0f s, %d of %d tasks done   ", p.Policy, p.Time, p.TasksDone, p.Tasks)
+		if !printed {
+			fmt.Fprintln(w)
+		}
+	}
 }
