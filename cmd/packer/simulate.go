@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
+	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/sim"
@@ -85,7 +86,7 @@ func simulateAction(c *cli.Context) error {
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
 		MaxMemory: c.Int64("max-memory") << 20}}
-	if isTerminal(c.App.ErrWriter) {
+	if progress.IsTerminal(c.App.ErrWriter) {
 		cmp.Settings.Progress = simProgress(c.App.ErrWriter)
 	}
 	var pl *plan.Plan
