@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds packer's integration-test appliance into DIR (default ./appliance):
 #   vmlinuz     Debian's stock kernel (extracted from its .deb, nothing installed)
-#   initrd.img  a busybox initramfs whose /init runs the command given on the
-#               kernel command line as packer.run=... (words joined by commas),
+#   initrd.img  a busybox initramfs whose /init loads the kernel's virtio
+#               disk driver (Debian builds it as a module, so without it the
+#               guest has no /dev/vda), runs the command given on the kernel
+#               command line as packer.run=... (words joined by commas),
 #               prints the identity packer handed to the guest, and powers off
 #   appliance.qcow2  the "Hadoop image": an empty 64 MiB qcow2 that each VM's
 #               copy-on-write overlay sits on
@@ -12,7 +14,16 @@ dir=${1:-appliance}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
-if [ ! -s "$dir/vmlinuz" ]; then
+# The virtio modules the initrd loads, in dependency order, from the same
+# kernel package as vmlinuz (a module loads only into its own kernel).
+mods="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
+# An initrd built before it carried them gave its guests no disk: rebuild it,
+# and vmlinuz with it so that both come from one kernel package.
+if [ -s "$dir/initrd.img" ] && ! gzip -dc "$dir/initrd.img" | /bin/busybox cpio -t 2>/dev/null | grep 'virtio_blk\.ko$' >/dev/null; then
+  rm -f "$dir/initrd.img" "$dir/vmlinuz"
+fi
+
+if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ]; then
   resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
   pkg=$(resolve)
   if [ -z "$pkg" ]; then
@@ -26,14 +37,19 @@ if [ ! -s "$dir/vmlinuz" ]; then
   trap 'rm -rf "$tmp"' EXIT
   (cd "$tmp" && chmod 777 . && apt-get download -qq "$pkg" >/dev/null 2>&1 || { cd "$tmp" && apt-get download "$pkg"; })
   deb=$(ls "$tmp"/*.deb)
-  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards './boot/vmlinuz-*'
+  want=('./boot/vmlinuz-*')
+  for m in $mods; do want+=("./lib/modules/*/$m.ko"); done
+  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards "${want[@]}"
   cp "$tmp"/boot/vmlinuz-* "$dir/vmlinuz"
-fi
 
-if [ ! -s "$dir/initrd.img" ]; then
   root=$(mktemp -d)
-  mkdir -p "$root"/{bin,proc,sys,dev}
+  mkdir -p "$root"/{bin,proc,sys,dev,lib/modules}
   cp /bin/busybox "$root/bin/busybox"
+  for m in $mods; do
+    find "$tmp/lib/modules" -name "$m.ko" -exec cp {} "$root/lib/modules/" \;
+    [ -s "$root/lib/modules/$m.ko" ] || { echo "build-appliance: $pkg has no $m.ko" >&2; exit 1; }
+  done
+  echo "$mods" > "$root/lib/modules/load"
   cat > "$root/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -41,6 +57,9 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
+for m in $(cat /lib/modules/load); do
+  insmod "/lib/modules/$m.ko" || echo "packer-appliance: cannot load $m"
+done
 for arg in $(cat /proc/cmdline); do
   case "$arg" in
     packer.*=*) k=${arg%%=*}; k=${k#packer.}; eval "packer_$k=\"${arg#*=}\"" ;;
@@ -54,6 +73,11 @@ if [ -n "${packer_run:-}" ]; then
   sh -c "$cmd"
   echo "packer-appliance: exit $?"
 fi
+# A domain's counters vanish when it powers off, and packer profile samples
+# them only every 200 ms: linger a second so that the job's last I/O and CPU
+# are in a sample (a short job's I/O all falls in its last 200 ms otherwise).
+sync
+sleep 1
 echo "packer-appliance: job done, powering off"
 poweroff -f
 INIT
