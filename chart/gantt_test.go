@@ -9,9 +9,6 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/internal/plantest"
-	"github.com/packer-sched/packer/model"
-	"github.com/packer-sched/packer/plan"
-	"github.com/packer-sched/packer/workloads"
 )
 
 // svgNode is a generic SVG element, enough to walk the chart's structure.
@@ -64,17 +61,6 @@ func parseSVG(t *testing.T, b []byte) svgNode {
 	return root
 }
 
-func pairPlan(t *testing.T, name string, hosts int) *plan.Plan {
-	t.Helper()
-	w, err := workloads.Get(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := model.PaperCluster()
-	c.Hosts = hosts
-	return plantest.Pair(t, w, c)
-}
-
 // TestGanttStructure checks the chart against the plan's own numbers: one
 // lane per host disk and extra slot; one bar per VM in the lane of its host
 // and disk, starting at its phase's start and as long as its job's runtime on
@@ -86,7 +72,7 @@ func TestGanttStructure(t *testing.T) {
 		hosts int
 	}{{"W1", 9}, {"W5", 10}, {"W3", 4}} {
 		t.Run(c.name, func(t *testing.T) {
-			pl := pairPlan(t, c.name, c.hosts)
+			pl := plantest.PaperPair(t, c.name, c.hosts)
 			root := parseSVG(t, Gantt(pl).SVG())
 
 			// The time scale, read off the chart: the axis starts at t = 0
@@ -215,7 +201,7 @@ func TestGanttStructure(t *testing.T) {
 }
 
 func TestGanttPNGAndFormats(t *testing.T) {
-	s := Gantt(pairPlan(t, "W2", 9))
+	s := Gantt(plantest.PaperPair(t, "W2", 9))
 	b, err := s.Encode("w2.png")
 	if err != nil {
 		t.Fatal(err)

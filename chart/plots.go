@@ -85,22 +85,32 @@ func (g *Grid) PNG() ([]byte, error) {
 	_, _, w, h := g.size()
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144), vgimg.UseBackgroundColor(color.White))
 	g.draw(c)
+	return pngBytes(c)
+}
+
+// Encode renders the grid in the format the file name asks for: .svg or .png.
+func (g *Grid) Encode(path string) ([]byte, error) {
+	return encodeByExt(path, g.SVG, g.PNG)
+}
+
+// encodeByExt renders with svg or png as the file name's extension asks.
+func encodeByExt(path string, svg, png func() ([]byte, error)) ([]byte, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
+		return svg()
+	case ".png":
+		return png()
+	}
+	return nil, fmt.Errorf("chart: %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
+}
+
+// pngBytes encodes a drawn canvas as PNG.
+func pngBytes(c *vgimg.Canvas) ([]byte, error) {
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart: png: %w", err)
 	}
 	return b.Bytes(), nil
-}
-
-// Encode renders the grid in the format the file name asks for: .svg or .png.
-func (g *Grid) Encode(path string) ([]byte, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		return g.SVG()
-	case ".png":
-		return g.PNG()
-	}
-	return nil, fmt.Errorf("chart: %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
 }
 
 // Picture is anything chart renders to a file: a Scene or a Grid.

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -253,22 +251,12 @@ func (s *Scene) PNG(scale float64) ([]byte, error) {
 			c.FillString(face, pt(x, v.Y), v.S)
 		}
 	}
-	var b bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("chart: png: %w", err)
-	}
-	return b.Bytes(), nil
+	return pngBytes(c)
 }
 
 // Encode renders the scene in the format the file name asks for: .svg or .png.
 func (s *Scene) Encode(path string) ([]byte, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".svg":
-		return s.SVG(), nil
-	case ".png":
-		return s.PNG(2)
-	}
-	return nil, fmt.Errorf("chart: %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
+	return encodeByExt(path, func() ([]byte, error) { return s.SVG(), nil }, func() ([]byte, error) { return s.PNG(2) })
 }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

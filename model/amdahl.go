@@ -64,12 +64,8 @@ type AmdahlFit struct {
 // pairs by non-negative least squares on relative error. It needs two
 // distinct node counts.
 func FitAmdahl(nodes, seconds []float64) (AmdahlFit, error) {
-	d, err := checkRuns(nodes, seconds)
-	if err != nil {
+	if err := needRuns("amdahl", 2, nodes, seconds); err != nil {
 		return AmdahlFit{}, err
-	}
-	if d < 2 {
-		return AmdahlFit{}, fmt.Errorf("%w: amdahl needs 2, got %d", ErrTooFewNodeCounts, d)
 	}
 	f, err := fitLinear(func(n float64) []float64 { return []float64{1, 1 / n} }, nodes, seconds)
 	if err != nil {

@@ -43,11 +43,7 @@ func FitForm(k Kind, nodes, seconds []float64) (Model, error) {
 		f, err := FitErnest(nodes, seconds)
 		return f.Ernest, err
 	case KindTable:
-		d, err := checkRuns(nodes, seconds)
-		if err == nil && d < MinNodeCounts(KindTable) {
-			err = fmt.Errorf("%w: a table needs 2, got %d", ErrTooFewNodeCounts, d)
-		}
-		if err != nil {
+		if err := needRuns("a table", MinNodeCounts(KindTable), nodes, seconds); err != nil {
 			return nil, err
 		}
 		return FitTable(nodes, seconds)

@@ -27,15 +27,9 @@ func DefaultThresholds() Thresholds {
 // WithDefaults fills zero fields with the packing paper's values.
 func (t Thresholds) WithDefaults() Thresholds {
 	d := DefaultThresholds()
-	if t.CPUUtil == 0 {
-		t.CPUUtil = d.CPUUtil
-	}
-	if t.IOMBps == 0 {
-		t.IOMBps = d.IOMBps
-	}
-	if t.ReferenceNodes == 0 {
-		t.ReferenceNodes = d.ReferenceNodes
-	}
+	setDefault(&t.CPUUtil, d.CPUUtil)
+	setDefault(&t.IOMBps, d.IOMBps)
+	setDefault(&t.ReferenceNodes, d.ReferenceNodes)
 	return t
 }
 

@@ -76,24 +76,12 @@ func (c Cluster) MemoryMiBPerVM() int {
 // zero Cluster is the paper's cluster.
 func (c Cluster) WithDefaults() Cluster {
 	d := PaperCluster()
-	if c.Hosts == 0 {
-		c.Hosts = d.Hosts
-	}
-	if c.DisksPerHost == 0 {
-		c.DisksPerHost = d.DisksPerHost
-	}
-	if c.ExtraRatio == 0 {
-		c.ExtraRatio = d.ExtraRatio
-	}
-	if c.Alpha == 0 {
-		c.Alpha = d.Alpha
-	}
-	if c.CoresPerHost == 0 {
-		c.CoresPerHost = d.CoresPerHost
-	}
-	if c.MemoryMiBPerHost == 0 {
-		c.MemoryMiBPerHost = d.MemoryMiBPerHost
-	}
+	setDefault(&c.Hosts, d.Hosts)
+	setDefault(&c.DisksPerHost, d.DisksPerHost)
+	setDefault(&c.ExtraRatio, d.ExtraRatio)
+	setDefault(&c.Alpha, d.Alpha)
+	setDefault(&c.CoresPerHost, d.CoresPerHost)
+	setDefault(&c.MemoryMiBPerHost, d.MemoryMiBPerHost)
 	return c
 }
 
@@ -117,4 +105,13 @@ func (c Cluster) Validate() error {
 		return fmt.Errorf("cluster: memory_mib_per_host must be at least 1, got %d", c.MemoryMiBPerHost)
 	}
 	return nil
+}
+
+// setDefault sets *v to d when *v is the zero value, the "unset" of a
+// settings field.
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }

@@ -77,12 +77,8 @@ type ErnestFit struct {
 // error, as Ernest does (NNLS keeps every term physical). It needs four
 // distinct node counts, one per parameter.
 func FitErnest(nodes, seconds []float64) (ErnestFit, error) {
-	d, err := checkRuns(nodes, seconds)
-	if err != nil {
+	if err := needRuns("ernest", 4, nodes, seconds); err != nil {
 		return ErnestFit{}, err
-	}
-	if d < 4 {
-		return ErnestFit{}, fmt.Errorf("%w: ernest needs 4, got %d", ErrTooFewNodeCounts, d)
 	}
 	f, err := fitLinear(ernestBasis, nodes, seconds)
 	if err != nil {

@@ -74,6 +74,16 @@ func fitLinear(basis func(n float64) []float64, nodes, seconds []float64) (linea
 	return f, nil
 }
 
+// needRuns is checkRuns, and fails with ErrTooFewNodeCounts when the runs
+// cover fewer than need distinct node counts, the least the form needs.
+func needRuns(form string, need int, nodes, seconds []float64) error {
+	d, err := checkRuns(nodes, seconds)
+	if err == nil && d < need {
+		err = fmt.Errorf("%w: %s needs %d, got %d", ErrTooFewNodeCounts, form, need, d)
+	}
+	return err
+}
+
 // checkRuns checks observed (nodes, seconds) pairs and counts distinct node
 // counts.
 func checkRuns(nodes, seconds []float64) (distinct int, err error) {

@@ -80,11 +80,16 @@ type modelJSON struct {
 // model builds the form the fields name. It checks presence and shape only;
 // Validate checks the values.
 func (m modelJSON) model() (Model, error) {
-	need := func(formula string, v *float64, name string) (float64, error) {
-		if v == nil {
-			return 0, fmt.Errorf("model.%s is missing (%s)", name, formula)
+	// both returns the two parameters of a two-parameter form, or names the
+	// first that is missing.
+	both := func(formula, xName, yName string, x, y *float64) (float64, float64, error) {
+		switch {
+		case x == nil:
+			return 0, 0, fmt.Errorf("model.%s is missing (%s needs both)", xName, formula)
+		case y == nil:
+			return 0, 0, fmt.Errorf("model.%s is missing (%s needs both)", yName, formula)
 		}
-		return *v, nil
+		return *x, *y, nil
 	}
 	kind := KindPower
 	if m.Kind != "" {
@@ -96,20 +101,10 @@ func (m modelJSON) model() (Model, error) {
 	}
 	switch kind {
 	case KindPower:
-		const f = "F(n) = a·n^b needs both"
-		a, err := need(f, m.A, "a")
-		if err != nil {
-			return nil, err
-		}
-		b, err := need(f, m.B, "b")
+		a, b, err := both("F(n) = a·n^b", "a", "b", m.A, m.B)
 		return PowerLaw{A: a, B: b}, err
 	case KindAmdahl:
-		const f = "F(n) = a + c/n needs both"
-		a, err := need(f, m.A, "a")
-		if err != nil {
-			return nil, err
-		}
-		c, err := need(f, m.C, "c")
+		a, c, err := both("F(n) = a + c/n", "a", "c", m.A, m.C)
 		return Amdahl{A: a, C: c}, err
 	case KindErnest:
 		if len(m.Theta) != len(Ernest{}.Theta) {

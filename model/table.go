@@ -165,12 +165,8 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 // FitTable makes the table of the median time at each distinct node count.
 // Node counts must be whole numbers.
 func FitTable(nodes, seconds []float64) (*Table, error) {
-	d, err := checkRuns(nodes, seconds)
-	if err != nil {
+	if err := needRuns("a table", 1, nodes, seconds); err != nil {
 		return nil, err
-	}
-	if d < 1 {
-		return nil, fmt.Errorf("%w: a table needs 1, got 0", ErrTooFewNodeCounts)
 	}
 	by := map[int][]float64{}
 	for i, n := range nodes {

@@ -83,18 +83,28 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 
 // ReadWorkloadFile reads and validates a workload file; "-" reads standard input.
 func ReadWorkloadFile(path string, stdin io.Reader) (*Workload, error) {
-	var data []byte
-	var err error
+	data, name, err := ReadInput(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWorkload(data, name)
+}
+
+// ReadInput reads the file at path, or stdin for "-", and returns its bytes
+// and its name for messages ("<stdin>" for "-"); a failure is an *InputError
+// naming it.
+func ReadInput(path string, stdin io.Reader) (data []byte, name string, err error) {
 	if path == "-" {
-		path = "<stdin>"
+		name = "<stdin>"
 		data, err = io.ReadAll(stdin)
 	} else {
+		name = path
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return nil, &InputError{File: path, Err: err}
+		return nil, name, &InputError{File: name, Err: err}
 	}
-	return ParseWorkload(data, path)
+	return data, name, nil
 }
 
 // MarshalIndent returns the workload as an indented workload file, ending in a

@@ -138,3 +138,18 @@ func FuzzParseWorkload(f *testing.F) {
 		}
 	})
 }
+
+// TestReadInput: "-" reads stdin under the name "<stdin>"; a missing file is
+// an InputError naming it.
+func TestReadInput(t *testing.T) {
+	data, name, err := ReadInput("-", strings.NewReader("abc"))
+	if err != nil || string(data) != "abc" || name != "<stdin>" {
+		t.Errorf("stdin: %q %q %v", data, name, err)
+	}
+	missing := filepath.Join(t.TempDir(), "none.json")
+	_, name, err = ReadInput(missing, nil)
+	var in *InputError
+	if !errors.As(err, &in) || in.File != missing || name != missing {
+		t.Errorf("missing file: name %q, error %v", name, err)
+	}
+}

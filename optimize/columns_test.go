@@ -26,22 +26,8 @@ func TestColumnsAgainstExact(t *testing.T) {
 		if i%3 == 2 {
 			c = randomSmallCluster(rng)
 		}
-		p, err := model.NewProblem(RandomWorkload(uint64(500+i), m), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex := randomExact(t, uint64(500+i), m, c)
+		_, res := pairSeededColumns(t, p)
 		if res.LowerBound > ex.Makespan*(1+1e-9) {
 			t.Errorf("case %d (M = %d): bound %v above the optimum %v", i, m, res.LowerBound, ex.Makespan)
 		}
@@ -74,14 +60,7 @@ func TestColumnsLarge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr, res := pairSeededColumns(t, p)
 		if err := p.Check(res.Schedule); err != nil {
 			t.Fatal(err)
 		}
@@ -92,4 +71,18 @@ func TestColumnsLarge(t *testing.T) {
 		t.Logf("M = %d: plan %.1f, bound %.1f (gap %.1f %%), LP %.1f, %d columns, %d rounds, pair %.1f",
 			m, res.Makespan, res.LowerBound, 100*(res.Makespan/res.LowerBound-1), res.LPValue, res.Columns, res.Rounds, pair)
 	}
+}
+
+// pairSeededColumns runs Columns on p seeded with the pair scheduler's plan.
+func pairSeededColumns(t testing.TB, p *model.Problem) (PairResult, ColumnsResult) {
+	t.Helper()
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr, res
 }

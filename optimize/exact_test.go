@@ -104,6 +104,21 @@ func randomSmallCluster(rng *rand.Rand) model.Cluster {
 	return c.WithDefaults()
 }
 
+// randomExact builds the problem of RandomWorkload(seed, m) on cluster c and
+// solves it exactly.
+func randomExact(t testing.TB, seed uint64, m int, c model.Cluster) (*model.Problem, ExactResult) {
+	t.Helper()
+	p, err := model.NewProblem(RandomWorkload(seed, m), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := Exact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ex
+}
+
 // TestExactEqualsBruteForce is the property test of the acceptance list: on
 // random workloads of 1 to 6 jobs on random small clusters, the exact solver's
 // makespan equals brute force's.

@@ -94,6 +94,21 @@ type PairResult struct {
 	Exact bool
 }
 
+// pairCosts prices every pair i < j at cost[i][j] and every job alone at
+// cost[i][i], the upper triangle the matchings read.
+func pairCosts(p *model.Problem) [][]PairCost {
+	m := len(p.Jobs)
+	cost := make([][]PairCost, m)
+	for i := range m {
+		cost[i] = make([]PairCost, m)
+		for j := i + 1; j < m; j++ {
+			cost[i][j] = PricePair(p, i, j)
+		}
+		cost[i][i] = PriceAlone(p, i)
+	}
+	return cost
+}
+
 // PairSchedule runs the packing paper's pair scheduler: it prices every pair of jobs
 // with PricePair and chooses the pairing of all M jobs with the least total cost;
 // when M is odd, exactly one job runs alone on all N VMs.
@@ -108,14 +123,7 @@ func PairSchedule(p *model.Problem) (PairResult, error) {
 	if m == 0 {
 		return PairResult{}, fmt.Errorf("optimize: pair scheduler: no jobs")
 	}
-	cost := make([][]PairCost, m)
-	for i := range m {
-		cost[i] = make([]PairCost, m)
-		for j := i + 1; j < m; j++ {
-			cost[i][j] = PricePair(p, i, j)
-		}
-		cost[i][i] = PriceAlone(p, i)
-	}
+	cost := pairCosts(p)
 	var chosen []PairCost
 	exact := m <= MaxExactPairJobs
 	if exact {

@@ -164,14 +164,7 @@ func TestPairGreedyFallback(t *testing.T) {
 	for range 100 {
 		p := randomProblem(t, rng, 2+rng.IntN(11))
 		n := len(p.Jobs)
-		cost := make([][]PairCost, n)
-		for i := range n {
-			cost[i] = make([]PairCost, n)
-			for j := i + 1; j < n; j++ {
-				cost[i][j] = PricePair(p, i, j)
-			}
-			cost[i][i] = PriceAlone(p, i)
-		}
+		cost := pairCosts(p)
 		sum := func(cs []PairCost) (float64, int) {
 			var s float64
 			seen := 0

@@ -42,14 +42,7 @@ func TestExactPaperWorkloads(t *testing.T) {
 	for _, hosts := range []int{9, 10} {
 		for _, name := range workloads.Names() {
 			t.Run(fmt.Sprintf("P%d/%s", hosts, name), func(t *testing.T) {
-				w, err := workloads.Get(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := model.NewProblem(w, model.Cluster{Hosts: hosts}.WithDefaults())
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := paperProblem(t, name, hosts)
 				ex, err := optimize.Exact(p)
 				if err != nil {
 					t.Fatal(err)

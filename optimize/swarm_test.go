@@ -29,14 +29,7 @@ func TestSwarmRandomGaps(t *testing.T) {
 	}
 	var gaps []float64
 	for seed := 1; seed <= n; seed++ {
-		p, err := model.NewProblem(RandomWorkload(uint64(seed), 8), model.PaperCluster())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex := randomExact(t, uint64(seed), 8, model.PaperCluster())
 		sr, err := Swarm(p, &pso.Settings{Particles: 400, Iterations: 100, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -68,14 +61,7 @@ func TestSwarmPaperSettingsAcceptance(t *testing.T) {
 	}
 	var gaps []float64
 	for seed := 1; seed <= 50; seed++ {
-		p, err := model.NewProblem(RandomWorkload(uint64(seed), 8), model.PaperCluster())
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex := randomExact(t, uint64(seed), 8, model.PaperCluster())
 		sr, err := Swarm(p, &pso.Settings{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -160,14 +146,7 @@ func TestLowerBound(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range 100 {
-		p, err := model.NewProblem(RandomWorkload(uint64(100+i), 1+i%9), randomSmallCluster(rng))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex := randomExact(t, uint64(100+i), 1+i%9, randomSmallCluster(rng))
 		if lb := LowerBound(p); lb > ex.Makespan*(1+1e-9) || lb <= 0 {
 			t.Errorf("case %d: bound %v above the optimum %v", i, lb, ex.Makespan)
 		}
@@ -180,14 +159,7 @@ func TestOrderForCompletion(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	tried := 0
 	for i := range 60 {
-		p, err := model.NewProblem(RandomWorkload(uint64(200+i), 4+i%5), randomSmallCluster(rng))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ex, err := Exact(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex := randomExact(t, uint64(200+i), 4+i%5, randomSmallCluster(rng))
 		s := ex.Schedule
 		if len(s.Phases) < 2 {
 			continue

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 )
 
 const goodCSV = `job,nodes,seconds,cpu_util,io_mbps
@@ -84,10 +85,7 @@ func FuzzReadObservations(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		jobs, err := ReadObservations(strings.NewReader(s), "fuzz.csv")
 		if err != nil {
-			var in *model.InputError
-			if !errors.As(err, &in) || in.File != "fuzz.csv" {
-				t.Fatalf("error %v is not an InputError naming the file", err)
-			}
+			modeltest.NamesFile(t, err, "fuzz.csv")
 			return
 		}
 		for _, j := range jobs {

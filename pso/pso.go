@@ -154,30 +154,14 @@ type Result struct {
 
 // validate fills defaults and rejects nonsense, naming the field.
 func (s Settings) validate() (Settings, error) {
-	if s.Particles == 0 {
-		s.Particles = 1500
-	}
-	if s.Iterations == 0 {
-		s.Iterations = 200
-	}
-	if s.Cognitive == 0 {
-		s.Cognitive = 1.49445
-	}
-	if s.Social == 0 {
-		s.Social = 1.49445
-	}
-	if s.VelocityLimit == 0 {
-		s.VelocityLimit = 0.5
-	}
-	if s.Neighbors == 0 {
-		s.Neighbors = 3
-	}
-	if s.Workers == 0 {
-		s.Workers = runtime.GOMAXPROCS(0)
-	}
-	if s.MaxInitTries == 0 {
-		s.MaxInitTries = 1000
-	}
+	setDefault(&s.Particles, 1500)
+	setDefault(&s.Iterations, 200)
+	setDefault(&s.Cognitive, 1.49445)
+	setDefault(&s.Social, 1.49445)
+	setDefault(&s.VelocityLimit, 0.5)
+	setDefault(&s.Neighbors, 3)
+	setDefault(&s.Workers, runtime.GOMAXPROCS(0))
+	setDefault(&s.MaxInitTries, 1000)
 	switch {
 	case s.Particles < 1:
 		return s, fmt.Errorf("pso: Particles must be at least 1, got %d", s.Particles)
@@ -457,4 +441,13 @@ func (sw *swarm) record(it int) {
 		best = sw.pbestF[sw.best]
 	}
 	sw.s.Recorder(Progress{Iteration: it, Iterations: sw.s.Iterations, Best: best, Evaluations: sw.evals})
+}
+
+// setDefault sets *v to d when *v is the zero value, the "unset" of a
+// settings field.
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/model"
 )
 
@@ -85,30 +84,6 @@ func TestPaperJobsMatchThePaper(t *testing.T) {
 	for n, at6 := range map[string]float64{"s-srt": 600, "s-kmns": 480, "s-inv": 160, "s-dsim": 1500, "b-srt": 4000, "b-kmns": 2000, "b-inv": 2400} {
 		if got := get(n).Seconds(6); math.Abs(got-at6) > 1e-9*at6 {
 			t.Errorf("%s: F(6) = %v, want %v", n, got, at6)
-		}
-	}
-}
-
-func TestPairPlansSave(t *testing.T) {
-	// Every built-in workload's pair plan beats running its jobs one by one on
-	// the packing paper's clusters (9 hosts for W1–W3, 10 for W4–W6), by the margins the
-	// chosen models give (README, "Planning"); the plans verify.
-	for _, c := range []struct {
-		name  string
-		hosts int
-		min   float64 // saving in percent, at least
-	}{
-		{"W1", 9, 15}, {"W2", 9, 11}, {"W3", 9, 12}, {"W4", 10, 2}, {"W5", 10, 9}, {"W6", 10, 7},
-	} {
-		w, _ := Get(c.name)
-		cl := model.PaperCluster()
-		cl.Hosts = c.hosts
-		pl := plantest.Pair(t, w, cl)
-		if err := pl.Verify(); err != nil {
-			t.Fatal(err)
-		}
-		if pl.SavingPercent < c.min || pl.SavingPercent >= 50 {
-			t.Errorf("%s on %d hosts: saving %.2f %%, want at least %v %%", c.name, c.hosts, pl.SavingPercent, c.min)
 		}
 	}
 }

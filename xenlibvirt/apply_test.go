@@ -14,25 +14,10 @@ import (
 	"time"
 
 	"github.com/packer-sched/packer/internal/plantest"
-	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/plan"
-	"github.com/packer-sched/packer/workloads"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
-
-// testPlan plans a built-in workload with the packing paper's pair scheduler on P
-// paper hosts (4 cores, 8192 MiB, k = r = 2).
-func testPlan(t testing.TB, workload string, hosts int) *plan.Plan {
-	t.Helper()
-	w, err := workloads.Get(workload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := model.PaperCluster()
-	c.Hosts = hosts
-	return plantest.Pair(t, w, c)
-}
 
 // planVMs counts the plan's VMs per phase.
 func planVMs(pl *plan.Plan) []int {
@@ -57,6 +42,20 @@ func connect(t testing.TB, pl *plan.Plan, c *libvirttest.Cluster, wrap func(int,
 	return hs
 }
 
+// deployW2 connects to two test-driver hosts of the hypervisor and makes the
+// deployment of W2's pair plan on them.
+func deployW2(t testing.TB, hypervisor string) (*plan.Plan, *xenlibvirt.Hosts, *xenlibvirt.Deployment) {
+	t.Helper()
+	pl := plantest.PaperPair(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, hypervisor)
+	hs := connect(t, pl, c, nil)
+	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl, hs, d
+}
+
 // assertEmpty checks that no packer domain or disk is left on any host.
 func assertEmpty(t *testing.T, c *libvirttest.Cluster) { t.Helper(); c.AssertNoPackerLeft(t) }
 
@@ -64,7 +63,7 @@ func TestApplyRunsEveryPhaseInOrder(t *testing.T) {
 	// W2 on 2 hosts: phase 0 is s-srt-1 on 4 host VMs with s-kmns-1 on 2
 	// extra VMs (6 VMs), phase 1 s-srt-2 (1) + s-dsim-1 (3), phase 2 s-inv-1
 	// on 4: 6 + 4 + 4 = 14 VMs in 3 phases.
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	if got, want := planVMs(pl), []int{6, 4, 4}; !slices.Equal(got, want) {
 		t.Fatalf("plan's VMs per phase = %v, want %v", got, want)
 	}
@@ -196,7 +195,7 @@ func (h *logHook) String() string {
 }
 
 func TestHostUnreachableMidPhaseTearsDownThenResumeCompletes(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	state := filepath.Join(t.TempDir(), "state.json")
 	// Phase 1's VMs stay up (their jobs run on) so that the ones h0 started
@@ -270,7 +269,7 @@ func TestHostUnreachableMidPhaseTearsDownThenResumeCompletes(t *testing.T) {
 }
 
 func TestUnreachableHostFailsBeforeAnythingChanges(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	_, err := xenlibvirt.Connect(pl, c.Inventory, c.Connector(func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
 		if i == 1 {
@@ -285,7 +284,7 @@ func TestUnreachableHostFailsBeforeAnythingChanges(t *testing.T) {
 }
 
 func TestDefineFailures(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 3) // on h1
 	t.Run("libvirt refuses", func(t *testing.T) {
 		c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
@@ -339,7 +338,7 @@ func assertEmptyExcept(t *testing.T, c *libvirttest.Cluster, keep ...string) {
 }
 
 func TestInterrupt(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	for _, keep := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
 			c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
@@ -406,7 +405,7 @@ func TestInterrupt(t *testing.T) {
 }
 
 func TestForeignDomainsAndDisksSurviveApplyAndDestroy(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	var want [][]string
 	for i := range 2 {
@@ -470,7 +469,7 @@ func TestDestroyLeavesAnImpostorWithPackersName(t *testing.T) {
 }
 
 func TestPhaseTimeoutTearsDown(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(name string) bool { return strings.HasSuffix(name, "-s-kmns-1-1") })
 	// Long enough for the other five guests to power off even on a loaded
@@ -484,7 +483,7 @@ func TestPhaseTimeoutTearsDown(t *testing.T) {
 }
 
 func TestVMStoppedFromOutsideFailsThePhase(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	victim := xenlibvirt.DomainName(pl.ID, 0, "s-srt-1", 1)
@@ -508,7 +507,7 @@ func TestVMStoppedFromOutsideFailsThePhase(t *testing.T) {
 }
 
 func TestDryRunChangesNothing(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.Xen)
 	state := filepath.Join(t.TempDir(), "state.json")
 	var out bytes.Buffer
@@ -529,7 +528,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 }
 
 func TestCheckFailureTouchesNothing(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM, libvirttest.HostSpec{}, libvirttest.HostSpec{CPUs: 2})
 	c.Inventory.Hosts[1].Cores = 4 // the inventory claims more than libvirt reports
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -546,7 +545,7 @@ func TestCheckFailureTouchesNothing(t *testing.T) {
 }
 
 func TestCheckOnSimulatedHosts(t *testing.T) {
-	pl := testPlan(t, "W2", 2) // 2730 MiB per VM: 8192 / (2 primary + 1 extra)
+	pl := plantest.PaperPair(t, "W2", 2) // 2730 MiB per VM: 8192 / (2 primary + 1 extra)
 	for _, tc := range []struct {
 		name  string
 		specs []libvirttest.HostSpec
@@ -602,13 +601,7 @@ func TestCheckOnSimulatedHosts(t *testing.T) {
 // TestXenDomainDefinesOnTestDriver defines every Xen domain of a plan on the
 // test driver and reads packer's metadata back through the Hypervisor.
 func TestXenDomainDefinesOnTestDriver(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
-	c := libvirttest.NewCluster(t, 2, xenlibvirt.Xen)
-	hs := connect(t, pl, c, nil)
-	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl, hs, d := deployW2(t, xenlibvirt.Xen)
 	for _, pd := range d.Phases {
 		for _, vm := range pd.VMs {
 			hv := hs.HVs[vm.Host]
@@ -636,13 +629,7 @@ func TestXenDomainDefinesOnTestDriver(t *testing.T) {
 // each VM has its own name, MAC, UUID and disk, that exactly VM 0 of each job
 // is its master, and that VMs follow the plan's hosts and disks.
 func TestDeploymentIdentities(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
-	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
-	hs := connect(t, pl, c, nil)
-	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl, _, d := deployW2(t, xenlibvirt.KVM)
 	for i, pd := range d.Phases {
 		seen := map[string]string{}
 		masters := map[string]int{}
@@ -693,7 +680,7 @@ func TestDeploymentIdentities(t *testing.T) {
 // each run boots only its phase's VMs and the journal gathers them; the
 // plan is done once every phase is.
 func TestOnePhaseAtATime(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	app := libvirttest.NewAppliance(t, c, nil)
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -756,7 +743,7 @@ func (l *lossy) Start(name string) error {
 }
 
 func TestConnectionLostWhileWaiting(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true }) // jobs still running
 	// h1 carries 3 VMs of phase 0 (2 host, 1 extra); it drops after the third starts.
@@ -781,7 +768,7 @@ func TestConnectionLostWhileWaiting(t *testing.T) {
 // A disk someone swapped for their own (same path, other backing file) is
 // left alone by the teardown and reported.
 func TestResumeClearsKeptVMsFirst(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	hold := true
 	var mu sync.Mutex
@@ -847,7 +834,7 @@ func TestDestroyLeavesASwappedDisk(t *testing.T) {
 // (KeepOnInterrupt); it returns the plan, the hosts and the journal.
 func keptAfterInterrupt(t *testing.T) (*plan.Plan, *libvirttest.Cluster, *xenlibvirt.Journal) {
 	t.Helper()
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	ctx, cancel := context.WithCancel(context.Background())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
@@ -15,7 +16,7 @@ import (
 func BenchmarkApplyTestDriver(b *testing.B) {
 	for _, hosts := range []int{2, 9, 32} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
-			pl := testPlan(b, "W1", hosts)
+			pl := plantest.PaperPair(b, "W1", hosts)
 			vms := 0
 			for _, n := range planVMs(pl) {
 				vms += n

@@ -2,34 +2,15 @@ package xenlibvirt
 
 import (
 	"encoding/xml"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/packer-sched/packer/internal/goldenfile"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
 
 // exampleVM is VM 1 of job "s-srt 1" (a name that needs making safe) in
 // phase 2 of plan w2-045a8bb1, a host-role worker on disk 1.
@@ -56,7 +37,7 @@ func TestDomainXMLGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "domain-"+hv+".xml", got)
+			goldenfile.Check(t, "domain-"+hv+".xml", got)
 			// The metadata parses back to what was written.
 			var doc struct {
 				Meta struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 )
 
 const goodInventory = `{
@@ -67,10 +68,7 @@ func FuzzParseInventory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := ParseInventory(data, "fuzz.json")
 		if err != nil {
-			var in *model.InputError
-			if !errors.As(err, &in) || in.File != "fuzz.json" {
-				t.Fatalf("error %v is not an InputError naming the file", err)
-			}
+			modeltest.NamesFile(t, err, "fuzz.json")
 			return
 		}
 		b, err := json.Marshal(inv)

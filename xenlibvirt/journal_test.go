@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 )
 
 func TestJournalNextPhaseAndLive(t *testing.T) {
@@ -58,10 +58,7 @@ func FuzzParseJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		j, err := ParseJournal(data, "fuzz.json")
 		if err != nil {
-			var in *model.InputError
-			if !errors.As(err, &in) || in.File != "fuzz.json" {
-				t.Fatalf("error %v is not an InputError naming the file", err)
-			}
+			modeltest.NamesFile(t, err, "fuzz.json")
 			return
 		}
 		for _, r := range j.VMs {

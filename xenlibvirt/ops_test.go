@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
@@ -38,7 +39,7 @@ func renameJob(pl *plan.Plan, old, new string) {
 // (hostname ≤ 63, overlay file name ≤ 255 bytes) and that still differ, at
 // deployment, before any host is touched.
 func TestLongJobNamesStayWithinLimits(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	long := strings.Repeat("x", 10000)
 	renameJob(pl, pl.Jobs[0].Name, long)
@@ -68,7 +69,7 @@ func TestLongJobNamesStayWithinLimits(t *testing.T) {
 // TestNameWithoutLettersIsBlamedOnItsJob: a job name that cleans up to
 // nothing is refused naming that job, not a job "".
 func TestNameWithoutLettersIsBlamedOnItsJob(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	renameJob(pl, pl.Jobs[0].Name, "!!!")
 	hs := connect(t, pl, c, nil)
@@ -82,7 +83,7 @@ func TestNameWithoutLettersIsBlamedOnItsJob(t *testing.T) {
 // TestStaleJournalTempsCleaned: the .STATE.tmp-* file a killed apply left is
 // removed by the next run holding the state's lock; another file is not.
 func TestStaleJournalTempsCleaned(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, nil)
 	dir := t.TempDir()
@@ -167,7 +168,7 @@ func TestInactivePoolIsNotMissing(t *testing.T) {
 // dry run refuses as apply would; with --resume it lists what it would clear
 // first and goes on from the phase that failed.
 func TestDryRunReadsTheStateFile(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true }) // jobs never end
 	state := filepath.Join(t.TempDir(), "state.json")
@@ -199,7 +200,7 @@ func TestDryRunReadsTheStateFile(t *testing.T) {
 // host by name, keeps its VMs journaled as live, and finishes them once the
 // host is back.
 func TestDestroyOnADeadHost(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
 	libvirttest.NewAppliance(t, c, func(string) bool { return true })
 	state := filepath.Join(t.TempDir(), "state.json")

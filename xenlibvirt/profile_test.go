@@ -210,17 +210,7 @@ func TestProfileRunTimeout(t *testing.T) {
 	guests(t, c, 50*time.Millisecond, func(name string) bool { return strings.Contains(name, "-n2-") }, nil)
 	set := profileSettings(c, 1, 2, 3)
 	set.RunTimeout = 500 * time.Millisecond
-	obs, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(obs) != 3 || obs[0].Failed || !obs[1].Failed || obs[2].Failed {
-		t.Fatalf("observations %+v", obs)
-	}
-	if e := obs[1].Error; !strings.Contains(e, "2 VMs, repeat 1: phase timed out after 500ms: 2 VMs still running: packer-profile-n2-r1-p1-sort-0, packer-profile-n2-r1-p1-sort-1") {
-		t.Errorf("error %q", e)
-	}
-	assertEmpty(t, c)
+	onlyMiddleRunFails(t, c, set, "2 VMs, repeat 1: phase timed out after 500ms: 2 VMs still running: packer-profile-n2-r1-p1-sort-0, packer-profile-n2-r1-p1-sort-1")
 }
 
 // TestProfileInterrupted: cancelled while the second VM count runs, Profile
@@ -262,6 +252,14 @@ func TestProfileHostLostMidRun(t *testing.T) {
 		}
 		return lost
 	})
+	onlyMiddleRunFails(t, c, set, "2 VMs, repeat 1: host h1: connection to test:///h1.xml lost")
+}
+
+// onlyMiddleRunFails profiles "x" with set at three VM counts and checks that
+// only the second run fails, with an error holding want, and that nothing
+// is left on c.
+func onlyMiddleRunFails(t *testing.T, c *libvirttest.Cluster, set *xenlibvirt.ProfileSettings, want string) {
+	t.Helper()
 	obs, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +267,7 @@ func TestProfileHostLostMidRun(t *testing.T) {
 	if len(obs) != 3 || obs[0].Failed || !obs[1].Failed || obs[2].Failed {
 		t.Fatalf("observations %+v", obs)
 	}
-	if e := obs[1].Error; !strings.Contains(e, "2 VMs, repeat 1: host h1: connection to test:///h1.xml lost") {
+	if e := obs[1].Error; !strings.Contains(e, want) {
 		t.Errorf("error %q", e)
 	}
 	assertEmpty(t, c)

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/xenlibvirt"
 )
 
 // TestSummary: the line apply shows before it asks counts the VMs of the
 // phases it will run and names only the hosts the plan uses.
 func TestSummary(t *testing.T) {
-	pl := testPlan(t, "W2", 2)
+	pl := plantest.PaperPair(t, "W2", 2)
 	inv := &xenlibvirt.Inventory{}
 	for i := range 3 { // one host more than the plan uses
 		inv.Hosts = append(inv.Hosts, xenlibvirt.InventoryHost{Name: fmt.Sprintf("h%d", i)})

@@ -15,15 +15,7 @@ func TestFitChart(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"<svg", "sort", "kmeans", "R² = ", "VMs (n)"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("fit chart lacks %q", want)
-		}
-	}
+	fileContains(t, svg, "fit chart", "<svg", "sort", "kmeans", "R² = ", "VMs (n)")
 	// A bad --chart is refused before any work, and nothing is written.
 	bad := filepath.Join(dir, "fits.bmp")
 	if code, _, errs := packer(t, "", "fit", "--observations", filepath.Join("testdata", "fit-observations.csv"), "--chart", bad); code != 2 || !strings.Contains(errs, ".bmp") {
@@ -56,15 +48,7 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s: sequential %v, pair %v, exact %v", seq.Workload, seq.Makespan, pair.Makespan, exact.Makespan)
 		}
 	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"W1", "W4", "sequential", "pair", "exact"} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("comparison chart lacks %q", want)
-		}
-	}
+	fileContains(t, svg, "comparison chart", "W1", "W4", "sequential", "pair", "exact")
 	if code, _, errs := packer(t, "", "compare", "--algorithms", "pair,magic"); code != 2 || !strings.Contains(errs, "magic") {
 		t.Errorf("unknown algorithm: exit %d, %q", code, errs)
 	}
@@ -93,5 +77,20 @@ func TestSimulateChart(t *testing.T) {
 	b, _ = os.ReadFile(svg)
 	if code != 0 || strings.Contains(string(b), "Locality vs delay") {
 		t.Errorf("exit %d; a single fair policy is no sweep", code)
+	}
+}
+
+// fileContains fails the test unless the file at path holds every one of
+// wants; what names the file in the message.
+func fileContains(t *testing.T, path, what string, wants ...string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q", what, want)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -103,12 +102,7 @@ func compareAction(c *cli.Context) error {
 		}
 	}
 	if format == "json" {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(c.App.Writer, "%s\n", b)
-		return err
+		return printJSON(c.App.Writer, out)
 	}
 	header := []string{"workload"}
 	for _, a := range algos {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,12 +68,7 @@ func experimentRun(c *cli.Context) error {
 		return err
 	}
 	if format == "json" {
-		data, err := json.MarshalIndent(results, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(c.App.Writer, "%s\n", data)
-		return err
+		return printJSON(c.App.Writer, results)
 	}
 	for i, r := range results {
 		if i > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -59,11 +58,9 @@ func hostsCheckAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if format == "json" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
+		if err := printJSON(w, rep); err != nil {
 			return err
 		}
-		fmt.Fprintln(w, string(b))
 	} else if err := printHostsReport(w, rep, pl, inv); err != nil {
 		return err
 	}

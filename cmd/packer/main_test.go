@@ -2,18 +2,19 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/packer-sched/packer/internal/goldenfile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// update is -update: the golden files are rewritten instead of compared.
+var update = goldenfile.Update
 
 // packer runs the CLI in-process and returns its exit code, stdout and stderr.
 func packer(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -26,20 +27,7 @@ func packer(t *testing.T, stdin string, args ...string) (int, string, string) {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/packer -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test ./cmd/packer -update rewrites it; review the diff):\n%s", path, got)
-	}
+	goldenfile.Check(t, name, got)
 }
 
 func TestPlanDefaultIsW1(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -28,19 +27,11 @@ func TestPlanFromEveryModelForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := packer(t, "", "simulate", "--plan", planPath, "-p", "plan", "--format", "json")
-	if code != 0 {
-		t.Fatalf("simulate: exit %d: %s", code, errs)
+	sim := simulateJSON(t, "--plan", planPath, "-p", "plan")
+	if len(sim.Policies) != 1 {
+		t.Fatalf("simulate output: %+v", sim)
 	}
-	var sim struct {
-		Results []struct {
-			Makespan float64 `json:"makespan"`
-		} `json:"policies"`
-	}
-	if err := json.Unmarshal([]byte(out), &sim); err != nil || len(sim.Results) != 1 {
-		t.Fatalf("simulate output %v: %s", err, out)
-	}
-	if got := sim.Results[0].Makespan; !scalar.EqualWithinAbsOrRel(got, pl.Makespan, 1e-6, 1e-9) {
+	if got := sim.Policies[0].Makespan; !scalar.EqualWithinAbsOrRel(got, pl.Makespan, 1e-6, 1e-9) {
 		t.Errorf("replayed makespan %v, planned %v", got, pl.Makespan)
 	}
 	if _, err := exec.LookPath("cbc"); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -251,6 +252,16 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
 	}
 	return nil
+}
+
+// printJSON prints v as indented JSON and a newline.
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // newTable starts a table with the house style: headers as given (no upper

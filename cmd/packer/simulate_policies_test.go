@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -111,22 +110,11 @@ func TestSimulateSlowstart(t *testing.T) {
 		slowstart string
 		finishB   float64
 	}{{"0", 23}, {"0.25", 50}} {
-		code, out, errOut := packer(t, "", "simulate", "-w", wl, "-p", "fifo", "--slowstart", c.slowstart, "--format", "json")
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
+		r := simulateJSON(t, "-w", wl, "-p", "fifo", "--slowstart", c.slowstart)
+		if len(r.Policies) != 1 || len(r.Policies[0].Jobs) != 2 {
+			t.Fatalf("json: %+v", r)
 		}
-		var r struct {
-			Runs []struct {
-				Jobs []struct {
-					Name   string  `json:"name"`
-					Finish float64 `json:"finish"`
-				} `json:"jobs"`
-			} `json:"policies"`
-		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Runs) != 1 || len(r.Runs[0].Jobs) != 2 {
-			t.Fatalf("json: %v\n%s", err, out)
-		}
-		if got := r.Runs[0].Jobs[1].Finish; got != c.finishB {
+		if got := r.Policies[0].Jobs[1].Finish; got != c.finishB {
 			t.Errorf("--slowstart %s: B finishes at %v, want %v", c.slowstart, got, c.finishB)
 		}
 	}
@@ -151,21 +139,9 @@ func TestSimulateHybSJobs(t *testing.T) {
 	}
 	finish := func(args ...string) map[string][2]float64 {
 		t.Helper()
-		code, out, errOut := packer(t, "", append([]string{"simulate", "-w", wl, "-p", "hybs-fcfs", "--format", "json"}, args...)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
-		var r struct {
-			Policies []struct {
-				Jobs []struct {
-					Name   string  `json:"name"`
-					Start  float64 `json:"start"`
-					Finish float64 `json:"finish"`
-				} `json:"jobs"`
-			} `json:"policies"`
-		}
-		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Policies) != 1 {
-			t.Fatalf("json: %v\n%s", err, out)
+		r := simulateJSON(t, append([]string{"-w", wl, "-p", "hybs-fcfs"}, args...)...)
+		if len(r.Policies) != 1 {
+			t.Fatalf("json: %+v", r)
 		}
 		m := map[string][2]float64{}
 		for _, j := range r.Policies[0].Jobs {

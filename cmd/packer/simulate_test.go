@@ -77,19 +77,7 @@ func TestSimulatePlanReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := packer(t, "", "simulate", "--plan", path, "-p", "sequential,plan,plan-no-barrier", "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var doc struct {
-		Policies []struct {
-			Policy   string  `json:"policy"`
-			Makespan float64 `json:"makespan"`
-		} `json:"policies"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := simulateJSON(t, "--plan", path, "-p", "sequential,plan,plan-no-barrier")
 	seq, barrier, free := doc.Policies[0].Makespan, doc.Policies[1].Makespan, doc.Policies[2].Makespan
 	if math.Abs(seq-pl.SequentialMakespan) > 1e-6 || math.Abs(barrier-pl.Makespan) > 1e-6 || free > barrier {
 		t.Errorf("sequential %v (plan says %v), plan %v (plan says %v), no barrier %v", seq, pl.SequentialMakespan, barrier, pl.Makespan, free)
@@ -219,3 +207,32 @@ func TestSimulateFairDelays(t *testing.T) {
 
 // num renders a float as the CSV outputs do (shortest round-trip form).
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// simJSON is what packer simulate --format json prints, as far as the tests
+// read it.
+type simJSON struct {
+	Policies []struct {
+		Policy   string  `json:"policy"`
+		Makespan float64 `json:"makespan"`
+		Jobs     []struct {
+			Name   string  `json:"name"`
+			Start  float64 `json:"start"`
+			Finish float64 `json:"finish"`
+		} `json:"jobs"`
+	} `json:"policies"`
+}
+
+// simulateJSON runs packer simulate with args and --format json and decodes
+// what it prints; a failure of either fails the test.
+func simulateJSON(t *testing.T, args ...string) simJSON {
+	t.Helper()
+	code, out, errs := packer(t, "", append(append([]string{"simulate"}, args...), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errs)
+	}
+	var doc simJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("simulate output %v: %s", err, out)
+	}
+	return doc
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
+	"github.com/packer-sched/packer/workloads"
 )
 
 // Make plans w on c with method (optimize.Solve), as packer plan -a method
@@ -40,4 +41,18 @@ func Pair(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
 func Sequential(t testing.TB, w *model.Workload, c model.Cluster) *plan.Plan {
 	t.Helper()
 	return Make(t, w, c, optimize.MethodSequential)
+}
+
+// PaperPair plans the built-in workload named (workloads.Get) with the pair
+// scheduler on hosts paper hosts (model.PaperCluster: 4 cores, 8192 MiB,
+// k = r = 2).
+func PaperPair(t testing.TB, workload string, hosts int) *plan.Plan {
+	t.Helper()
+	w, err := workloads.Get(workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := model.PaperCluster()
+	c.Hosts = hosts
+	return Pair(t, w, c)
 }

@@ -1,8 +1,9 @@
 // Package modeltest holds the small hand-worked fixtures that the tests of
-// model, optimize and plan share. Tests only.
+// model, optimize, plan and the readers of input files share. Tests only.
 package modeltest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -47,4 +48,14 @@ func RandomProblem(t testing.TB, rng *rand.Rand, m int) *model.Problem {
 		jobs = append(jobs, Job(fmt.Sprintf("j%d", i), 10+rng.Float64()*5000, -1.2+rng.Float64()*1.2, rng.IntN(2) == 0, rng.IntN(2) == 0))
 	}
 	return Problem(t, c, jobs...)
+}
+
+// NamesFile fails the test unless err is a *model.InputError naming file:
+// what every reader of an input file promises for its errors.
+func NamesFile(t testing.TB, err error, file string) {
+	t.Helper()
+	var in *model.InputError
+	if !errors.As(err, &in) || in.File != file {
+		t.Fatalf("error %v is not an InputError naming %s", err, file)
+	}
 }

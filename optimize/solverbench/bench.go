@@ -197,6 +197,17 @@ func lastLine(b []byte) string {
 	return s
 }
 
+// exactAndSwarm solves p exactly and with the swarm, and times the swarm.
+func (b *bencher) exactAndSwarm(p *model.Problem) (optimize.ExactResult, optimize.SwarmResult, time.Duration, error) {
+	ex, err := optimize.Exact(p)
+	if err != nil {
+		return ex, optimize.SwarmResult{}, 0, err
+	}
+	t0 := time.Now()
+	sr, err := optimize.Swarm(p, b.settings())
+	return ex, sr, time.Since(t0), err
+}
+
 // swarmGaps runs the swarm on W1–W6 and on random 8-job workloads and reports
 // the gap to the exact optimum.
 func (b *bencher) swarmGaps() error {
@@ -206,16 +217,10 @@ func (b *bencher) swarmGaps() error {
 	t := b.newTable("workload", "M", "optimum", "pair", "swarm", "gap", "swarm time")
 	for _, name := range workloads.Names() {
 		p := paperInstance(name)
-		ex, err := optimize.Exact(p)
+		ex, sr, d, err := b.exactAndSwarm(p)
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		sr, err := optimize.Swarm(p, b.settings())
-		if err != nil {
-			return err
-		}
-		d := time.Since(t0)
 		t.Append([]string{name, strconv.Itoa(len(p.Jobs)), fmt.Sprintf("%.2f", ex.Makespan), fmt.Sprintf("%.2f", sr.PairMakespan),
 			fmt.Sprintf("%.2f", sr.Makespan), fmt.Sprintf("%.3f %%", gap(sr.Makespan, ex.Makespan)), d.Round(time.Millisecond).String()})
 	}
@@ -225,17 +230,11 @@ func (b *bencher) swarmGaps() error {
 	var gaps, pairGaps []float64
 	var total time.Duration
 	for s := 1; s <= b.random; s++ {
-		p := randomInstance(uint64(s), 8, 9)
-		ex, err := optimize.Exact(p)
+		ex, sr, d, err := b.exactAndSwarm(randomInstance(uint64(s), 8, 9))
 		if err != nil {
 			return err
 		}
-		t0 := time.Now()
-		sr, err := optimize.Swarm(p, b.settings())
-		if err != nil {
-			return err
-		}
-		total += time.Since(t0)
+		total += d
 		gaps = append(gaps, gap(sr.Makespan, ex.Makespan))
 		pairGaps = append(pairGaps, gap(sr.PairMakespan, ex.Makespan))
 	}

@@ -81,7 +81,7 @@ func TestHybSRoundTrip(t *testing.T) {
 // TestHybSFromSim: job0 of FB-2009 (1 map of 2.01481546 s, 1 reduce of
 // 2.1483516 s) is 2 tasks of (2.01481546 + 2.1483516)/2 = 2.08158353 s.
 func TestHybSFromSim(t *testing.T) {
-	im := readSWIMFile(t, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 1}})
+	im := readTraceFile(t, ReadSWIM, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 1}})
 	jobs, err := HybSFromSim(im.Workload, 0.5)
 	if err != nil {
 		t.Fatal(err)

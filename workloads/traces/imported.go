@@ -156,6 +156,27 @@ func openTrace(r io.Reader, name string) (io.Reader, func(error) error, error) {
 	return in, bad, nil
 }
 
+// valueOrZero is *s, or the zero settings for nil: a nil *Settings means
+// every default.
+func valueOrZero[S any](s *S) S {
+	var v S
+	if s != nil {
+		v = *s
+	}
+	return v
+}
+
+// validateAndOpen checks the settings with validate (which fills their
+// defaults), then opens the trace with openTrace.
+func validateAndOpen[S any](r io.Reader, name string, validate func() (S, error)) (S, io.Reader, func(error) error, error) {
+	s, err := validate()
+	if err != nil {
+		return s, nil, nil, err
+	}
+	in, bad, err := openTrace(r, name)
+	return s, in, bad, err
+}
+
 // A tally is a count of something an import did, in words.
 type tally struct {
 	count int
@@ -182,4 +203,13 @@ func (m *Metadata) Skipped() []string {
 		tally{m.DroppedFailed, "failed jobs dropped"},
 		tally{m.OutsideWindow, "jobs outside the window"},
 	)
+}
+
+// setDefault sets *v to d when *v is the zero value, the "unset" of a
+// settings field.
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }

@@ -21,15 +21,9 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 		jobs, err = workloads.Get(name)
 		return nil, jobs, true, err
 	}
-	var data []byte
-	if name == "-" {
-		name = "<stdin>"
-		data, err = io.ReadAll(in)
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, name, err := model.ReadInput(name, in)
 	if err != nil {
-		return nil, nil, false, &model.InputError{File: name, Err: err}
+		return nil, nil, false, err
 	}
 	if sim.IsModelWorkload(data) {
 		jobs, err = model.ParseWorkload(data, name)

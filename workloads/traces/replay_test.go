@@ -59,7 +59,7 @@ func TestInferSlots(t *testing.T) {
 // TestRumenOntoOwnCluster moves the 19 real jobs onto 18 nodes: no blocks,
 // every map reads none, and the replay runs.
 func TestRumenOntoOwnCluster(t *testing.T) {
-	im := readRumenFile(t, rumen19Path, &RumenSettings{Nodes: 18})
+	im := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Nodes: 18})
 	c := im.Workload.Cluster
 	if c.Nodes != 18 || c.Racks != 1 || im.Hosts != nil || !strings.Contains(strings.Join(im.Meta.Assumptions, "\n"), "18 nodes in 1 racks (given)") {
 		t.Fatalf("cluster %+v, assumptions %v", c, im.Meta.Assumptions)

@@ -51,22 +51,15 @@ type RumenSettings struct {
 }
 
 func (s *RumenSettings) validate() (RumenSettings, error) {
-	var v RumenSettings
-	if s != nil {
-		v = *s
-	}
+	v := valueOrZero(s)
 	if err := v.Window.validate(); err != nil {
 		return v, fmt.Errorf("traces: rumen: %w", err)
 	}
 	if v.MapSlots < 0 || v.ReduceSlots < 0 || v.MapSlots > sim.MaxSlotsPerNode || v.ReduceSlots > sim.MaxSlotsPerNode {
 		return v, fmt.Errorf("traces: rumen: slots per node must lie in 0..%d, got %d map and %d reduce", sim.MaxSlotsPerNode, v.MapSlots, v.ReduceSlots)
 	}
-	if v.RackFactor == 0 {
-		v.RackFactor = 1.2
-	}
-	if v.RemoteFactor == 0 {
-		v.RemoteFactor = 2
-	}
+	setDefault(&v.RackFactor, 1.2)
+	setDefault(&v.RemoteFactor, 2)
 	if !(v.RackFactor >= 1 && v.RemoteFactor >= 1 && v.RackFactor <= 1e6 && v.RemoteFactor <= 1e6) {
 		return v, fmt.Errorf("traces: rumen: RackFactor and RemoteFactor must lie in [1, 10⁶], got %v and %v", v.RackFactor, v.RemoteFactor)
 	}
@@ -253,11 +246,7 @@ var rumenPriority = map[string]int{"VERY_LOW": -2, "LOW": -1, "": 0, "NORMAL": 0
 // name hosts, and assemble lays the hosts out as simulated nodes and writes
 // the metadata.
 func ReadRumen(r io.Reader, name string, set *RumenSettings) (*Imported, error) {
-	s, err := set.validate()
-	if err != nil {
-		return nil, err
-	}
-	in, bad, err := openTrace(r, name)
+	s, in, bad, err := validateAndOpen(r, name, set.validate)
 	if err != nil {
 		return nil, err
 	}
@@ -406,12 +395,8 @@ func (rr *rumenReader) cluster(lay *Layout) (c sim.Cluster, inferred [2]int) {
 	}
 	c.MapSlots, c.ReduceSlots = s.MapSlots, s.ReduceSlots
 	inferred = inferSlots(rr.spans)
-	if c.MapSlots == 0 {
-		c.MapSlots = inferred[sim.Map]
-	}
-	if c.ReduceSlots == 0 {
-		c.ReduceSlots = inferred[sim.Reduce]
-	}
+	setDefault(&c.MapSlots, inferred[sim.Map])
+	setDefault(&c.ReduceSlots, inferred[sim.Reduce])
 	c.Replication = s.Replication
 	return c.WithDefaults(), inferred
 }
@@ -576,9 +561,7 @@ func (rj *rumenJob) convert(h *hostTable, st *rumenStats, set *RumenSettings, or
 	rel := func(ms int64) float64 { return float64(ms-origin) / 1000 }
 	j.Arrival = rel(*rj.SubmitTime)
 	launch := rj.LaunchTime
-	if launch == 0 {
-		launch = *rj.SubmitTime
-	}
+	setDefault(&launch, *rj.SubmitTime)
 	real.Submit, real.Launch, real.Finish, real.Start = j.Arrival, rel(launch), rel(rj.FinishTime), rel(cv.first)
 	return cv.pj, true
 }

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -17,11 +16,11 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 
+	"github.com/packer-sched/packer/internal/goldenfile"
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 	"github.com/packer-sched/packer/sim"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 const (
 	rumen19Path   = "testdata/rumen-19-jobs.trace.json.gz"
@@ -41,20 +40,6 @@ func readTopologyFile(t testing.TB) *Topology {
 		t.Fatal(err)
 	}
 	return top
-}
-
-func readRumenFile(t testing.TB, path string, set *RumenSettings) *Imported {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	im, err := ReadRumen(f, path, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return im
 }
 
 // rawCounts decodes a trace generically (no importer code) and counts jobs,
@@ -99,7 +84,7 @@ func TestRumenShippedTraces(t *testing.T) {
 	if all[0] != 19 || ok[0] != 14 {
 		t.Fatalf("raw trace: %d jobs, %d successful", all[0], ok[0])
 	}
-	im := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top})
+	im := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: top})
 	got := [3]int{im.Meta.Jobs, im.Meta.Maps, im.Meta.Reduces}
 	if got != ok || im.Meta.DroppedFailed != 5 || im.Meta.Records != 19 {
 		t.Errorf("19-job trace: imported %v (jobs, maps, reduces), %d failed dropped; the successful jobs declare %v", got, im.Meta.DroppedFailed, ok)
@@ -109,13 +94,13 @@ func TestRumenShippedTraces(t *testing.T) {
 	}
 	// Kept, the failed jobs bring the tasks that ran at all: fewer than
 	// they declare (some never started), more than the successful jobs'.
-	kept := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top, KeepFailed: true})
+	kept := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: top, KeepFailed: true})
 	if kept.Meta.Jobs != 19 || kept.Meta.DroppedFailed != 0 || kept.Meta.Maps+kept.Meta.Reduces > all[1]+all[2] || kept.Meta.Maps <= ok[1] {
 		t.Errorf("kept failed: %+v; declared %v", kept.Meta, all)
 	}
 
 	all, ok = rawCounts(t, foldedPath)
-	im = readRumenFile(t, foldedPath, nil)
+	im = readTraceFile(t, ReadRumen, foldedPath, nil)
 	got = [3]int{im.Meta.Jobs, im.Meta.Maps, im.Meta.Reduces}
 	if got != all || all != ok || all[0] != 89 {
 		t.Errorf("folded trace: imported %v, the trace declares %v", got, all)
@@ -135,7 +120,7 @@ func TestRumenShippedTraces(t *testing.T) {
 
 // TestRumenPinnedJob checks job 3 of the 19-job trace against its raw record.
 func TestRumenPinnedJob(t *testing.T) {
-	im := readRumenFile(t, rumen19Path, &RumenSettings{Topology: readTopologyFile(t)})
+	im := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: readTopologyFile(t)})
 	var j sim.Job
 	var real RealJob
 	for i := range im.Workload.Jobs {
@@ -214,13 +199,13 @@ func TestTopologyLayout(t *testing.T) {
 
 func TestRumenWindow(t *testing.T) {
 	top := readTopologyFile(t)
-	im := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top, Window: Window{MaxJobs: 3}})
+	im := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: top, Window: Window{MaxJobs: 3}})
 	if len(im.Workload.Jobs) != 3 || im.Workload.Jobs[2].Name != "job_200904211745_0004" {
 		t.Errorf("MaxJobs 3: %d jobs, last %s", len(im.Workload.Jobs), im.Workload.Jobs[len(im.Workload.Jobs)-1].Name)
 	}
 	// Jobs 3 (881.068 s) to 5 (930.953 s) submitted in [800, 1000): jobs 3, 4
 	// and 5; arrivals from 0 at job 3.
-	im = readRumenFile(t, rumen19Path, &RumenSettings{Topology: top, Window: Window{From: 800, To: 1000}})
+	im = readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: top, Window: Window{From: 800, To: 1000}})
 	var names []string
 	for _, j := range im.Workload.Jobs {
 		names = append(names, strings.TrimPrefix(j.Name, "job_200904211745_"))
@@ -296,7 +281,7 @@ func TestRumenTruncatedGzip(t *testing.T) {
 // topology: the same bytes every time.
 func TestRumenDeterministic(t *testing.T) {
 	top := readTopologyFile(t)
-	a, _ := readRumenFile(t, rumen19Path, &RumenSettings{Topology: top}).MarshalIndent()
+	a, _ := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: top}).MarshalIndent()
 	docs := make([][]byte, 3)
 	var wg sync.WaitGroup
 	for i := range docs {
@@ -331,7 +316,7 @@ func TestRumenDeterministic(t *testing.T) {
 // on every job: the simulation cannot beat the job's critical path, its
 // longest map and longest reduce at their base times.
 func TestRumenReplayFIFO(t *testing.T) {
-	im := readRumenFile(t, rumen19Path, &RumenSettings{Topology: readTopologyFile(t)})
+	im := readTraceFile(t, ReadRumen, rumen19Path, &RumenSettings{Topology: readTopologyFile(t)})
 	res, err := sim.Run(im.Workload, &sim.FIFO{}, &sim.Settings{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -344,23 +329,7 @@ func TestRumenReplayFIFO(t *testing.T) {
 		}
 	}
 	got := fmt.Sprintf("%s\nmedian |relative error| %.3f, worst %.3f\n", table, med, worst)
-	golden(t, "testdata/rumen-19-fifo.golden", got)
-}
-
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, got)
-	}
+	goldenfile.Check(t, "rumen-19-fifo.golden", got)
 }
 
 func FuzzReadRumen(f *testing.F) {
@@ -371,10 +340,7 @@ func FuzzReadRumen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string, skip, keep bool) {
 		im, err := ReadRumen(strings.NewReader(in), "t.json", &RumenSettings{SkipBad: skip, KeepFailed: keep})
 		if err != nil {
-			var ie *model.InputError
-			if !errors.As(err, &ie) || ie.File != "t.json" {
-				t.Fatalf("error without the file: %v", err)
-			}
+			modeltest.NamesFile(t, err, "t.json")
 			return
 		}
 		if len(im.Real) != len(im.Workload.Jobs) || len(im.Hosts) != im.Workload.Cluster.Nodes {

@@ -56,41 +56,24 @@ type SWIMSettings struct {
 }
 
 func (s *SWIMSettings) validate() (SWIMSettings, error) {
-	var v SWIMSettings
-	if s != nil {
-		v = *s
-	}
+	v := valueOrZero(s)
 	if err := v.Window.validate(); err != nil {
 		return v, fmt.Errorf("traces: swim: %w", err)
 	}
 	if v.Cluster.Nodes == 0 {
 		v.Cluster.Nodes = 600
-		if v.Cluster.Racks == 0 {
-			v.Cluster.Racks = 30
-		}
+		setDefault(&v.Cluster.Racks, 30)
 	}
-	if v.Cluster.Racks == 0 {
-		v.Cluster.Racks = max(1, v.Cluster.Nodes/20)
-	}
+	setDefault(&v.Cluster.Racks, max(1, v.Cluster.Nodes/20))
 	v.Cluster = v.Cluster.WithDefaults()
 	if err := v.Cluster.Validate(); err != nil {
 		return v, fmt.Errorf("traces: swim: %w", err)
 	}
-	if v.BlockBytes == 0 {
-		v.BlockBytes = 64 << 20
-	}
-	if v.ReduceBytes == 0 {
-		v.ReduceBytes = 1 << 30
-	}
-	if v.MapMBps == 0 {
-		v.MapMBps = 50
-	}
-	if v.ReduceMBps == 0 {
-		v.ReduceMBps = 20
-	}
-	if v.TaskSeconds == 0 {
-		v.TaskSeconds = 2
-	}
+	setDefault(&v.BlockBytes, 64<<20)
+	setDefault(&v.ReduceBytes, 1<<30)
+	setDefault(&v.MapMBps, 50)
+	setDefault(&v.ReduceMBps, 20)
+	setDefault(&v.TaskSeconds, 2)
 	switch {
 	case v.BlockBytes < 0:
 		return v, fmt.Errorf("traces: swim: BlockBytes must be positive, got %d", v.BlockBytes)
@@ -198,11 +181,7 @@ func clampTime(v float64) float64 { return min(max(v, minTask), sim.MaxTime) }
 // file's name in errors and metadata. A malformed line stops the import with
 // a *model.InputError naming the file and line, unless SkipBad is set.
 func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
-	s, err := set.validate()
-	if err != nil {
-		return nil, err
-	}
-	in, bad, err := openTrace(r, name)
+	s, in, bad, err := validateAndOpen(r, name, set.validate)
 	if err != nil {
 		return nil, err
 	}

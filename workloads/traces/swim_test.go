@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -21,14 +23,16 @@ const (
 	fb2010Path = "testdata/swim-FB-2010_samples_24_times_1hr_0.tsv"
 )
 
-func readSWIMFile(t *testing.T, path string, set *SWIMSettings) *Imported {
+// readTraceFile opens path and imports it with read (ReadSWIM, ReadRumen),
+// failing the test on any error.
+func readTraceFile[S any](t testing.TB, read func(io.Reader, string, S) (*Imported, error), path string, set S) *Imported {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	im, err := ReadSWIM(f, path, set)
+	im, err := read(f, path, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +71,7 @@ func TestSWIMShippedTraces(t *testing.T) {
 		path string
 		jobs int
 	}{{fb2009Path, 5894}, {fb2010Path, 24442}} {
-		im := readSWIMFile(t, c.path, nil)
+		im := readTraceFile(t, ReadSWIM, c.path, nil)
 		lines, _ := countLines(t, c.path, 0, 0)
 		if lines != c.jobs || im.Meta.Jobs != c.jobs || len(im.Workload.Jobs) != c.jobs || im.Meta.Records != c.jobs {
 			t.Errorf("%s: %d lines, %d records, %d jobs imported, want %d", c.path, lines, im.Meta.Records, len(im.Workload.Jobs), c.jobs)
@@ -88,7 +92,7 @@ func TestSWIMShippedTraces(t *testing.T) {
 
 // TestSWIMPinnedJobs checks jobs against the raw lines, by hand.
 func TestSWIMPinnedJobs(t *testing.T) {
-	im := readSWIMFile(t, fb2009Path, nil)
+	im := readTraceFile(t, ReadSWIM, fb2009Path, nil)
 	// job0	49	49	740773	2339561	627471: the first line, so the origin is 49 s.
 	// maps = max(1, ⌈740773 / 67108864⌉) = 1; reduces = ⌈max(2339561, 627471) / 2³⁰⌉ = 1.
 	// map = 2 + 740773 / 50e6 = 2.01481546 s; reduce = 2 + (2339561 + 627471) / 20e6 = 2.1483516 s.
@@ -103,7 +107,7 @@ func TestSWIMPinnedJobs(t *testing.T) {
 	// 2 + 3623279/50e6 + 9838062/20e6 = 2 + 0.07246558 + 0.4919031 = 2.56436868 s, arriving 208 − 49 = 159 s.
 	checkJob(t, im.Workload.Jobs[4], sim.Job{Name: "job4", Arrival: 159, Maps: sim.Tasks{Count: 1, Mean: 2.56436868}})
 
-	im = readSWIMFile(t, fb2010Path, nil)
+	im = readTraceFile(t, ReadSWIM, fb2010Path, nil)
 	// job2	20	2	53088744165	1510005522	5759777, origin 9 s:
 	// maps = ⌈53088744165 / 67108864⌉ = ⌈791.08⌉ = 792 of 2 + 53088744165/792/50e6 = 3.34062485 s;
 	// reduces = ⌈1510005522 / 1073741824⌉ = 2 of 2 + (1510005522 + 5759777)/2/20e6 = 39.89413248 s.
@@ -124,7 +128,7 @@ func checkJob(t *testing.T, got, want sim.Job) {
 
 func TestSWIMWindow(t *testing.T) {
 	// One hour of the day, the second: submit times in [3600, 7200).
-	im := readSWIMFile(t, fb2009Path, &SWIMSettings{Window: Window{From: 3600, To: 7200}})
+	im := readTraceFile(t, ReadSWIM, fb2009Path, &SWIMSettings{Window: Window{From: 3600, To: 7200}})
 	all, in := countLines(t, fb2009Path, 3600, 7200)
 	if len(im.Workload.Jobs) != in || im.Meta.OutsideWindow != all-in {
 		t.Fatalf("%d jobs, %d outside, want %d and %d", len(im.Workload.Jobs), im.Meta.OutsideWindow, in, all-in)
@@ -139,7 +143,7 @@ func TestSWIMWindow(t *testing.T) {
 	}
 	// --max-jobs stops reading after the 10th job: the 11th record is the
 	// one that told it so.
-	im = readSWIMFile(t, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 10}})
+	im = readTraceFile(t, ReadSWIM, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 10}})
 	if len(im.Workload.Jobs) != 10 || im.Meta.Records != 11 || im.Workload.Jobs[9].Name != "job9" {
 		t.Errorf("MaxJobs 10: %d jobs, %d records read", len(im.Workload.Jobs), im.Meta.Records)
 	}
@@ -185,7 +189,7 @@ func TestSWIMGzipAndTruncation(t *testing.T) {
 	if err != nil || len(im.Workload.Jobs) != 5894 {
 		t.Fatalf("gzipped: %v", err)
 	}
-	plain := readSWIMFile(t, fb2009Path, nil)
+	plain := readTraceFile(t, ReadSWIM, fb2009Path, nil)
 	a, _ := im.MarshalIndent()
 	b, _ := plain.MarshalIndent()
 	if !bytes.Equal(a, b) {
@@ -203,7 +207,7 @@ func TestSWIMGzipAndTruncation(t *testing.T) {
 // TestImportRoundTrip writes an import as a workload file and reads it back
 // with the simulator's own parser: the same workload, metadata ignored.
 func TestImportRoundTrip(t *testing.T) {
-	im := readSWIMFile(t, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 50}})
+	im := readTraceFile(t, ReadSWIM, fb2009Path, &SWIMSettings{Window: Window{MaxJobs: 50}})
 	doc, err := im.MarshalIndent()
 	if err != nil {
 		t.Fatal(err)
@@ -229,10 +233,7 @@ func FuzzReadSWIM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string, skip bool) {
 		im, err := ReadSWIM(strings.NewReader(in), "f.tsv", &SWIMSettings{SkipBad: skip, Cluster: sim.Cluster{Nodes: 4}})
 		if err != nil {
-			var ie *model.InputError
-			if !errors.As(err, &ie) || ie.File != "f.tsv" {
-				t.Fatalf("error without the file: %v", err)
-			}
+			modeltest.NamesFile(t, err, "f.tsv")
 			return
 		}
 		doc, err := im.MarshalIndent()

@@ -44,15 +44,9 @@ func DiskDir(host string, d int) string { return fmt.Sprintf("/srv/%s/disk%d", h
 // WriteHost writes a test-driver node file for host name into dir and returns
 // its URI.
 func WriteHost(dir, name string, s HostSpec) (string, error) {
-	if s.CPUs == 0 {
-		s.CPUs = 4
-	}
-	if s.MemoryMiB == 0 {
-		s.MemoryMiB = 8192
-	}
-	if s.Disks == 0 {
-		s.Disks = 2
-	}
+	setDefault(&s.CPUs, 4)
+	setDefault(&s.MemoryMiB, 8192)
+	setDefault(&s.Disks, 2)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<node>\n  <cpu><mhz>2400</mhz><model>x86_64</model><active>%d</active><nodes>1</nodes><sockets>1</sockets><cores>%d</cores><threads>1</threads></cpu>\n", s.CPUs, s.CPUs)
 	fmt.Fprintf(&b, "  <memory>%d</memory>\n", s.MemoryMiB*1024)
@@ -309,5 +303,14 @@ func (c *Cluster) AssertNoPackerLeft(t testing.TB) {
 		if v := c.Volumes(t, i); len(v) > 0 {
 			t.Errorf("host %d: disks left behind: %v", i, v)
 		}
+	}
+}
+
+// setDefault sets *v to d when *v is the zero value, the "unset" of a
+// settings field.
+func setDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
 	}
 }
