@@ -7,7 +7,7 @@ import (
 
 func TestClusterDerived(t *testing.T) {
 	c := PaperCluster()
-	// Seed 003, section 6: 9 hosts × 2 disks = 18 primary VMs; r = 2 gives one
+	// The packing paper, section 6: 9 hosts × 2 disks = 18 primary VMs; r = 2 gives one
 	// extra VM per host, 9 in all; 4 cores / 2 = 2 vCPUs per VM.
 	if c.PrimaryVMs() != 18 || c.MaxExtraVMs() != 9 || c.ExtrasPerHost() != 1 || c.VCPUsPerVM() != 2 {
 		t.Errorf("paper cluster: N %d, extras %d, per host %d, vCPUs %d", c.PrimaryVMs(), c.MaxExtraVMs(), c.ExtrasPerHost(), c.VCPUsPerVM())

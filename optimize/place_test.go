@@ -82,7 +82,7 @@ func TestPlaceKeepsPrimaryJobsOffOvercommittedHosts(t *testing.T) {
 }
 
 func TestPlaceIOFirstRoundRobin(t *testing.T) {
-	// Seed 003: I/O-intensive jobs round-robin onto the primary VMs first, then
+	// The packing paper: I/O-intensive jobs round-robin onto the primary VMs first, then
 	// the rest, so that every machine mixes an I/O VM with a CPU VM. K (CPU)
 	// comes first in the workload but is placed second.
 	c := model.Cluster{Hosts: 3, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 4, MemoryMiBPerHost: 8192}
