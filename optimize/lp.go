@@ -169,27 +169,31 @@ func (lw *lpWriter) phase(i int) {
 		}
 		lw.constraint(fmt.Sprintf("dur_%d_%d", i, j), terms, ">= 0")
 	}
-	var prim, ext, host, carry []string
+	var t phaseTerms
 	for j := i; j < m; j++ {
 		for _, v := range lw.ch[j][i] {
-			t := lpNum(float64(v.vms)) + " " + v.name
+			x := lpNum(float64(v.vms)) + " " + v.name
 			switch v.role {
 			case model.Primary:
-				prim = append(prim, t)
+				t.prim = append(t.prim, x)
+				t.clear = append(t.clear, x)
 			case model.Host:
-				prim = append(prim, t)
-				host = append(host, "-"+t)
+				t.prim = append(t.prim, x)
+				t.host = append(t.host, "-"+x)
+				t.hostCap = append(t.hostCap, x)
 			case model.Extra:
-				ext = append(ext, t)
-				carry = append(carry, lpNum(float64(c.ExtraRatio*v.vms))+" "+v.name)
+				t.ext = append(t.ext, x)
+				t.exOn = append(t.exOn, "-"+x)
+				t.carry = append(t.carry, lpNum(float64(c.ExtraRatio*v.vms))+" "+v.name)
+				t.hostCap = append(t.hostCap, "-"+lpNum(float64(c.DisksPerHost*v.vms))+" "+v.name)
 			}
 		}
 	}
-	lw.constraint(fmt.Sprintf("vms_%d", i), prim, fmt.Sprintf("<= %d", c.PrimaryVMs()))
-	if len(ext) > 0 {
-		lw.constraint(fmt.Sprintf("carry_%d", i), append(carry, host...), "<= 0")
-		lw.constraint(fmt.Sprintf("room_%d", i), ext, fmt.Sprintf("<= %d", c.MaxExtraVMs()))
-		lw.overcommit(i)
+	lw.constraint(fmt.Sprintf("vms_%d", i), t.prim, fmt.Sprintf("<= %d", c.PrimaryVMs()))
+	if len(t.ext) > 0 {
+		lw.constraint(fmt.Sprintf("carry_%d", i), append(t.carry, t.host...), "<= 0")
+		lw.constraint(fmt.Sprintf("room_%d", i), t.ext, fmt.Sprintf("<= %d", c.MaxExtraVMs()))
+		lw.overcommit(i, t)
 	}
 	lw.areaCuts(i)
 	// Symmetry: job j joins phase i only if job i leads it.
@@ -205,38 +209,34 @@ func (lw *lpWriter) phase(i int) {
 	}
 }
 
+// phaseTerms are phase i's "x y_j_i_r_x" terms, gathered in one pass over its
+// choices for the constraints of phase and overcommit.
+type phaseTerms struct {
+	prim    []string // primary and host VMs
+	clear   []string // primary VMs only
+	host    []string // host VMs, negated
+	ext     []string // extra VMs
+	exOn    []string // extra VMs, negated
+	carry   []string // r·extra VMs
+	hostCap []string // host VMs and −k·extra VMs, in job order
+}
+
 // overcommit writes phase i's split of the machines (model.Problem.Check):
 // every machine with host VMs carries an extra, host ≤ k·extra; and with k ≠ r
 // the primary VMs fit beside o_i overcommitted machines, o_i an integer with
 // ⌊k/r⌋·o_i ≥ extras and k·o_i ≥ host VMs, primary + k·o_i ≤ N. With k = r
 // the other constraints force host = k·extra and imply the latter.
-func (lw *lpWriter) overcommit(i int) {
+func (lw *lpWriter) overcommit(i int, t phaseTerms) {
 	c := lw.p.Cluster
 	k := c.DisksPerHost
-	var hostCap, prim, exOn, hostOn []string
-	for j := i; j < len(lw.p.Jobs); j++ {
-		for _, v := range lw.ch[j][i] {
-			x := lpNum(float64(v.vms)) + " " + v.name
-			switch v.role {
-			case model.Primary:
-				prim = append(prim, x)
-			case model.Host:
-				hostCap = append(hostCap, x)
-				hostOn = append(hostOn, "-"+x)
-			case model.Extra:
-				hostCap = append(hostCap, "-"+lpNum(float64(k*v.vms))+" "+v.name)
-				exOn = append(exOn, "-"+x)
-			}
-		}
-	}
-	lw.constraint(fmt.Sprintf("hostcap_%d", i), hostCap, "<= 0")
+	lw.constraint(fmt.Sprintf("hostcap_%d", i), t.hostCap, "<= 0")
 	if k == c.ExtraRatio {
 		return
 	}
 	o := fmt.Sprintf("o_%d", i)
-	lw.constraint(fmt.Sprintf("overx_%d", i), append([]string{fmt.Sprintf("%d %s", c.ExtrasPerHost(), o)}, exOn...), ">= 0")
-	lw.constraint(fmt.Sprintf("overh_%d", i), append([]string{fmt.Sprintf("%d %s", k, o)}, hostOn...), ">= 0")
-	lw.constraint(fmt.Sprintf("clear_%d", i), append(prim, fmt.Sprintf("%d %s", k, o)), fmt.Sprintf("<= %d", c.PrimaryVMs()))
+	lw.constraint(fmt.Sprintf("overx_%d", i), append([]string{fmt.Sprintf("%d %s", c.ExtrasPerHost(), o)}, t.exOn...), ">= 0")
+	lw.constraint(fmt.Sprintf("overh_%d", i), append([]string{fmt.Sprintf("%d %s", k, o)}, t.host...), ">= 0")
+	lw.constraint(fmt.Sprintf("clear_%d", i), append(t.clear, fmt.Sprintf("%d %s", k, o)), fmt.Sprintf("<= %d", c.PrimaryVMs()))
 	lw.general = append(lw.general, o)
 }
 

@@ -61,7 +61,7 @@ func Place(p *model.Problem, ph model.Phase) ([]model.HostPlacement, error) {
 		if len(mc.vms) == 0 {
 			continue
 		}
-		out = append(out, model.HostPlacement{Host: h, VMs: mc.vms, Overcommitted: countRole(mc.vms, model.Extra) > 0})
+		out = append(out, model.HostPlacement{Host: h, VMs: mc.vms, Overcommitted: mc.extras > 0})
 	}
 	return out, nil
 }
@@ -170,14 +170,4 @@ func (pc *placer) roundRobin(job model.Job, role model.Role, idx int, over bool)
 		return nil
 	}
 	return fmt.Errorf("optimize: placement: no free disk for a %s VM of job %q", role, job.Name)
-}
-
-func countRole(vms []model.VMPlace, r model.Role) int {
-	n := 0
-	for _, v := range vms {
-		if v.Role == r {
-			n++
-		}
-	}
-	return n
 }
