@@ -194,6 +194,17 @@ func TestTyrexCutoffByHand(t *testing.T) {
 	}
 }
 
+// tyrexPair is the cluster of the dynamic Tyrex tests: two nodes of slots
+// map slots each, one per partition at capacities {0.5, 0.5}, running jobs.
+func tyrexPair(slots int, jobs ...Job) *Workload {
+	return &Workload{Cluster: Cluster{Nodes: 2, MapSlots: slots}, Jobs: jobs}
+}
+
+// secondMaps is a job of n maps of 1 s each, submitted at arrival.
+func secondMaps(name string, n int, arrival float64) Job {
+	return Job{Name: name, Arrival: arrival, Maps: Tasks{Count: n, Mean: 1}}
+}
+
 func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
 	// The reading that counts waiting jobs at size 0 among the current jobs
 	// only (CountWaiting, CurrentOnly).
@@ -206,13 +217,8 @@ func TestTyrexDynamicMovesTheBigJob(t *testing.T) {
 	// s2 1–2, s3 and s4 have 7 maps for 5 slots left after s1 and s2 take 3:
 	// they finish by 3. Without timers (everything in P1) they wait until
 	// the big job's 20 waves are done: finish 21 or 22.
-	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 5}, Jobs: []Job{
-		{Name: "big", Maps: Tasks{Count: 100, Mean: 1}},
-		{Name: "s1", Maps: Tasks{Count: 1, Mean: 1}},
-		{Name: "s2", Maps: Tasks{Count: 2, Mean: 1}},
-		{Name: "s3", Maps: Tasks{Count: 3, Mean: 1}},
-		{Name: "s4", Maps: Tasks{Count: 4, Mean: 1}},
-	}}
+	w := tyrexPair(5, secondMaps("big", 100, 0), secondMaps("s1", 1, 0), secondMaps("s2", 2, 0),
+		secondMaps("s3", 3, 0), secondMaps("s4", 4, 0))
 	set := &Settings{IgnoreLocality: true}
 	p := &Tyrex{Capacities: []float64{0.5, 0.5}, Dynamic: true, CountWaiting: true, CurrentOnly: true}
 	r := mustRun(t, w, p, set)
@@ -346,14 +352,8 @@ func TestTyrexDynamicReadings(t *testing.T) {
 	// x = 13 and 2.086 at x = 14 (t = 18), above 2: for p < 1, L_p is
 	// constant and f < 0; for p ≥ 1, R_p = {x − p} alone and f > 0: cutoff 1,
 	// big moves. Its 6 maps left run in P2 18–24; s5 runs in P1 18–19.
-	w := &Workload{Cluster: Cluster{Nodes: 2, MapSlots: 1}, Jobs: []Job{
-		{Name: "s1", Maps: Tasks{Count: 1, Mean: 1}},
-		{Name: "s2", Maps: Tasks{Count: 1, Mean: 1}},
-		{Name: "s3", Maps: Tasks{Count: 1, Mean: 1}},
-		{Name: "s4", Maps: Tasks{Count: 1, Mean: 1}},
-		{Name: "big", Maps: Tasks{Count: 20, Mean: 1}},
-		{Name: "s5", Arrival: 10, Maps: Tasks{Count: 1, Mean: 1}},
-	}}
+	w := tyrexPair(1, secondMaps("s1", 1, 0), secondMaps("s2", 1, 0), secondMaps("s3", 1, 0),
+		secondMaps("s4", 1, 0), secondMaps("big", 20, 0), secondMaps("s5", 1, 10))
 	set := &Settings{IgnoreLocality: true}
 	caps := []float64{0.5, 0.5}
 	p := &Tyrex{Capacities: caps, Dynamic: true}

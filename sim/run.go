@@ -18,7 +18,6 @@ type State struct {
 	now     float64
 	heap    eventHeap
 	events  int64
-	done    int // tasks ended
 
 	rack     []int32
 	slots    [2]int
@@ -466,7 +465,6 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	}
 	s.freeSlot(t)
 	tr.state = taskDone
-	s.done++
 	j := int(tr.job)
 	jr := &s.jobs[j]
 	k := tr.kind
@@ -533,11 +531,18 @@ func (s *State) SetSlowdown(node int, factor float64) {
 	s.slow[node] = factor
 }
 
-// progress reports to Settings.Progress, if set.
+// progress reports to Settings.Progress, if set. The tasks ended are
+// counted from the jobs' own counts here, rarely, rather than kept at every
+// task end.
 func (s *State) progress() {
-	if s.set.Progress != nil {
-		s.set.Progress(Progress{Policy: s.policy.Name(), Time: s.now, TasksDone: s.done, Tasks: len(s.tasks)})
+	if s.set.Progress == nil {
+		return
 	}
+	done := 0
+	for i := range s.jobs {
+		done += int(s.jobs[i].done[Map]) + int(s.jobs[i].done[Reduce])
+	}
+	s.set.Progress(Progress{Policy: s.policy.Name(), Time: s.now, TasksDone: done, Tasks: len(s.tasks)})
 }
 
 func (s *State) trace(e TraceEvent) {

@@ -64,6 +64,7 @@ type Tyrex struct {
 	partial [][]float64
 	queue   [][]int32   // per partition: its unfinished jobs in order of entry
 	done    [][]float64 // per partition: final partial sizes of the jobs finished there, if positive
+	stale   []bool      // per partition: its partial sizes or jobs changed since migrate last looked
 	xs      []float64   // scratch for the dynamic policy
 	js      []int32
 	moves   int
@@ -155,6 +156,7 @@ func (t *Tyrex) Start(s *State) {
 	}
 	t.queue = make([][]int32, len(caps))
 	t.done = make([][]float64, len(caps))
+	t.stale = make([]bool, len(caps))
 	t.moves = 0
 	t.finishedIn = make([]int, len(caps))
 }
@@ -185,12 +187,16 @@ func (t *Tyrex) PartitionNodes(k int) int {
 
 // JobArrived puts the job at the back of P1's queue (arrival, then workload
 // order: arrivals come in that order).
-func (t *Tyrex) JobArrived(_ *State, j int) { t.queue[0] = append(t.queue[0], int32(j)) }
+func (t *Tyrex) JobArrived(_ *State, j int) {
+	t.queue[0] = append(t.queue[0], int32(j))
+	t.stale[0] = true
+}
 
 // JobFinished forgets the job.
 func (t *Tyrex) JobFinished(_ *State, j int) {
 	k := t.jobPart[j]
 	t.queue[k] = remove(t.queue[k], int32(j))
+	t.stale[k] = true
 	t.finishedIn[k]++
 	if t.partial[k][j] > 0 {
 		t.done[k] = append(t.done[k], t.partial[k][j])
@@ -211,6 +217,7 @@ func (t *Tyrex) TaskEnded(s *State, task int) {
 	j := s.TaskJob(task)
 	k := int(t.part[s.TaskNode(task)])
 	t.partial[k][j] += s.Now() - s.TaskStart(task)
+	t.stale[k] = true
 	last := len(t.partial) - 1
 	if !t.Dynamic {
 		cur := int(t.jobPart[j])
@@ -227,8 +234,15 @@ func (t *Tyrex) TaskEnded(s *State, task int) {
 }
 
 // migrate is DYNAMICTAGS in partition p: the jobs above the cutoff of the
-// current partial sizes move on, in their order in p's queue.
+// current partial sizes move on, in their order in p's queue. A partition
+// whose distribution has not changed since it was last looked at moved
+// nothing then (a move changes it) and would move nothing now, so it is
+// skipped: a task end elsewhere does not re-read its finished jobs' sizes.
 func (t *Tyrex) migrate(s *State, p int) {
+	if !t.stale[p] {
+		return
+	}
+	t.stale[p] = false
 	limit := t.SCVLimit
 	if limit == 0 {
 		limit = 2
@@ -277,6 +291,7 @@ func (t *Tyrex) move(s *State, j int) {
 	t.moves++
 	to := t.jobPart[j]
 	t.queue[to] = append(t.queue[to], int32(j))
+	t.stale[from], t.stale[to] = true, true
 	for n, p := range t.part {
 		if p == to && (s.FreeSlots(n, Map) > 0 || s.FreeSlots(n, Reduce) > 0) {
 			s.Wake(n)
