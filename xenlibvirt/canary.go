@@ -34,32 +34,11 @@ type Canary struct {
 	Timeout time.Duration
 }
 
-// canaryDoc is the canary's domain XML: the fewest elements QEMU/KVM and
-// Xen need to boot a kernel and stop when it powers off.
-type canaryDoc struct {
-	XMLName    xml.Name  `xml:"domain"`
-	Type       string    `xml:"type,attr"`
-	Name       string    `xml:"name"`
-	Memory     sized     `xml:"memory"`
-	VCPU       int       `xml:"vcpu"`
-	OS         canaryOS  `xml:"os"`
-	Features   *features `xml:"features,omitempty"`
-	OnPoweroff string    `xml:"on_poweroff"`
-	OnReboot   string    `xml:"on_reboot"`
-	OnCrash    string    `xml:"on_crash"`
-}
-
-type canaryOS struct {
-	Type    osType `xml:"type"`
-	Kernel  string `xml:"kernel"`
-	Initrd  string `xml:"initrd,omitempty"`
-	Cmdline string `xml:"cmdline"`
-}
-
-// xml is the canary's domain XML under the given name.
+// xml is the canary's domain XML under the given name: the fewest elements
+// QEMU/KVM and Xen need to boot a kernel and stop when it powers off.
 func (cn Canary) xml(name string) (string, error) {
-	d := canaryDoc{Type: cn.Hypervisor, Name: name, Memory: sized{Unit: "MiB", Value: cn.MemoryMiB}, VCPU: 1,
-		OS:         canaryOS{Kernel: cn.Kernel, Initrd: cn.Initrd, Cmdline: cn.Cmdline},
+	d := domainDoc{Type: cn.Hypervisor, Name: name, Memory: sized{Unit: "MiB", Value: cn.MemoryMiB}, VCPU: 1,
+		OS:         osDoc{Kernel: cn.Kernel, Initrd: cn.Initrd, Cmdline: cn.Cmdline},
 		OnPoweroff: "destroy", OnReboot: "destroy", OnCrash: "destroy"}
 	if d.Memory.Value == 0 {
 		d.Memory.Value = 128

@@ -210,7 +210,7 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 		fmt.Fprintf(&meta, "</%s:%s>", metadataPrefix, f[0])
 	}
 	fmt.Fprintf(&meta, "</%s:vm>", metadataPrefix)
-	d.Metadata.Inner = meta.String()
+	d.Metadata = &metadataDoc{Inner: meta.String()}
 
 	bus, dev, nic := "virtio", "vda", &nicModel{Type: "virtio"}
 	switch s.Hypervisor {
@@ -249,8 +249,8 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	} else if s.Hypervisor != Xen {
 		d.OS.Boot = &boot{Dev: "hd"}
 	}
-	d.Devices.Disk = disk{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "qcow2"},
-		Source: source{File: s.DiskPath}, Target: target{Dev: dev, Bus: bus}}
+	d.Devices = &devices{Disk: disk{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "qcow2"},
+		Source: source{File: s.DiskPath}, Target: target{Dev: dev, Bus: bus}}}
 	d.Devices.Interface = iface{Type: "network", MAC: mac{Address: vm.MAC}, Source: &netSource{Network: s.Network}, Model: nic}
 	if s.Network == UserNetwork {
 		// QEMU's own user-mode network: no bridge, no privileges.
@@ -264,24 +264,28 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	return string(out) + "\n", nil
 }
 
+// domainDoc is a domain's XML: a VM's (DomainXML) or, without UUID,
+// metadata and devices, a canary's (Canary.xml).
 type domainDoc struct {
-	XMLName  xml.Name `xml:"domain"`
-	Type     string   `xml:"type,attr"`
-	Name     string   `xml:"name"`
-	UUID     string   `xml:"uuid"`
-	Metadata struct {
-		Inner string `xml:",innerxml"`
-	} `xml:"metadata"`
-	Memory     sized     `xml:"memory"`
-	VCPU       int       `xml:"vcpu"`
-	Bootloader string    `xml:"bootloader,omitempty"`
-	Sysinfo    *sysinfo  `xml:"sysinfo"`
-	OS         osDoc     `xml:"os"`
-	Features   *features `xml:"features"`
-	OnPoweroff string    `xml:"on_poweroff"`
-	OnReboot   string    `xml:"on_reboot"`
-	OnCrash    string    `xml:"on_crash"`
-	Devices    devices   `xml:"devices"`
+	XMLName    xml.Name     `xml:"domain"`
+	Type       string       `xml:"type,attr"`
+	Name       string       `xml:"name"`
+	UUID       string       `xml:"uuid,omitempty"`
+	Metadata   *metadataDoc `xml:"metadata"`
+	Memory     sized        `xml:"memory"`
+	VCPU       int          `xml:"vcpu"`
+	Bootloader string       `xml:"bootloader,omitempty"`
+	Sysinfo    *sysinfo     `xml:"sysinfo"`
+	OS         osDoc        `xml:"os"`
+	Features   *features    `xml:"features"`
+	OnPoweroff string       `xml:"on_poweroff"`
+	OnReboot   string       `xml:"on_reboot"`
+	OnCrash    string       `xml:"on_crash"`
+	Devices    *devices     `xml:"devices"`
+}
+
+type metadataDoc struct {
+	Inner string `xml:",innerxml"`
 }
 
 type features struct {

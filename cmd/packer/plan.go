@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -95,7 +93,8 @@ func planAction(c *cli.Context) error {
 		if err := optimize.WriteLP(&buf, p, w.Name); err != nil {
 			return err
 		}
-		if err := writeFlagFile("--export-lp", lp, buf.Bytes()); err != nil {
+		// checkOutputs has checked the path.
+		if err := safefile.WriteFile(lp, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
@@ -139,16 +138,6 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 		return nil, err
 	}
 	return plan.New(p, workload, res.Solution)
-}
-
-// writeFlagFile writes data atomically to the path given to flag.
-func writeFlagFile(flag, path string, data []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return badInput(fmt.Errorf("%s %s: directory %s does not exist", flag, path, dir))
-		}
-	}
-	return safefile.WriteFile(path, data, 0o644)
 }
 
 // progressBar draws the swarm's progress on a terminal: one line, redrawn.
