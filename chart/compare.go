@@ -3,6 +3,7 @@ package chart
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
@@ -14,9 +15,11 @@ import (
 )
 
 // Comparison draws a simulation comparison: makespan and mean response time
-// per policy as bars, and each policy's slowdown distribution as an empirical
-// CDF (the Tyrex paper's Figures 14–16 show slowdowns this way), one line per policy
-// with its own colour and dash pattern.
+// per policy as horizontal bars, named on their axis and valued at their
+// ends, so that any number of policies with long names stay legible; and
+// each policy's slowdown distribution as an empirical CDF (the Tyrex paper's
+// Figures 14–16 show slowdowns this way), one line per policy in its own
+// colour and dash pattern. A policy's bars take its line's colour.
 func Comparison(results []*sim.Result) (*Grid, error) {
 	if len(results) == 0 {
 		return nil, errors.New("chart: no simulation results to compare")
@@ -27,37 +30,11 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 	for i, r := range results {
 		names[i], mk[i], resp[i] = r.Policy, r.Makespan, r.Summary.MeanResponse
 	}
-	bars := func(title, ylabel string, v plotter.Values) (*plot.Plot, error) {
-		p := newPlot()
-		p.Title.Text = title
-		p.Y.Label.Text = ylabel
-		b, err := plotter.NewBarChart(v, vg.Points(28))
-		if err != nil {
-			return nil, err
-		}
-		b.Color = rgb("#0072B2")
-		b.LineStyle.Width = 0
-		p.Add(plotter.NewGrid(), b)
-		p.NominalX(names...)
-		p.Y.Min = 0
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: barTops(v), Labels: valueLabels(v)})
-		if err != nil {
-			return nil, err
-		}
-		labels.Offset = vg.Point{X: -vg.Points(8), Y: vg.Points(3)}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Font.Size = vg.Points(8)
-			labels.TextStyle[i].Font.Variant = "Sans"
-		}
-		p.Add(labels)
-		p.Y.Max = slices.Max(v) * 1.15
-		return p, nil
-	}
-	pm, err := bars("Makespan", "seconds", mk)
+	pm, err := policyBars("Makespan", names, mk)
 	if err != nil {
 		return nil, err
 	}
-	pr, err := bars("Mean response time", "seconds", resp)
+	pr, err := policyBars("Mean response time", names, resp)
 	if err != nil {
 		return nil, err
 	}
@@ -89,18 +66,22 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Color = rgb(linePalette[i%len(linePalette)])
+		l.Color = rgb(policyColour(i))
 		l.Width = vg.Points(1.8)
 		l.Dashes = dashes[i%len(dashes)]
 		cdf.Add(l)
 		cdf.Legend.Add(r.Policy, l)
 		drawn++
 	}
-	g := &Grid{Plots: [][]*plot.Plot{{pm, pr}}, TileW: 300, TileH: 240}
+	// Rows of at least 22 points keep the names and values apart.
+	g := &Grid{Plots: [][]*plot.Plot{{pm, pr}}, TileW: 300, TileH: vg.Length(max(240, 70+22*len(results)))}
 	if drawn > 0 {
 		cdf.Add(plotter.NewGrid())
 		cdf.Legend.Left, cdf.Legend.Top = false, false
 		cdf.Legend.XOffs, cdf.Legend.YOffs = -vg.Points(4), vg.Points(8)
+		cdf.Legend.TextStyle.Font.Size = vg.Points(10)
+		cdf.Legend.Padding = vg.Points(5)
+		clearForLegend(cdf, names, g.TileW)
 		g.Plots[0] = append(g.Plots[0], cdf)
 	}
 	return g, nil
@@ -109,6 +90,67 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 // linePalette is the Okabe–Ito palette reordered so that the first lines get
 // the colours that stand out most against white.
 var linePalette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+
+// clearForLegend widens a CDF plot's log x axis past its data so that the
+// legend, in the bottom right corner, stands where no line is: every CDF
+// ends at its largest slowdown, and the axis goes on for as large a share of
+// the plot as the legend (its longest name, the line sample and padding)
+// takes of a tile of width tileW, less about 60 points of y axis.
+func clearForLegend(p *plot.Plot, names []string, tileW vg.Length) {
+	longest := 0.0
+	for _, n := range names {
+		longest = max(longest, TextWidth(n, float64(p.Legend.TextStyle.Font.Size)))
+	}
+	share := min(0.6, (longest+float64(p.Legend.ThumbnailWidth)+16)/float64(tileW-60))
+	lo, hi := p.X.Min, p.X.Max
+	if lo <= 0 || hi <= lo {
+		lo, hi = max(lo, 1), max(lo, 1)*2
+	}
+	p.X.Min, p.X.Max = lo, lo*math.Pow(hi/lo, 1/(1-share))
+}
+
+// policyColour is the i-th policy's colour (from 0).
+func policyColour(i int) string { return linePalette[i%len(linePalette)] }
+
+// policyBars is a panel of one horizontal bar per policy, the first on top,
+// each in its policy's colour, named on the axis and valued at its end.
+func policyBars(title string, names []string, v plotter.Values) (*plot.Plot, error) {
+	p := newPlot()
+	p.Title.Text = title
+	p.X.Label.Text = "seconds"
+	n := len(v)
+	rows := make([]string, n)
+	tops := make(plotter.XYs, n)
+	for i, y := range v {
+		row := n - 1 - i
+		rows[row] = names[i]
+		tops[i] = plotter.XY{X: y, Y: float64(row)}
+		b, err := plotter.NewBarChart(plotter.Values{y}, vg.Points(14))
+		if err != nil {
+			return nil, fmt.Errorf("chart: %s of %s: %w", title, names[i], err)
+		}
+		b.Horizontal = true
+		b.XMin = float64(row)
+		b.Color = rgb(policyColour(i))
+		b.LineStyle.Width = 0
+		p.Add(b)
+	}
+	p.Add(plotter.NewGrid())
+	p.NominalY(rows...)
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: tops, Labels: valueLabels(v)})
+	if err != nil {
+		return nil, err
+	}
+	labels.Offset = vg.Point{X: vg.Points(3), Y: -vg.Points(3)}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Font.Size = vg.Points(8)
+		labels.TextStyle[i].Font.Variant = "Sans"
+	}
+	p.Add(labels)
+	// Room right of the longest bar for its value.
+	p.X.Min, p.X.Max = 0, max(slices.Max(v), 1)*1.25
+	return p, nil
+}
 
 // dashes tell policies apart without colour.
 var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(2), vg.Points(2), vg.Points(2)}}
@@ -162,14 +204,6 @@ func LocalitySweep(points []LocalityPoint) (*Grid, error) {
 	p.Legend.Top = false
 	p.Legend.Left = false
 	return &Grid{Plots: [][]*plot.Plot{{p}}, TileW: 420, TileH: 280}, nil
-}
-
-func barTops(v plotter.Values) plotter.XYs {
-	out := make(plotter.XYs, len(v))
-	for i, y := range v {
-		out[i] = plotter.XY{X: float64(i), Y: y}
-	}
-	return out
 }
 
 func valueLabels(v plotter.Values) []string {

@@ -70,10 +70,11 @@ type gantt struct {
 	pl         *plan.Plan
 	s          *Scene
 	lanes      []lane
-	laneOf     map[[3]int]int // host, disk (−1 for extra), extra slot → lane index
-	extraSlots []int          // per host, the most extra VMs it carries in any phase
-	colour     map[string]string
-	tmax       float64 // the time axis' end, in seconds
+	laneOf     map[[3]int]int         // host, disk (−1 for extra), extra slot → lane index
+	extraSlots []int                  // per host, the most extra VMs it carries in any phase
+	style      map[string]seriesStyle // by job name
+	keyed      map[string]bool        // jobs with a bar labelled only by their key
+	tmax       float64                // the time axis' end, in seconds
 	plotW      float64
 	plotBottom float64
 }
@@ -81,7 +82,7 @@ type gantt struct {
 // newGantt lays out the lanes, the colours and the time scale of a plan.
 func newGantt(pl *plan.Plan) *gantt {
 	c := pl.Cluster
-	g := &gantt{pl: pl, laneOf: map[[3]int]int{}, extraSlots: make([]int, c.Hosts), colour: map[string]string{}}
+	g := &gantt{pl: pl, laneOf: map[[3]int]int{}, extraSlots: make([]int, c.Hosts), style: map[string]seriesStyle{}, keyed: map[string]bool{}}
 	for _, ph := range pl.Phases {
 		for _, h := range ph.Hosts {
 			n := 0
@@ -109,7 +110,7 @@ func newGantt(pl *plan.Plan) *gantt {
 	}
 	g.plotBottom = y - hostGap
 	for i, j := range pl.Jobs {
-		g.colour[j.Name] = palette[i%len(palette)]
+		g.style[j.Name] = styleOf(i)
 	}
 	g.tmax = max(pl.Makespan, pl.SequentialMakespan) * 1.02
 	if g.tmax <= 0 {
@@ -171,38 +172,53 @@ type vmBar struct {
 	hatch       bool // on an overcommitted host
 }
 
-// drawBar draws a VM's bar on its lane, labelled where the label fits.
+// drawBar draws a VM's bar on its lane, labelled with job[index], the job's
+// name or its key, whichever is the longest that fits; a bar too narrow for
+// any is told by its colour and pattern, which no other job shares.
 func (g *gantt) drawBar(l lane, v vmBar) {
 	x0, x1 := g.x(v.start), g.x(v.end)
-	fill := g.colour[v.job]
+	st := g.style[v.job]
 	disk := "extra"
 	if v.disk != nil {
 		disk = strconv.Itoa(*v.disk)
 	}
-	g.add(&Rect{X: x0, Y: l.y, W: x1 - x0, H: laneHeight, Fill: fill, Stroke: "#333333", Class: "vm", Hatch: v.hatch,
+	g.add(&Rect{X: x0, Y: l.y, W: x1 - x0, H: laneHeight, Fill: st.Fill, Pattern: st.Pattern, Stroke: "#333333", Class: "vm", Hatch: v.hatch,
 		Attrs: [][2]string{{"data-job", v.job}, {"data-index", strconv.Itoa(v.index)}, {"data-role", v.role},
 			{"data-host", strconv.Itoa(v.host)}, {"data-disk", disk}, {"data-phase", strconv.Itoa(v.phase)},
-			{"data-start", num(v.start)}, {"data-end", num(v.end)}},
+			{"data-start", num(v.start)}, {"data-end", num(v.end)}, {"data-pattern", st.Pattern}},
 		Tooltip: fmt.Sprintf("%s VM %d (%s) on host %d, disk %s: phase %d, %s → %s", v.job, v.index, v.role, v.host, disk, v.phase+1, secs(v.start), secs(v.end))})
-	for _, label := range []string{fmt.Sprintf("%s[%d]", v.job, v.index), v.job} {
-		if TextWidth(label, barLabelSize)+6 <= x1-x0 {
-			g.add(&Text{X: x0 + 3, Y: l.y + laneHeight - 5, S: label, Size: barLabelSize, Fill: textColorOn(fill), Class: "bar-label"})
-			break
+	for _, label := range []string{fmt.Sprintf("%s[%d]", v.job, v.index), v.job, st.Key} {
+		w := TextWidth(label, barLabelSize)
+		if w+6 > x1-x0 {
+			continue
 		}
+		if label == st.Key {
+			g.keyed[v.job] = true
+		}
+		if st.Pattern != "solid" {
+			// A patch of plain colour keeps the label off the pattern.
+			g.add(&Rect{X: x0 + 1.5, Y: l.y + 2.5, W: w + 3, H: laneHeight - 5, Fill: st.Fill, Class: "label-background"})
+		}
+		g.add(&Text{X: x0 + 3, Y: l.y + laneHeight - 5, S: label, Size: barLabelSize, Fill: textColorOn(st.Fill), Class: "bar-label",
+			Attrs: [][2]string{{"data-job", v.job}}})
+		break
 	}
 }
 
-// drawPhase draws a phase's boundary (after the first) and its label.
+// drawPhase draws a phase's boundary (after the first) and its label where it fits.
 func (g *gantt) drawPhase(index int, start, duration float64) {
 	if index > 0 {
 		g.add(&Line{X1: g.x(start), Y1: ganttTop - 14, X2: g.x(start), Y2: g.plotBottom, Stroke: "#555555", Dash: true, Class: "phase-boundary"})
 	}
-	mid := (g.x(start) + g.x(start+duration)) / 2
-	label := fmt.Sprintf("phase %d", index+1)
-	if TextWidth(label, 11) > g.x(start+duration)-g.x(start) {
-		label = strconv.Itoa(index + 1)
+	mid, width := (g.x(start)+g.x(start+duration))/2, g.x(start+duration)-g.x(start)
+	// A label stays within its phase, so labels never collide; a phase too
+	// narrow for even its number goes unlabelled.
+	for _, label := range []string{fmt.Sprintf("phase %d", index+1), strconv.Itoa(index + 1)} {
+		if TextWidth(label, 11)+2 <= width {
+			g.add(&Text{X: mid, Y: ganttTop - 6, S: label, Size: 11, Anchor: "middle", Class: "phase-label"})
+			return
+		}
 	}
-	g.add(&Text{X: mid, Y: ganttTop - 6, S: label, Size: 11, Anchor: "middle", Class: "phase-label"})
 }
 
 // drawAxis marks the makespan and the sequential makespan and draws the
@@ -224,30 +240,61 @@ func (g *gantt) drawAxis() (axisY float64) {
 }
 
 // drawLegend draws, from height y, the makespan marks, the overcommit hatch
-// and one swatch per job, wrapping into rows, and sets the scene's height.
+// and one swatch per job (with its key, where a bar shows only that),
+// wrapping into rows by the room each entry's text may take in any font, and
+// sets the scene's height.
 func (g *gantt) drawLegend(y float64) {
 	pl := g.pl
 	x := ganttLeft
-	entry := func(mark Item, text string) {
-		if x+160 > ganttWidth-ganttRight {
+	entry := func(mark Item, key, text string, attrs [][2]string) {
+		kw := 0.0
+		if key != "" {
+			kw = textWidth(key+" ", 11, true)
+		}
+		w := 22 + kw + TextWidth(text, 11)
+		if x > ganttLeft && x+w > ganttWidth-ganttRight {
 			x, y = ganttLeft, y+legendRow
 		}
 		switch m := mark.(type) {
 		case *Line:
 			m.X1, m.Y1, m.X2, m.Y2 = x, y+6, x+18, y+6
 		case *Rect:
-			m.X, m.Y, m.W, m.H = x, y, 18, 12
+			m.X, m.Y, m.W, m.H = x, y-1, 18, 14
 		}
-		g.add(mark, &Text{X: x + 22, Y: y + 10, S: text, Size: 11, Class: "legend"})
-		x += 30 + TextWidth(text, 11)
+		g.add(mark)
+		if key != "" {
+			g.add(&Text{X: x + 22, Y: y + 10, S: key, Size: 11, Bold: true, Class: "legend-key", Attrs: attrs})
+		}
+		g.add(&Text{X: x + 22 + kw, Y: y + 10, S: text, Size: 11, Class: "legend", Attrs: attrs})
+		x += w + 14
 	}
-	entry(&Line{Stroke: "#000000", Width: 2, Class: "legend"}, "makespan "+secs(pl.Makespan))
-	entry(&Line{Stroke: "#D55E00", Width: 2, Dash: true, Class: "legend"}, "sequential "+secs(pl.SequentialMakespan))
-	entry(&Rect{Fill: "#FFFFFF", Stroke: "#333333", Hatch: true, Class: "legend"}, "overcommitted host (× alpha)")
+	entry(&Line{Stroke: "#000000", Width: 2, Class: "legend"}, "", "makespan "+secs(pl.Makespan), nil)
+	entry(&Line{Stroke: "#D55E00", Width: 2, Dash: true, Class: "legend"}, "", "sequential "+secs(pl.SequentialMakespan), nil)
+	entry(&Rect{Fill: "#FFFFFF", Stroke: "#333333", Hatch: true, Class: "legend"}, "", "overcommitted host (× alpha)", nil)
 	for _, j := range pl.Jobs {
-		entry(&Rect{Fill: g.colour[j.Name], Stroke: "#333333", Class: "legend-swatch", Attrs: [][2]string{{"data-job", j.Name}}}, j.Name)
+		st, key := g.style[j.Name], ""
+		if g.keyed[j.Name] {
+			key = st.Key
+		}
+		attrs := [][2]string{{"data-job", j.Name}}
+		entry(&Rect{Fill: st.Fill, Pattern: st.Pattern, Stroke: "#333333", Class: "legend-swatch",
+			Attrs: append(attrs, [2]string{"data-pattern", st.Pattern}, [2]string{"data-key", key})}, key, j.Name, attrs)
 	}
 	g.s.H = y + legendRow + 8
+}
+
+// seriesStyle is how one series (a job) is drawn: its colour, the pattern
+// over it, and the key that labels bars too narrow for its name.
+type seriesStyle struct {
+	Fill, Pattern, Key string
+}
+
+// styleOf is the style of the i-th series (from 0): the palette's colours in
+// turn, each round of them with the next pattern, so that the first
+// len(palette)·len(patterns) series (64) all differ in colour or pattern, and
+// neighbours in the list always differ in colour. The key is i+1.
+func styleOf(i int) seriesStyle {
+	return seriesStyle{Fill: palette[i%len(palette)], Pattern: patterns[(i/len(palette))%len(patterns)].Name, Key: strconv.Itoa(i + 1)}
 }
 
 // niceStep rounds a raw tick step up to 1, 2 or 5 times a power of ten.

@@ -3,8 +3,11 @@ package chart
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -74,10 +77,31 @@ func (g *Grid) SVG() ([]byte, error) {
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("chart: svg: %w", err)
 	}
-	// vgsvg names only the Liberation face, which few browsers have; give
-	// them its metric twins and a generic family to fall back on, rather than
-	// embedding the font (hundreds of kilobytes a picture).
-	return bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")), nil
+	return pinWidths(b.Bytes()), nil
+}
+
+// gonumText matches a text element as vgsvg writes it: attributes, a style
+// naming Liberation Sans and its size, and escaped content.
+var gonumText = regexp.MustCompile(`<text ([^>]*?)style="font-family:Liberation Sans;([^"]*?)font-size:([0-9.]+)px"\s*>([^<]*)</text>`)
+
+// pinWidths gives every Liberation Sans text of a gonum SVG the font stack
+// and pins its width (textLength) to the one gonum laid it out with, so that
+// a browser without Liberation Sans or Arial squeezes its fallback font into
+// the same room instead of running into the neighbouring text; embedding the
+// font would cost hundreds of kilobytes a picture.
+func pinWidths(svg []byte) []byte {
+	return gonumText.ReplaceAllFunc(svg, func(m []byte) []byte {
+		sub := gonumText.FindSubmatch(m)
+		size, err := strconv.ParseFloat(string(sub[3]), 64)
+		if err != nil {
+			return m
+		}
+		bold := bytes.Contains(sub[2], []byte("font-weight:bold"))
+		face := textFace(size, bold)
+		w := float64(face.Width(html.UnescapeString(string(sub[4]))))
+		return fmt.Appendf(nil, `<text %stextLength="%.2f" lengthAdjust="spacingAndGlyphs" style="font-family:%s;%sfont-size:%spx">%s</text>`,
+			sub[1], w, fontFamily, sub[2], sub[3], sub[4])
+	})
 }
 
 // PNG renders the grid at 2 pixels per point.
@@ -134,5 +158,8 @@ func newPlot() *plot.Plot {
 		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
+	// Room between tick labels and the axis label, which gonum otherwise
+	// sets closer than a browser's line boxes.
+	p.X.Label.Padding, p.Y.Label.Padding = vg.Points(3), vg.Points(3)
 	return p
 }
