@@ -29,8 +29,10 @@ const measureScript = `<script>
 const out = {texts: [], swatches: [], advance: [], advanceBold: []};
 for (const t of document.querySelectorAll("svg text")) {
   if (!t.textContent.trim()) continue;
-  const r = t.getBoundingClientRect();
-  out.texts.push({s: t.textContent, cls: t.getAttribute("class") || "", x: r.x, y: r.y, w: r.width, h: r.height});
+  const r = t.getBoundingClientRect(), cs = getComputedStyle(t);
+  out.texts.push({s: t.textContent, cls: t.getAttribute("class") || "", x: r.x, y: r.y, w: r.width, h: r.height,
+    size: parseFloat(cs.fontSize), bold: parseInt(cs.fontWeight) >= 600, len: t.getComputedTextLength(),
+    pinned: parseFloat(t.getAttribute("textLength") || "0"), scene: t.hasAttribute("font-size")});
 }
 for (const s of document.querySelectorAll("rect.legend-swatch")) {
   const r = s.getBoundingClientRect();
@@ -59,6 +61,11 @@ type measured struct {
 	Texts []struct {
 		S, Cls     string
 		X, Y, W, H float64
+		// Size is the font size and Len the width Chromium gave the
+		// text, both in the picture's units; Pinned its textLength, if any.
+		Size, Len, Pinned float64
+		Bold              bool
+		Scene             bool // drawn by a Scene (which sets font-size), not by gonum
 	}
 	Swatches []struct {
 		Job, Fill, Pattern string
@@ -168,6 +175,26 @@ func checkBrowserTextApart(t *testing.T, m *measured) {
 	}
 }
 
+// checkBrowserWidths fails for any text Chromium drew wider than the layout
+// reserved for it: the width it was pinned to (gonum's plots), or else
+// TextWidth (scenes).
+func checkBrowserWidths(t *testing.T, m *measured) {
+	t.Helper()
+	for _, x := range m.Texts {
+		want := x.Pinned
+		switch {
+		case x.Scene:
+			want = textWidth(x.S, x.Size, x.Bold)
+		case want == 0:
+			t.Errorf("%q (%s): a gonum text without a pinned width", x.S, x.Cls)
+			continue
+		}
+		if x.Len > want+0.5 {
+			t.Errorf("%q (%s) at %v px is %.2f wide, the layout reserved %.2f", x.S, x.Cls, x.Size, x.Len, want)
+		}
+	}
+}
+
 // inkedShare is the share of an image's pixels, every 3rd each way, that
 // are not near white.
 func inkedShare(img image.Image) float64 {
@@ -203,10 +230,12 @@ func abs(x int) int {
 // TestChartsInChromium renders the 60-job Gantt chart and the nine-policy
 // simulation comparison in headless Chromium, with the fonts this machine
 // has (DejaVu Sans and no Arial, on the usual Linux), and checks what a
-// reader would see: no two texts overlap; the width table reserves at least
+// reader would see: no two texts overlap; no text is wider than the layout
+// reserved for it; the width table reserves at least
 // what every character takes; the screenshots are not blank; each Gantt
 // legend swatch shows its job's colour, with its pattern where it has one;
-// and each policy's colour is painted.
+// and each policy's colour is painted. The pictures committed in docs/img
+// must keep their texts apart too.
 func TestChartsInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -218,6 +247,7 @@ func TestChartsInChromium(t *testing.T) {
 	t.Run("gantt60", func(t *testing.T) {
 		m, img := render(t, browser, "gantt60", Gantt(manyJobsPlan(t)).SVG())
 		checkBrowserTextApart(t, m)
+		checkBrowserWidths(t, m)
 		for i := range 95 {
 			for _, c := range []struct {
 				got   []float64
@@ -233,6 +263,28 @@ func TestChartsInChromium(t *testing.T) {
 		}
 		checkSwatches(t, m, img)
 	})
+	// The committed pictures of docs/ (make pictures), as a reader of the
+	// README sees them.
+	docs, err := filepath.Glob(filepath.Join("..", "docs", "img", "*.svg"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no pictures in docs/img: %v", err)
+	}
+	for _, path := range docs {
+		name := strings.TrimSuffix(filepath.Base(path), ".svg")
+		t.Run(name, func(t *testing.T) {
+			svg, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, img := render(t, browser, name, svg)
+			checkBrowserTextApart(t, m)
+		checkBrowserWidths(t, m)
+			checkBrowserWidths(t, m)
+			if s := inkedShare(img); s < 0.05 {
+				t.Errorf("screenshot nearly blank: %.1f %% inked", 100*s)
+			}
+		})
+	}
 	t.Run("simulate9", func(t *testing.T) {
 		results := ninePolicies(t)
 		g, err := Comparison(results)
@@ -245,6 +297,7 @@ func TestChartsInChromium(t *testing.T) {
 		}
 		m, img := render(t, browser, "simulate9", svg)
 		checkBrowserTextApart(t, m)
+		checkBrowserWidths(t, m)
 		for _, r := range results {
 			n := 0
 			for _, tx := range m.Texts {

@@ -80,7 +80,6 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		cdf.Legend.Left, cdf.Legend.Top = false, false
 		cdf.Legend.XOffs, cdf.Legend.YOffs = -vg.Points(4), vg.Points(8)
 		cdf.Legend.TextStyle.Font.Size = vg.Points(10)
-		cdf.Legend.Padding = vg.Points(5)
 		clearForLegend(cdf, names, g.TileW)
 		g.Plots[0] = append(g.Plots[0], cdf)
 	}

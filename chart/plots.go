@@ -161,5 +161,8 @@ func newPlot() *plot.Plot {
 	// Room between tick labels and the axis label, which gonum otherwise
 	// sets closer than a browser's line boxes.
 	p.X.Label.Padding, p.Y.Label.Padding = vg.Points(3), vg.Points(3)
+	// gonum spaces legend rows by less than a browser line box (1.16 em in
+	// DejaVu Sans); 5 points make up the difference at 12 points.
+	p.Legend.Padding = vg.Points(5)
 	return p
 }
