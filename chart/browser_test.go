@@ -279,7 +279,6 @@ func TestChartsInChromium(t *testing.T) {
 			m, img := render(t, browser, name, svg)
 			checkBrowserTextApart(t, m)
 			checkBrowserWidths(t, m)
-			checkBrowserWidths(t, m)
 			if s := inkedShare(img); s < 0.05 {
 				t.Errorf("screenshot nearly blank: %.1f %% inked", 100*s)
 			}
