@@ -94,3 +94,27 @@ func fileContains(t *testing.T, path, what string, wants ...string) {
 		}
 	}
 }
+
+// TestSimulateChartNinePolicies: nine policies' names stay legible, each on
+// both bar panels and in the slowdown legend, and every text has its width
+// pinned, so that browsers without Arial lay it out as gonum did.
+func TestSimulateChartNinePolicies(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "sim.svg")
+	policies := []string{"fifo", "fair", "sequential", "dp", "dp-preempt", "hybs", "hybs-fcfs", "hybs-sjf", "hybs-smallest"}
+	code, _, errs := packer(t, "", "simulate", "-w", filepath.Join("testdata", "simulate-small.json"), "-p", strings.Join(policies, ","), "--chart", svg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range policies {
+		if n := strings.Count(string(b), ">"+p+"</text>"); n != 3 {
+			t.Errorf("policy %s named %d times, want 3", p, n)
+		}
+	}
+	if texts, pinned := strings.Count(string(b), "<text "), strings.Count(string(b), `textLength="`); texts == 0 || pinned != texts {
+		t.Errorf("%d of %d texts have a pinned width", pinned, texts)
+	}
+}
