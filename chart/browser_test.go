@@ -26,13 +26,17 @@ var shots = flag.String("shots", "", "directory to keep the Chromium screenshots
 // printable ASCII character takes in the font stack at 1000 px, regular and
 // bold, to hold the width table against.
 const measureScript = `<script>
-const out = {texts: [], swatches: [], advance: [], advanceBold: []};
+const out = {texts: [], marks: [], swatches: [], advance: [], advanceBold: []};
 for (const t of document.querySelectorAll("svg text")) {
   if (!t.textContent.trim()) continue;
   const r = t.getBoundingClientRect(), cs = getComputedStyle(t);
   out.texts.push({s: t.textContent, cls: t.getAttribute("class") || "", x: r.x, y: r.y, w: r.width, h: r.height,
     size: parseFloat(cs.fontSize), bold: parseInt(cs.fontWeight) >= 600, len: t.getComputedTextLength(),
     pinned: parseFloat(t.getAttribute("textLength") || "0"), scene: t.hasAttribute("font-size")});
+}
+for (const e of document.querySelectorAll("rect.legend, line.legend, rect.legend-swatch")) {
+  const r = e.getBoundingClientRect();
+  out.marks.push({cls: e.getAttribute("class"), x: r.x, y: r.y, w: r.width, h: r.height});
 }
 for (const s of document.querySelectorAll("rect.legend-swatch")) {
   const r = s.getBoundingClientRect();
@@ -66,6 +70,11 @@ type measured struct {
 		Size, Len, Pinned float64
 		Bold              bool
 		Scene             bool // drawn by a Scene (which sets font-size), not by gonum
+	}
+	// Marks are the Gantt legend's swatches and line samples.
+	Marks []struct {
+		Cls        string
+		X, Y, W, H float64
 	}
 	Swatches []struct {
 		Job, Fill, Pattern string
@@ -158,7 +167,8 @@ func render(t *testing.T, browser, name string, svg []byte) (*measured, image.Im
 }
 
 // checkBrowserTextApart fails for any two texts whose boxes, as Chromium laid
-// them out, overlap by more than half a pixel both ways.
+// them out, overlap by more than half a pixel both ways, and for any text
+// over a legend mark.
 func checkBrowserTextApart(t *testing.T, m *measured) {
 	t.Helper()
 	if len(m.Texts) < 10 {
@@ -170,6 +180,12 @@ func checkBrowserTextApart(t *testing.T, m *measured) {
 			if a.X+slack < b.X+b.W && b.X+slack < a.X+a.W && a.Y+slack < b.Y+b.H && b.Y+slack < a.Y+a.H {
 				t.Errorf("%q (%s) at %.1f,%.1f %.1f×%.1f overlaps %q (%s) at %.1f,%.1f %.1f×%.1f",
 					a.S, a.Cls, a.X, a.Y, a.W, a.H, b.S, b.Cls, b.X, b.Y, b.W, b.H)
+			}
+		}
+		for _, b := range m.Marks {
+			if a.X+slack < b.X+b.W && b.X+slack < a.X+a.W && a.Y+slack < b.Y+b.H && b.Y+slack < a.Y+a.H {
+				t.Errorf("%q (%s) at %.1f,%.1f %.1f×%.1f overlaps a legend mark (%s) at %.1f,%.1f %.1f×%.1f",
+					a.S, a.Cls, a.X, a.Y, a.W, a.H, b.Cls, b.X, b.Y, b.W, b.H)
 			}
 		}
 	}

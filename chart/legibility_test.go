@@ -171,20 +171,36 @@ func indexOf(names []string, name string) int {
 	return -1
 }
 
-// checkTextApart checks that no two texts of a scene may overlap and that
-// all lie within it, whichever font of the stack draws them (Text.Box).
+// checkTextApart checks that no two texts of a scene, nor a text and a
+// legend mark, may overlap, and that all texts lie within the scene,
+// whichever font of the stack draws them (Text.Box).
 func checkTextApart(t *testing.T, s *Scene) {
 	t.Helper()
 	var texts []*Text
+	var marks [][4]float64
 	for _, it := range s.Items {
-		if v, ok := it.(*Text); ok {
+		switch v := it.(type) {
+		case *Text:
 			texts = append(texts, v)
+		case *Rect:
+			if v.Class == "legend" || v.Class == "legend-swatch" {
+				marks = append(marks, [4]float64{v.X, v.Y, v.X + v.W, v.Y + v.H})
+			}
+		case *Line:
+			if v.Class == "legend" {
+				marks = append(marks, [4]float64{min(v.X1, v.X2), min(v.Y1, v.Y2) - 1, max(v.X1, v.X2), max(v.Y1, v.Y2) + 1})
+			}
 		}
 	}
 	for i, a := range texts {
 		ax0, ay0, ax1, ay1 := a.Box()
 		if ax0 < 0 || ay0 < 0 || ax1 > s.W || ay1 > s.H {
 			t.Errorf("text %q (%s) at %.1f,%.1f–%.1f,%.1f leaves the %vx%v picture", a.S, a.Class, ax0, ay0, ax1, ay1, s.W, s.H)
+		}
+		for _, m := range marks {
+			if ax0 < m[2] && m[0] < ax1 && ay0 < m[3] && m[1] < ay1 {
+				t.Errorf("text %q (%s) may run over the legend mark at %.1f,%.1f", a.S, a.Class, m[0], m[1])
+			}
 		}
 		for _, b := range texts[i+1:] {
 			bx0, by0, bx1, by1 := b.Box()
