@@ -25,6 +25,11 @@ type Settings struct {
 	// Small runs the reduced workloads (fewer jobs) where an experiment has
 	// them, as the tests do.
 	Small bool
+	// Progress, if set, is called after each run of one experiment on one
+	// seed finishes, from one goroutine at a time: done of total runs are
+	// finished, the last of experiment name. A run of every experiment
+	// takes minutes, so a terminal should show it is alive.
+	Progress func(done, total int, name string)
 }
 
 func (s *Settings) validate() error {
@@ -82,8 +87,13 @@ func Run(names []string, s *Settings) ([]*Result, error) {
 		seeds[i] = uint64(i + 1)
 	}
 	out := make([]*Result, 0, len(chosen))
+	total, done := len(chosen)*len(seeds), 0
 	for _, e := range chosen {
-		r, err := Evaluate(e, seeds, set.Small)
+		var tick func()
+		if set.Progress != nil {
+			tick = func() { done++; set.Progress(done, total, e.Name) }
+		}
+		r, err := evaluate(e, seeds, set.Small, tick)
 		if err != nil {
 			return nil, err
 		}
@@ -96,6 +106,12 @@ func Run(names []string, s *Settings) ([]*Result, error) {
 // depend on which seed finishes first. Each value is summarised over the
 // seeds and e's checks are evaluated on the medians.
 func Evaluate(e Experiment, seeds []uint64, small bool) (*Result, error) {
+	return evaluate(e, seeds, small, nil)
+}
+
+// evaluate is Evaluate calling tick (if not nil) after each seed's run, one
+// call at a time.
+func evaluate(e Experiment, seeds []uint64, small bool, tick func()) (*Result, error) {
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("experiments: %s: no seeds", e.Name)
 	}
@@ -103,6 +119,7 @@ func Evaluate(e Experiment, seeds []uint64, small bool) (*Result, error) {
 	errs := make([]error, len(seeds))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	for i, s := range seeds {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -110,6 +127,11 @@ func Evaluate(e Experiment, seeds []uint64, small bool) (*Result, error) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			tables[i], errs[i] = e.Run(s, small)
+			if tick != nil {
+				mu.Lock()
+				tick()
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package experiments
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -223,5 +224,32 @@ func TestCheckPacking(t *testing.T) {
 				t.Errorf("case %d, %q: holds %v, want %v", i, cs[k].Claim, cs[k].Holds, c.want[k])
 			}
 		}
+	}
+}
+
+func TestEvaluateTicksOncePerSeed(t *testing.T) {
+	// Seeds run concurrently; tick must see each finished run exactly once,
+	// one call at a time (the race detector checks the "one at a time").
+	n := 0
+	if _, err := evaluate(fakeExperiment(), []uint64{1, 2, 3, 4, 5, 6, 7}, false, func() { n++ }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 7 {
+		t.Errorf("tick called %d times for 7 seeds", n)
+	}
+}
+
+func TestRunReportsProgress(t *testing.T) {
+	var got []string
+	set := &Settings{Seeds: 2, Small: true, Progress: func(done, total int, name string) {
+		got = append(got, fmt.Sprintf("%d/%d %s", done, total, name))
+	}}
+	names := []string{All()[0].Name, All()[1].Name}
+	if _, err := Run(names, set); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1/4 " + names[0], "2/4 " + names[0], "3/4 " + names[1], "4/4 " + names[1]}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("progress calls %q, want %q", got, want)
 	}
 }

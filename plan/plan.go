@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -345,6 +346,11 @@ func Parse(data []byte, name string) (*Plan, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&pl); err != nil {
 		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %v", ErrInvalid, err)}
+	}
+	// A second document (or any text) after the plan is a file pasted
+	// together by mistake: refuse it rather than apply half of it.
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: data after the plan document (at byte %d)", ErrInvalid, dec.InputOffset())}
 	}
 	if err := pl.Verify(); err != nil {
 		return nil, &model.InputError{File: name, Err: err}

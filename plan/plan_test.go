@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,6 +88,16 @@ func TestPlanDocument(t *testing.T) {
 	b2, _ := back.MarshalIndent()
 	if string(b) != string(b2) {
 		t.Error("plan document does not survive a round trip")
+	}
+	// Two documents pasted together, or text after one, are refused; trailing
+	// white space is not.
+	if _, err := plan.Parse(append(b, " \n\t"...), "plan.json"); err != nil {
+		t.Errorf("trailing white space refused: %v", err)
+	}
+	for _, tail := range []string{string(b), "x", "{}", "]"} {
+		if _, err := plan.Parse(append(slices.Clone(b), tail...), "two.json"); err == nil || !strings.Contains(err.Error(), "data after the plan document") {
+			t.Errorf("plan followed by %.10q: err = %v", tail, err)
+		}
 	}
 }
 

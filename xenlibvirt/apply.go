@@ -92,20 +92,21 @@ type Hosts struct {
 func Connect(pl *plan.Plan, inv *Inventory, c Connector) (*Hosts, error) {
 	n := min(pl.Cluster.Hosts, len(inv.Hosts))
 	hs := &Hosts{Inventory: inv}
-	for i := 0; i < n; i++ {
-		h := inv.Hosts[i]
-		hv, err := c.Connect(h)
-		if err != nil {
-			hs.Close()
-			return nil, fmt.Errorf("host %s (%s): %w", h.Name, h.URI, err)
+	conns := connectAll(inv.Hosts[:n], inv, c)
+	var first error
+	for i, hc := range conns {
+		switch {
+		case hc.err == nil:
+			hs.HVs = append(hs.HVs, hc.hv)
+			hs.Facts = append(hs.Facts, hc.facts)
+		case first == nil:
+			h := inv.Hosts[i]
+			first = fmt.Errorf("host %s (%s): %w", h.Name, h.URI, hc.err)
 		}
-		hs.HVs = append(hs.HVs, hv)
-		f, err := Gather(hv, h, inv)
-		if err != nil {
-			hs.Close()
-			return nil, err
-		}
-		hs.Facts = append(hs.Facts, f)
+	}
+	if first != nil {
+		hs.Close()
+		return nil, first
 	}
 	return hs, nil
 }

@@ -80,19 +80,14 @@ type HostsReport struct {
 func CheckHosts(pl *plan.Plan, inv *Inventory, c Connector) *HostsReport {
 	rep := &HostsReport{}
 	var facts []HostFacts
-	for _, h := range inv.Hosts {
+	for i, hc := range connectAll(inv.Hosts, inv, c) {
+		h := inv.Hosts[i]
 		r := HostReport{Name: h.Name, URI: h.URI}
-		hv, err := c.Connect(h)
-		if err == nil {
-			var f HostFacts
-			f, err = Gather(hv, h, inv)
-			_ = hv.Close()
-			if err == nil {
-				r.Reachable, r.Facts = true, &f
-			}
-		}
-		if err != nil {
-			r.Error = err.Error()
+		if hc.err == nil {
+			_ = hc.hv.Close()
+			r.Reachable, r.Facts = true, &hc.facts
+		} else {
+			r.Error = hc.err.Error()
 		}
 		facts = append(facts, ptrOrZero(r.Facts))
 		rep.Hosts = append(rep.Hosts, r)

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/experiments"
+	"github.com/packer-sched/packer/internal/progress"
 )
 
 var experimentCommand = &cli.Command{
@@ -60,7 +61,11 @@ func experimentRun(c *cli.Context) error {
 	if n < 1 || n > experiments.MaxSeeds {
 		return badUsage("--seeds must be between 1 and %d, got %d", experiments.MaxSeeds, n)
 	}
-	results, err := experiments.Run(names, &experiments.Settings{Seeds: n})
+	line, tty := progress.New(c.App.ErrWriter), progress.IsTerminal(c.App.ErrWriter)
+	results, err := experiments.Run(names, &experiments.Settings{Seeds: n, Progress: func(done, total int, name string) {
+		line.Report(tty && done == total, "experiment: %d of %d runs done (last: %s)", done, total, name)
+	}})
+	line.Done()
 	if errors.Is(err, experiments.ErrUnknown) {
 		return badInput(err)
 	}

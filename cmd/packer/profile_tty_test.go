@@ -70,3 +70,22 @@ func TestProfileProgressOnTerminal(t *testing.T) {
 		t.Errorf("stdout is not the profile alone: %v\n%s", err, out.String())
 	}
 }
+
+// With stderr a terminal, packer experiment run shows how many of its runs
+// (experiments × seeds) are done; stdout keeps only the results.
+func TestExperimentProgressOnTerminal(t *testing.T) {
+	master, slave := profileOpenPTY(t)
+	var out strings.Builder
+	code := run([]string{"packer", "experiment", "run", "dp-shares", "--seeds", "2"}, strings.NewReader(""), &out, slave)
+	slave.Close()
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	tty, _ := io.ReadAll(master)
+	if want := regexp.MustCompile(`\r\x1b\[Kexperiment: 2 of 2 runs done \(last: dp-shares\)`); !want.Match(tty) {
+		t.Errorf("terminal shows %q, lacks %s", tty, want)
+	}
+	if strings.Contains(out.String(), "runs done") {
+		t.Errorf("progress reached stdout:\n%s", out.String())
+	}
+}
