@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/shell"
 	"github.com/packer-sched/packer/model"
 )
 
@@ -26,9 +27,11 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Description: "packer decides which Hadoop jobs run together in which phase, on how many VMs, and on\n" +
 			"which host and disk every VM sits, to minimise the makespan (pair scheduler, phase model and\n" +
 			"CPU overcommit from Aboulnaga et al., \"Packing the Most Onto Your Cloud\", CloudDB 2009). `packer plan` with no arguments plans the built-in workload W1.",
-		Reader:    stdin,
-		Writer:    stdout,
-		ErrWriter: stderr,
+		Version:              shell.Version(),
+		EnableBashCompletion: true,
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
 		Commands: []*cli.Command{
 			planCommand,
 			benchCommand,
@@ -43,6 +46,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			hostsCommand,
 			statusCommand,
 			destroyCommand,
+			versionCommand,
+			completionCommand,
 		},
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
@@ -67,8 +72,13 @@ func setUsageErrors(cmds []*cli.Command) {
 }
 
 // run executes packer with the given arguments and returns its exit code.
+// A failed write to stdout is the error: commands' prints do not check.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := newApp(stdin, stdout, stderr).Run(args)
+	out := &shell.Writer{W: stdout}
+	err := newApp(stdin, out, stderr).Run(args)
+	if werr := out.Err(); werr != nil {
+		err = werr
+	}
 	if err == nil {
 		return 0
 	}
