@@ -32,7 +32,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Reader:               stdin,
 		Writer:               stdout,
 		ErrWriter:            stderr,
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			planCommand,
 			benchCommand,
 			workloadsCommand,
@@ -46,9 +46,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			hostsCommand,
 			statusCommand,
 			destroyCommand,
-			versionCommand,
-			completionCommand,
-		},
+		}, shell.Commands()...),
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
@@ -72,12 +70,11 @@ func setUsageErrors(cmds []*cli.Command) {
 }
 
 // run executes packer with the given arguments and returns its exit code.
-// A failed write to stdout is the error: commands' prints do not check.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &shell.Writer{W: stdout}
 	err := newApp(stdin, out, stderr).Run(args)
-	if werr := out.Err(); werr != nil {
-		err = werr
+	if out.Err() != nil { // commands' prints do not check their errors
+		err = out.Err()
 	}
 	if err == nil {
 		return 0
