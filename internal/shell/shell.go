@@ -63,6 +63,8 @@ func Completion(shell, prog string, fish func() (string, error)) (string, error)
 		return strings.ReplaceAll(zshScript, "PROG", prog), nil
 	case "fish":
 		return fish()
+	case "":
+		return "", fmt.Errorf("name the shell: %s", strings.Join(Shells, ", "))
 	}
 	return "", fmt.Errorf("unknown shell %q (want %s)", shell, strings.Join(Shells, ", "))
 }

@@ -40,6 +40,9 @@ func TestCompletion(t *testing.T) {
 	if _, err := Completion("tcsh", "packer", fish); err == nil || !strings.Contains(err.Error(), "bash, zsh, fish") {
 		t.Errorf("tcsh: %v", err)
 	}
+	if _, err := Completion("", "packer", fish); err == nil || err.Error() != "name the shell: bash, zsh, fish" {
+		t.Errorf("no shell: %v", err)
+	}
 }
 
 // failAfter accepts n bytes, then fails.
