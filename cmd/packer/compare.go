@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -19,7 +20,7 @@ var compareCommand = &cli.Command{
 	Description: "Plans each workload (default: the six built-ins) with each algorithm on the same cluster\n" +
 		"and prints one row per workload: makespans, and each algorithm's saving against the first.\n" +
 		"--chart draws the comparison as grouped bars. An algorithm a workload is too large for (exact\n" +
-		"takes at most 18 jobs) is skipped for it, said on stderr before any planning.",
+		"takes at most " + strconv.Itoa(optimize.MaxExactJobs) + " jobs) is skipped for it, said on stderr before any planning.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "workloads", Value: strings.Join(workloads.Names(), ","), Usage: "comma-separated built-in names or workload files"},
 		&cli.StringFlag{Name: "algorithms", Value: "sequential,pair,pso,exact", Usage: "comma-separated algorithms (the first is the baseline)"},
