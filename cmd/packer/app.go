@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/shell"
 	"github.com/packer-sched/packer/model"
 )
 
@@ -26,10 +27,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Description: "packer decides which Hadoop jobs run together in which phase, on how many VMs, and on\n" +
 			"which host and disk every VM sits, to minimise the makespan (pair scheduler, phase model and\n" +
 			"CPU overcommit from Aboulnaga et al., \"Packing the Most Onto Your Cloud\", CloudDB 2009). `packer plan` with no arguments plans the built-in workload W1.",
-		Reader:    stdin,
-		Writer:    stdout,
-		ErrWriter: stderr,
-		Commands: []*cli.Command{
+		Version:              shell.Version(),
+		EnableBashCompletion: true,
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Commands: append([]*cli.Command{
 			planCommand,
 			benchCommand,
 			workloadsCommand,
@@ -43,7 +46,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			hostsCommand,
 			statusCommand,
 			destroyCommand,
-		},
+		}, shell.Commands()...),
 		HideHelpCommand: false,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
@@ -68,7 +71,11 @@ func setUsageErrors(cmds []*cli.Command) {
 
 // run executes packer with the given arguments and returns its exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := newApp(stdin, stdout, stderr).Run(args)
+	out := &shell.Writer{W: stdout}
+	err := newApp(stdin, out, stderr).Run(args)
+	if out.Err() != nil { // commands' prints do not check their errors
+		err = out.Err()
+	}
 	if err == nil {
 		return 0
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -17,7 +19,8 @@ var compareCommand = &cli.Command{
 	Usage: "plan several workloads with several algorithms and compare makespans",
 	Description: "Plans each workload (default: the six built-ins) with each algorithm on the same cluster\n" +
 		"and prints one row per workload: makespans, and each algorithm's saving against the first.\n" +
-		"--chart draws the comparison as grouped bars.",
+		"--chart draws the comparison as grouped bars. An algorithm a workload is too large for (exact\n" +
+		"takes at most " + strconv.Itoa(optimize.MaxExactJobs) + " jobs) is skipped for it, said on stderr before any planning.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "workloads", Value: strings.Join(workloads.Names(), ","), Usage: "comma-separated built-in names or workload files"},
 		&cli.StringFlag{Name: "algorithms", Value: "sequential,pair,pso,exact", Usage: "comma-separated algorithms (the first is the baseline)"},
@@ -39,6 +42,7 @@ type comparison struct {
 	MeanCompletion float64  `json:"mean_completion"`
 	Phases         int      `json:"phases"`
 	GapPercent     *float64 `json:"gap_percent,omitempty"`
+	Skipped        string   `json:"skipped,omitempty"` // why the algorithm did not run
 }
 
 func compareAction(c *cli.Context) error {
@@ -66,9 +70,11 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var out []comparison
-	var rows []chart.AlgorithmRow
-	for _, name := range names {
+	// Load every workload and skip what a method cannot take before planning
+	// anything, rather than fail after minutes of work.
+	var problems []*model.Problem
+	skip := map[string]error{}
+	for i, name := range names {
 		w, err := loadWorkloadNamed(c, name)
 		if err != nil {
 			return err
@@ -77,18 +83,29 @@ func compareAction(c *cli.Context) error {
 		if err != nil {
 			return badInput(fmt.Errorf("%s: %w", name, err))
 		}
-		row := chart.AlgorithmRow{Workload: w.Name}
+		problems, names[i] = append(problems, p), w.Name
 		for _, a := range algos {
-			if a == "exact" && len(p.Jobs) > optimize.MaxExactJobs {
-				return badUsage("--algorithms exact: workload %s has %d jobs, over the exact solver's limit of %d", w.Name, len(p.Jobs), optimize.MaxExactJobs)
+			if err := optimize.Accepts(optimize.Method(a), p); err != nil {
+				skip[fmt.Sprintf("%d %s", i, a)] = err
+				fmt.Fprintf(c.App.ErrWriter, "packer: compare: %s skipped for %s: %v\n", a, w.Name, err)
 			}
-			pl, err := makePlan(c, p, w.Name, a)
-			if err != nil {
+		}
+	}
+	var out []comparison
+	var rows []chart.AlgorithmRow
+	for i, p := range problems {
+		row := chart.AlgorithmRow{Workload: names[i]}
+		for _, a := range algos {
+			var pl *plan.Plan
+			if err := skip[fmt.Sprintf("%d %s", i, a)]; err != nil {
+				out, pl = append(out, comparison{Workload: names[i], Algorithm: a, Skipped: err.Error()}), &plan.Plan{}
+			} else if pl, err = makePlan(c, p, names[i], a); err != nil {
 				return err
+			} else {
+				out = append(out, comparison{Workload: names[i], Algorithm: a, Makespan: pl.Makespan, SavingPercent: pl.SavingPercent,
+					MeanCompletion: pl.MeanCompletion, Phases: len(pl.Phases), GapPercent: pl.GapPercent})
 			}
-			out = append(out, comparison{Workload: w.Name, Algorithm: a, Makespan: pl.Makespan, SavingPercent: pl.SavingPercent,
-				MeanCompletion: pl.MeanCompletion, Phases: len(pl.Phases), GapPercent: pl.GapPercent})
-			row.Makespan = append(row.Makespan, pl.Makespan)
+			row.Makespan = append(row.Makespan, pl.Makespan) // 0 if skipped: no bar, "skipped" in the table
 		}
 		rows = append(rows, row)
 	}
@@ -115,10 +132,10 @@ func compareAction(c *cli.Context) error {
 	for _, r := range rows {
 		line := []string{r.Workload}
 		for _, m := range r.Makespan {
-			line = append(line, fmt.Sprintf("%.1f", m))
+			line = append(line, skippedOr(m, fmt.Sprintf("%.1f", m)))
 		}
 		for _, m := range r.Makespan[1:] {
-			line = append(line, fmt.Sprintf("%.1f %%", 100*(1-m/r.Makespan[0])))
+			line = append(line, skippedOr(m*r.Makespan[0], fmt.Sprintf("%.1f %%", 100*(1-m/r.Makespan[0]))))
 		}
 		t.Append(line)
 	}
@@ -127,6 +144,15 @@ func compareAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "Cluster: %d hosts × %d disks, r = %d, alpha = %g. Savings against %s.\n", cl.Hosts, cl.DisksPerHost, cl.ExtraRatio, cl.Alpha, algos[0])
 	return nil
+}
+
+// skippedOr is s, or "skipped" for a makespan of 0: an algorithm that could
+// not take the workload.
+func skippedOr(makespan float64, s string) string {
+	if makespan == 0 {
+		return "skipped"
+	}
+	return s
 }
 
 // splitList splits a comma-separated flag value, dropping blanks.

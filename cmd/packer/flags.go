@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -104,14 +103,12 @@ func checkOutputs(c *cli.Context, flags ...string) error {
 	return nil
 }
 
-// checkOutputPath rejects a path given to --flag that cannot be written: its
-// directory is missing, or it is a directory itself.
+// checkOutputPath rejects a path given to --flag that cannot be written
+// (safefile.Check): its directory is missing, it is a directory or a socket,
+// or it is a bare format name such as json.
 func checkOutputPath(flag, path string) error {
-	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return badInput(fmt.Errorf("--%s %s: directory %s does not exist", flag, path, filepath.Dir(path)))
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return badInput(fmt.Errorf("--%s %s: is a directory", flag, path))
+	if err := safefile.Check(path); err != nil {
+		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ var workloadsImportCommand = &cli.Command{
 		"record stops the import with its line or byte; --skip-bad skips and counts them.\n" +
 		"Flags may come before or after FILE.",
 	Flags: []cli.Flag{
-		&cli.StringFlag{Name: "format", Usage: "trace format: swim, rumen or hybs (required)"},
+		&cli.StringFlag{Name: "input-format", Usage: "trace format: swim, rumen or hybs (required)"},
+		&cli.StringFlag{Name: "format", Hidden: true, Usage: "the old name of --input-format (--format is the output format elsewhere)"},
 		&cli.StringFlag{Name: "topology", Usage: "rumen: topology `FILE` (hosts by rack)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload to `FILE` instead of standard output"},
 		&cli.StringFlag{Name: "hybs", Usage: "also write the jobs in the HybS paper's format to `FILE`"},
@@ -137,8 +138,13 @@ func importOptions(c *cli.Context) *traces.ImportOptions {
 	for _, f := range c.Command.Flags {
 		given[f.Names()[0]] = c.IsSet(f.Names()[0])
 	}
+	format := c.String("input-format")
+	if format == "" {
+		format = c.String("format") // the old name still works
+	}
+	given["format"] = given["format"] || given["input-format"] // the importer's name for it
 	return &traces.ImportOptions{
-		Format:     c.String("format"),
+		Format:     format,
 		Window:     traces.Window{From: c.Float64("from"), To: c.Float64("to"), MaxJobs: c.Int("max-jobs")},
 		SkipBad:    c.Bool("skip-bad"),
 		KeepFailed: c.Bool("keep-failed"),

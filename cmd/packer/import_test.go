@@ -26,7 +26,7 @@ const (
 // goes to stdout (or --output) and reads back with the simulator's parser,
 // the one-line summary goes to stderr (or stdout when the JSON is in a file).
 func TestImportCommand(t *testing.T) {
-	code, out, errs := packer(t, "", "workloads", "import", "--format", "swim", "--max-jobs", "5", importFB2009)
+	code, out, errs := packer(t, "", "workloads", "import", "--input-format", "swim", "--max-jobs", "5", importFB2009)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -40,7 +40,7 @@ func TestImportCommand(t *testing.T) {
 
 	dir := t.TempDir()
 	path, hybs := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.hybs")
-	code, out, errs = packer(t, "", "workloads", "import", "--format", "rumen", "--topology", importRumenTop, "-o", path, "--hybs", hybs, importRumen19)
+	code, out, errs = packer(t, "", "workloads", "import", "--input-format", "rumen", "--topology", importRumenTop, "-o", path, "--hybs", hybs, importRumen19)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -61,7 +61,7 @@ func TestImportCommand(t *testing.T) {
 		t.Errorf("metadata %+v (%v)", meta, err)
 	}
 	// The HybS file has the 14 jobs and reads back as a workload.
-	code, out, errs = packer(t, "", "workloads", "import", "--format", "hybs", "--nodes", "4", hybs)
+	code, out, errs = packer(t, "", "workloads", "import", "--input-format", "hybs", "--nodes", "4", hybs)
 	if code != 0 {
 		t.Fatalf("hybs: exit %d: %s", code, errs)
 	}
@@ -81,15 +81,15 @@ func TestImportBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--format", "swim", "-o", out, bad}, "packer: " + bad + `: line 2: field 4 (input bytes): want a non-negative integer, got "-5"`},
-		{[]string{"--format", "csv", bad}, `packer: --format: unknown trace format "csv" (want swim, rumen or hybs)`},
-		{[]string{"--format", "swim", "--topology", importRumenTop, bad}, "packer: --topology applies to --format rumen only"},
-		{[]string{"--format", "rumen", "--nodes", "9", "--topology", importRumenTop, importRumen19}, "packer: --nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)"},
-		{[]string{"--format", "swim", "--from", "10", "--to", "5", bad}, "packer: --to 5 must be after --from 10"},
-		{[]string{"--format", "swim", bad, "more.tsv"}, `packer: workloads import takes one trace FILE, got also "more.tsv"`},
-		{[]string{bad}, "packer: workloads import needs --format swim, rumen or hybs"},
-		{[]string{bad, "--format", "swim", "--bogus"}, "packer: workloads import: flag provided but not defined: -bogus"},
-		{[]string{"--format", "swim", filepath.Join(dir, "none.tsv")}, "packer: " + filepath.Join(dir, "none.tsv") + ": open " + filepath.Join(dir, "none.tsv") + ": no such file or directory"},
+		{[]string{"--input-format", "swim", "-o", out, bad}, "packer: " + bad + `: line 2: field 4 (input bytes): want a non-negative integer, got "-5"`},
+		{[]string{"--input-format", "csv", bad}, `packer: --input-format: unknown trace format "csv" (want swim, rumen or hybs)`},
+		{[]string{"--input-format", "swim", "--topology", importRumenTop, bad}, "packer: --topology applies to --input-format rumen only"},
+		{[]string{"--input-format", "rumen", "--nodes", "9", "--topology", importRumenTop, importRumen19}, "packer: --nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)"},
+		{[]string{"--input-format", "swim", "--from", "10", "--to", "5", bad}, "packer: --to 5 must be after --from 10"},
+		{[]string{"--input-format", "swim", bad, "more.tsv"}, `packer: workloads import takes one trace FILE, got also "more.tsv"`},
+		{[]string{bad}, "packer: workloads import needs --input-format swim, rumen or hybs"},
+		{[]string{bad, "--input-format", "swim", "--bogus"}, "packer: workloads import: flag provided but not defined: -bogus"},
+		{[]string{"--input-format", "swim", filepath.Join(dir, "none.tsv")}, "packer: " + filepath.Join(dir, "none.tsv") + ": open " + filepath.Join(dir, "none.tsv") + ": no such file or directory"},
 	} {
 		code, _, errs := packer(t, "", append([]string{"workloads", "import"}, c.args...)...)
 		if code != 2 || strings.TrimSpace(errs) != c.want {
@@ -100,7 +100,8 @@ func TestImportBadInput(t *testing.T) {
 		t.Error("a failed import left its output file")
 	}
 	// --skip-bad keeps job0 and says how many lines were skipped; flags may
-	// follow FILE, as the issue writes the command.
+	// follow FILE, as the issue writes the command; --format, the old name of
+	// --input-format, still works.
 	code, _, errs := packer(t, "", "workloads", "import", bad, "--format", "swim", "--skip-bad", "-o", out)
 	if code != 0 {
 		t.Fatalf("skip-bad: exit %d: %s", code, errs)

@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"pso":                    {},
 	"internal/safefile":      {},
 	"internal/progress":      {},
+	"internal/shell":         {},
 	"internal/plantest":      {"model", "optimize", "plan", "workloads"},
 	"model/modeltest":        {"model"},
 	"internal/docs":          {},

@@ -1,6 +1,13 @@
 // Package safefile writes files so that readers see either the old content or
 // the new, never half of it: data goes to a temporary file in the same
 // directory, is synced, and is renamed over the target.
+//
+// Only a regular file (or a path that does not exist yet) is replaced so. A
+// symbolic link is followed: its target is written and the link stays. A
+// character device (/dev/null, /dev/stdout) or a FIFO (a pipe, as in bash's
+// -o >(jq .)) is written in place, since renaming over it would destroy the
+// device or the pipe the user gave. Directories, sockets, block devices and
+// other kinds of file are refused.
 package safefile
 
 import (
@@ -9,9 +16,17 @@ import (
 	"path/filepath"
 )
 
-// WriteFile atomically replaces path with data. On any error the target is
+// WriteFile atomically replaces path with data, or writes a device or FIFO in
+// place (see the package comment). On any error a regular target is
 // untouched and no temporary file is left behind.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
+	path, st, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if st != nil && !st.Mode().IsRegular() {
+		return writeInPlace(path, data)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -48,15 +63,29 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 // File is an output written in a stream and put in place whole: writes go to
 // a temporary file beside the target; Commit syncs it and renames it over the
 // target, Abort (safe after Commit, so it can be deferred) removes it.
+// A device or FIFO is written in place, so Abort cannot take back what was
+// written.
 type File struct {
-	f    *os.File
-	path string
-	perm os.FileMode
-	done bool
+	f       *os.File
+	path    string
+	perm    os.FileMode
+	done    bool
+	inPlace bool
 }
 
 // Create starts writing path.
 func Create(path string, perm os.FileMode) (*File, error) {
+	path, st, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil && !st.Mode().IsRegular() {
+		f, err := openInPlace(path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{f: f, path: path, inPlace: true}, nil
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -77,6 +106,12 @@ func (w *File) Commit() error {
 		return fmt.Errorf("write %s: already committed or aborted", w.path)
 	}
 	w.done = true
+	if w.inPlace {
+		if err := w.f.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", w.path, err)
+		}
+		return nil
+	}
 	err := w.f.Chmod(w.perm)
 	if err == nil {
 		err = w.f.Sync()
@@ -101,5 +136,7 @@ func (w *File) Abort() {
 	}
 	w.done = true
 	w.f.Close()
-	os.Remove(w.f.Name())
+	if !w.inPlace {
+		os.Remove(w.f.Name())
+	}
 }

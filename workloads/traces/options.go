@@ -77,7 +77,7 @@ var onlyFor = map[string][]string{
 // the format; the error wraps ErrBadOption and names the flag.
 func (o *ImportOptions) Validate() error {
 	if !o.Given["format"] {
-		return badOption("workloads import needs --format swim, rumen or hybs")
+		return badOption("workloads import needs --input-format swim, rumen or hybs")
 	}
 	for _, f := range []struct {
 		flag string
@@ -91,7 +91,7 @@ func (o *ImportOptions) Validate() error {
 	for format, names := range onlyFor {
 		for _, n := range names {
 			if o.Given[n] && o.Format != format {
-				return badOption("--%s applies to --format %s only", n, format)
+				return badOption("--%s applies to --input-format %s only", n, format)
 			}
 		}
 	}
@@ -119,15 +119,15 @@ func (o *ImportOptions) validateFormat() error {
 			return badOption("--nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)")
 		}
 		if o.Given["racks"] && !o.Given["nodes"] {
-			return badOption("--racks needs --nodes with --format rumen (otherwise the racks are the trace's)")
+			return badOption("--racks needs --nodes with --input-format rumen (otherwise the racks are the trace's)")
 		}
 	case FormatHybS:
 		if o.Given["from"] || o.Given["to"] {
-			return badOption("--from and --to do not apply to --format hybs: its jobs all arrive at 0")
+			return badOption("--from and --to do not apply to --input-format hybs: its jobs all arrive at 0")
 		}
 	case FormatSWIM:
 	default:
-		return badOption("--format: unknown trace format %q (want swim, rumen or hybs)", o.Format)
+		return badOption("--input-format: unknown trace format %q (want swim, rumen or hybs)", o.Format)
 	}
 	return nil
 }

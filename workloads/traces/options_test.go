@@ -19,13 +19,13 @@ func TestImportOptionsValidate(t *testing.T) {
 		want string // "" for valid
 	}{
 		{"defaults", func(o *ImportOptions) {}, ""},
-		{"no format", func(o *ImportOptions) { o.Given = nil }, "workloads import needs --format swim, rumen or hybs"},
-		{"unknown format", func(o *ImportOptions) { o.Format = "csv" }, `--format: unknown trace format "csv" (want swim, rumen or hybs)`},
+		{"no format", func(o *ImportOptions) { o.Given = nil }, "workloads import needs --input-format swim, rumen or hybs"},
+		{"unknown format", func(o *ImportOptions) { o.Format = "csv" }, `--input-format: unknown trace format "csv" (want swim, rumen or hybs)`},
 		// A zero that was given is an error; a zero left alone is the default.
 		{"nodes 0 given", func(o *ImportOptions) { o.Given["nodes"] = true }, "--nodes must be at least 1, got 0"},
 		{"max-jobs negative", func(o *ImportOptions) { o.Window.MaxJobs = -1; o.Given["max-jobs"] = true }, "--max-jobs must be at least 1, got -1"},
-		{"topology for swim", func(o *ImportOptions) { o.Given["topology"] = true }, "--topology applies to --format rumen only"},
-		{"block size for rumen", func(o *ImportOptions) { o.Format = FormatRumen; o.Given["block-size-mb"] = true }, "--block-size-mb applies to --format swim only"},
+		{"topology for swim", func(o *ImportOptions) { o.Given["topology"] = true }, "--topology applies to --input-format rumen only"},
+		{"block size for rumen", func(o *ImportOptions) { o.Format = FormatRumen; o.Given["block-size-mb"] = true }, "--block-size-mb applies to --input-format swim only"},
 		// Defaults that do not apply are harmless when not given.
 		{"rumen with swim defaults", func(o *ImportOptions) { o.Format = FormatRumen }, ""},
 		{"rumen nodes and topology", func(o *ImportOptions) {
@@ -33,9 +33,9 @@ func TestImportOptionsValidate(t *testing.T) {
 			o.Given["nodes"], o.Given["topology"] = true, true
 		}, "--nodes and --topology are two clusters: give one (--nodes moves the real jobs onto a cluster of that size)"},
 		{"rumen racks alone", func(o *ImportOptions) { o.Format, o.Cluster.Racks = FormatRumen, 2; o.Given["racks"] = true },
-			"--racks needs --nodes with --format rumen (otherwise the racks are the trace's)"},
+			"--racks needs --nodes with --input-format rumen (otherwise the racks are the trace's)"},
 		{"hybs window", func(o *ImportOptions) { o.Format = FormatHybS; o.Given["from"] = true },
-			"--from and --to do not apply to --format hybs: its jobs all arrive at 0"},
+			"--from and --to do not apply to --input-format hybs: its jobs all arrive at 0"},
 		{"service level", func(o *ImportOptions) { o.ServiceLevel = 1.5 }, "--service-level must lie in [0, 1], got 1.5"},
 		{"negative from", func(o *ImportOptions) { o.Window.From = -1 }, "--from and --to must be seconds between 0 and"},
 		// --to 0 given explicitly is not after --from 0.

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// TestCompareSkipsWhatExactCannotTake: the default algorithms include exact,
+// which takes at most 18 jobs; a 20-job workload is compared with the rest
+// and exact skipped, said once on stderr and shown in the output, instead of
+// an exit 2 after the other algorithms have run.
+func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
+	w := &model.Workload{Name: "my20"}
+	for i := range 20 {
+		w.Jobs = append(w.Jobs, model.Job{Name: fmt.Sprintf("j%02d", i), Model: model.PowerLaw{A: 500 + 50*float64(i), B: -0.6}})
+	}
+	b, _ := w.MarshalIndent()
+	path := filepath.Join(t.TempDir(), "my20.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const skipped = "packer: compare: exact skipped for my20: 20 jobs, exact takes at most 18\n"
+	args := []string{"compare", "--workloads", "W1," + path, "--particles", "20", "--iterations", "5"}
+	code, out, errs := packer(t, "", args...)
+	if code != 0 || errs != skipped {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var w1, my20 string
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(line, " W1 "):
+			w1 = line
+		case strings.Contains(line, " my20 "):
+			my20 = line
+		}
+	}
+	// my20: sequential, pair and pso ran; exact's makespan and saving cells say skipped.
+	if strings.Count(my20, "skipped") != 2 || strings.Count(my20, "%") != 2 || strings.Contains(w1, "skipped") {
+		t.Errorf("rows:\n%s\n%s", w1, my20)
+	}
+	code, out, errs = packer(t, "", append(args, "--format", "json")...)
+	var rows []comparison
+	if err := json.Unmarshal([]byte(out), &rows); code != 0 || errs != skipped || err != nil || len(rows) != 8 {
+		t.Fatalf("json: exit %d, %d rows (%v), stderr %q", code, len(rows), err, errs)
+	}
+	if r := rows[7]; r.Workload != "my20" || r.Algorithm != "exact" || r.Skipped != "20 jobs, exact takes at most 18" || r.Makespan != 0 {
+		t.Errorf("the skipped row: %+v", r)
+	}
+	if r := rows[3]; r.Workload != "W1" || r.Algorithm != "exact" || r.Skipped != "" || r.Makespan == 0 {
+		t.Errorf("W1 with exact: %+v", r)
+	}
+}
