@@ -67,6 +67,7 @@ func (w *Workload) Validate() error {
 // error messages (a file path, or "<stdin>"). A workload without a name is
 // named after the file.
 func ParseWorkload(data []byte, name string) (*Workload, error) {
+	data = TrimBOM(data)
 	w, err := decodeWorkload(data)
 	if err != nil {
 		return nil, &InputError{File: name, Err: err}

@@ -341,6 +341,7 @@ func (pl *Plan) MarshalIndent() ([]byte, error) {
 
 // Parse decodes a plan document and verifies it; name is used in errors.
 func Parse(data []byte, name string) (*Plan, error) {
+	data = model.TrimBOM(data)
 	var pl Plan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&pl); err != nil {

@@ -61,7 +61,7 @@ func readSimulation(path string) ([]*sim.Result, error) {
 	if err != nil {
 		return nil, &model.InputError{File: path, Err: err}
 	}
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(model.TrimBOM(data))
 	var rs []*sim.Result
 	if len(data) > 0 && data[0] == '[' {
 		err = json.Unmarshal(data, &rs)

@@ -25,6 +25,7 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 	if err != nil {
 		return nil, nil, false, err
 	}
+	data = model.TrimBOM(data)
 	if sim.IsModelWorkload(data) {
 		jobs, err = model.ParseWorkload(data, name)
 		return nil, jobs, false, err

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -289,9 +290,9 @@ func maybeGzip(r io.Reader) (io.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip header: %w", readError(err))
 		}
-		return z, nil
+		return model.SkipBOM(z), nil
 	}
-	return br, nil
+	return model.SkipBOM(br), nil
 }
 
 // readError names a truncated gzip stream for what it is.
