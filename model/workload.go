@@ -174,6 +174,9 @@ func decodeWorkload(data []byte) (*Workload, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))
 	}
+	if err := checkWorkloadFields(data); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidWorkload, err)
+	}
 	w := Workload(raw.workloadAlias)
 	w.Jobs = make([]Job, len(raw.Jobs))
 	if raw.Jobs == nil {

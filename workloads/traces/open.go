@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -31,5 +32,10 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 		return nil, jobs, false, err
 	}
 	tasks, err = sim.ParseWorkload(data, name)
+	if err == nil {
+		if err = checkSimFields(data); err != nil {
+			err = &model.InputError{File: name, Err: fmt.Errorf("%w: %w", sim.ErrInvalidWorkload, err)}
+		}
+	}
 	return tasks, nil, false, err
 }
