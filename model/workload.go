@@ -68,6 +68,9 @@ func (w *Workload) Validate() error {
 // named after the file.
 func ParseWorkload(data []byte, name string) (*Workload, error) {
 	data = TrimBOM(data)
+	if err := WrongFile(data, FileWorkload); err != nil {
+		return nil, &InputError{File: name, Err: err}
+	}
 	w, err := decodeWorkload(data)
 	if err != nil {
 		return nil, &InputError{File: name, Err: err}

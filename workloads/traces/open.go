@@ -27,6 +27,9 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 		return nil, nil, false, err
 	}
 	data = model.TrimBOM(data)
+	if err := model.WrongFile(data, model.FileWorkload, model.FileSimWorkload); err != nil {
+		return nil, nil, false, &model.InputError{File: name, Err: err}
+	}
 	if sim.IsModelWorkload(data) {
 		jobs, err = model.ParseWorkload(data, name)
 		return nil, jobs, false, err
