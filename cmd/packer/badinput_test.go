@@ -97,3 +97,21 @@ func TestReportRefusesAPlanAsProfile(t *testing.T) {
 	code, _, errs = packer(t, "", "simulate", "-w", plan)
 	refused(t, code, errs, "", plan+": a plan document (from packer plan --output), not a packer workload file")
 }
+
+// dp on a workload without users is fifo: simulate says so on stderr and in
+// its table and JSON.
+func TestSimulateNotesMissingInputs(t *testing.T) {
+	const want = "dp: the workload's jobs all belong to one user (or name none)"
+	w := writeFile(t, t.TempDir(), "s.json", `{"jobs": [{"name": "a", "maps": {"count": 4, "mean": 10}}, {"name": "b", "arrival": 5, "maps": {"count": 4, "mean": 5}}]}`)
+	code, out, errs := packer(t, "", "simulate", "-w", w, "--policies", "fifo,dp")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "packer: note: "+want) || !strings.Contains(out, "Note: "+want) {
+		t.Errorf("note missing:\nstdout:\n%s\nstderr:\n%s", out, errs)
+	}
+	code, out, errs = packer(t, "", "simulate", "-w", w, "--policies", "fifo,dp", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"notes": [`) || !strings.Contains(out, want) || !strings.Contains(errs, want) {
+		t.Errorf("json: exit %d, notes missing:\n%s\nstderr: %s", code, out, errs)
+	}
+}
