@@ -115,3 +115,19 @@ func TestSimulateNotesMissingInputs(t *testing.T) {
 		t.Errorf("json: exit %d, notes missing:\n%s\nstderr: %s", code, out, errs)
 	}
 }
+
+// The whole FB-2010 day: the importer takes FB-2010's 3,000 nodes, not
+// FB-2009's 600, says so, and warns of its 16.8 million maps.
+func TestImportSWIMDerivesClusterAndWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fb.json")
+	code, _, errs := packer(t, "", "workloads", "import", "--format", "swim", importTestdata+"swim-FB-2010_samples_24_times_1hr_0.tsv", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"packer: note: swim: " + importTestdata + "swim-FB-2010_samples_24_times_1hr_0.tsv is FB-2010, recognised by the file name: 3000 nodes in 150 racks",
+		"packer: note: swim: 17355409 tasks (16844155 maps), more than 2000000", "--block-size-mb (e.g. 1024 instead of 64)"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+}
