@@ -18,6 +18,9 @@ func TestOpenForSimulationFieldTypos(t *testing.T) {
 			`jobs[1]: unknown field "arival" (did you mean "arrival"?)`},
 		{`{"jobs": [{"name": "a", "maps": {"count": 2, "mean": 5, "durration": [1, 2]}}]}`,
 			`jobs[0].maps: unknown field "durration" (did you mean "durations"?)`},
+		// Named before the check that the missing mean would fail.
+		{`{"jobs": [{"name": "a", "maps": {"count": 2, "maen": 5}}]}`,
+			`jobs[0].maps: unknown field "maen" (did you mean "mean"?)`},
 	} {
 		path := filepath.Join(dir, "s.json")
 		if err := os.WriteFile(path, []byte(tc.doc), 0o644); err != nil {

@@ -34,11 +34,11 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 		jobs, err = model.ParseWorkload(data, name)
 		return nil, jobs, false, err
 	}
-	tasks, err = sim.ParseWorkload(data, name)
-	if err == nil {
-		if err = checkSimFields(data); err != nil {
-			err = &model.InputError{File: name, Err: fmt.Errorf("%w: %w", sim.ErrInvalidWorkload, err)}
-		}
+	// A misspelt field is named before the checks it would make fail (a
+	// "maen" leaves mean 0, which is refused as such).
+	if err := checkSimFields(data); err != nil {
+		return nil, nil, false, &model.InputError{File: name, Err: fmt.Errorf("%w: %w", sim.ErrInvalidWorkload, err)}
 	}
+	tasks, err = sim.ParseWorkload(data, name)
 	return tasks, nil, false, err
 }
