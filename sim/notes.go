@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -10,7 +11,9 @@ import (
 // and so behaves as a simpler one. dp and dp-preempt share slots between
 // users (their queues): on a workload with one user or none, as SWIM traces
 // are, they are FIFO. hybs caps each job's slots by its service level: with
-// no levels given every job has level 1 and the cap never binds. A plan
+// no levels given every job has level 1 and the cap never binds. Delay
+// scheduling (fair with a delay) waits for local slots: on a workload whose
+// maps read no blocks it is fair. A plan
 // replay, and any other policy, has no notes.
 func Notes(p Policy, w *Workload) []string {
 	var notes []string
@@ -22,6 +25,10 @@ func Notes(p Policy, w *Workload) []string {
 		}
 		if len(users) <= 1 {
 			notes = append(notes, fmt.Sprintf("%s: the workload's jobs all belong to one user (or name none), so there is one queue and %s schedules as fifo does", p.Name(), p.Name()))
+		}
+	case *Fair:
+		if p.Delay > 0 && !slices.ContainsFunc(w.Jobs, func(j Job) bool { return !j.NoInput && j.Maps.N() > 0 }) {
+			notes = append(notes, fmt.Sprintf("%s: no map task reads a block (no_input), so delay scheduling has no locality to wait for and %s schedules as fair does", p.Name(), p.Name()))
 		}
 	case *HybS:
 		if len(p.Levels) == 0 && (p.ServiceLevel == 0 || p.ServiceLevel == 1) {

@@ -7,8 +7,9 @@ import (
 )
 
 func TestNotesForMissingInputs(t *testing.T) {
-	noUsers := &Workload{Jobs: []Job{{Name: "a"}, {Name: "b"}}}
+	noUsers := &Workload{Jobs: []Job{{Name: "a", Maps: Tasks{Count: 2}}, {Name: "b"}}}
 	oneUser := &Workload{Jobs: []Job{{Name: "a", User: "u"}, {Name: "b", User: "u"}}}
+	noInput := &Workload{Jobs: []Job{{Name: "a", NoInput: true, Maps: Tasks{Count: 2}}, {Name: "b", Reduces: Tasks{Count: 1}}}}
 	twoUsers := &Workload{Jobs: []Job{{Name: "a", User: "u"}, {Name: "b", User: "v"}}}
 	build := func(name string, o *PolicyOptions) Policy {
 		p, err := ParsePolicy(name, o)
@@ -30,6 +31,9 @@ func TestNotesForMissingInputs(t *testing.T) {
 		{"hybs", nil, twoUsers, "hybs: no service levels were given (--hybs-jobs), so every job has level 1 and no slot cap"},
 		{"hybs-sjf", nil, twoUsers, "hybs-sjf: no service levels"},
 		{"hybs", levels, twoUsers, ""},
+		{"fair:5", nil, noInput, "fair D=5: no map task reads a block (no_input), so delay scheduling has no locality to wait for"},
+		{"fair:5", nil, noUsers, ""},
+		{"fair", nil, noInput, ""},
 		{"fifo", nil, noUsers, ""},
 		{"fair", nil, noUsers, ""},
 	} {
