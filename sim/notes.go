@@ -38,13 +38,17 @@ func Notes(p Policy, w *Workload) []string {
 	return notes
 }
 
+// belowOne is the slowdown a note calls below 1: times summed in another
+// order differ in their last bits (0.9999999999965 on the FB-2009 day).
+const belowOne = 1 - 1e-9
+
 // slowdownNote explains slowdowns below 1 in r, if any: the alone baseline
 // (Alone) has ideal locality, but it is one FIFO run, and a task order that
 // fills the slots better can beat it.
 func slowdownNote(r *Result) []string {
 	n, low := 0, 1.0
 	for _, j := range r.Jobs {
-		if j.Slowdown > 0 && j.Slowdown < 1 {
+		if j.Slowdown > 0 && j.Slowdown < belowOne {
 			n++
 			low = min(low, j.Slowdown)
 		}

@@ -89,7 +89,7 @@ func TestSlowdownBelowOneIsNoted(t *testing.T) {
 			n := 0
 			for _, j := range o.Result.Jobs {
 				total++
-				if j.Slowdown < 1 {
+				if j.Slowdown < belowOne {
 					n++
 					lowest = min(lowest, j.Slowdown)
 				}
