@@ -30,6 +30,11 @@ func CheckFields(obj []byte, at string, known []string) (map[string]json.RawMess
 	if json.Unmarshal(obj, &fields) != nil {
 		return nil, nil
 	}
+	return fields, CheckFieldMap(fields, at, known)
+}
+
+// CheckFieldMap is CheckFields on an object already decoded.
+func CheckFieldMap(fields map[string]json.RawMessage, at string, known []string) error {
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		keys = append(keys, k)
@@ -41,10 +46,10 @@ func CheckFields(obj []byte, at string, known []string) (map[string]json.RawMess
 			if at != "" {
 				prefix = at + ": "
 			}
-			return fields, fmt.Errorf("%s%w %q (did you mean %q?)", prefix, ErrFieldTypo, k, want)
+			return fmt.Errorf("%s%w %q (did you mean %q?)", prefix, ErrFieldTypo, k, want)
 		}
 	}
-	return fields, nil
+	return nil
 }
 
 // CloseField returns the known field that key, being unknown, probably

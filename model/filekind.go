@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -35,10 +36,9 @@ func (e *WrongFileError) Error() string { return fmt.Sprintf("%s, not %s", e.Got
 // simulation workload's jobs "maps" or "reduces". Anything else is
 // FileUnknown. Only the first element of an array is looked at.
 func SniffFile(data []byte) FileKind {
-	data = TrimBOM(data)
-	var arr []map[string]json.RawMessage
-	if json.Unmarshal(data, &arr) == nil {
-		if len(arr) > 0 && has(arr[0], "policy") {
+	data = bytes.TrimSpace(TrimBOM(data))
+	if len(data) > 0 && data[0] == '[' {
+		if has(firstElement(data), "policy") {
 			return FileSimResults
 		}
 		return FileUnknown
@@ -47,19 +47,12 @@ func SniffFile(data []byte) FileKind {
 	if json.Unmarshal(data, &top) != nil {
 		return FileUnknown
 	}
-	first := func(field string) map[string]json.RawMessage {
-		var elems []map[string]json.RawMessage
-		if json.Unmarshal(top[field], &elems) != nil || len(elems) == 0 {
-			return nil
-		}
-		return elems[0]
-	}
-	switch job := first("jobs"); {
+	switch job := firstElement(top["jobs"]); {
 	case has(top, "phases") && has(top, "makespan"):
 		return FilePlan
-	case has(first("results"), "policy") || has(first("policies"), "policy"):
+	case has(firstElement(top["results"]), "policy") || has(firstElement(top["policies"]), "policy"):
 		return FileSimResults
-	case has(first("hosts"), "uri"):
+	case has(firstElement(top["hosts"]), "uri"):
 		return FileInventory
 	case has(job, "maps") || has(job, "reduces"):
 		return FileSimWorkload
@@ -67,6 +60,21 @@ func SniffFile(data []byte) FileKind {
 		return FileWorkload
 	}
 	return FileUnknown
+}
+
+// firstElement decodes the first element of the JSON array arr as an object,
+// reading no further, so that sniffing a workload of many jobs costs one.
+// It is nil if arr is not an array of objects or is empty.
+func firstElement(arr []byte) map[string]json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(arr))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') || !dec.More() {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	return m
 }
 
 func has(m map[string]json.RawMessage, key string) bool {
