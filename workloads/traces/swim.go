@@ -257,6 +257,9 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		fmt.Sprintf("cluster: %d nodes in %d racks, %d map and %d reduce slots per node (not in the trace)", s.Cluster.Nodes, s.Cluster.Racks, s.Cluster.MapSlots, s.Cluster.ReduceSlots),
 		fmt.Sprintf("arrival 0 is submit time %g s of the trace", im.Meta.Origin),
 	}
+	if len(im.Notes) > 0 {
+		im.Meta.Assumptions = append(im.Meta.Assumptions, "cluster chosen: "+im.Notes[0])
+	}
 	if err := im.Workload.Validate(); err != nil {
 		return nil, bad(err)
 	}
