@@ -24,7 +24,8 @@ import (
 //	{"kind": "table", "nodes": [2, 4, 8], "seconds": [300, 160, 95]}
 //
 // Fields packer does not know are allowed and ignored, so other tools (the
-// profiler among them) may write more.
+// profiler among them) may write more; one that looks like a misspelt known
+// field is refused (CheckFields).
 type Workload struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
