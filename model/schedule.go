@@ -56,6 +56,9 @@ func NewProblem(w *Workload, c Cluster) (*Problem, error) {
 			}
 		}
 	}
+	if err := checkTotals(w.Jobs, c); err != nil {
+		return nil, err
+	}
 	return &Problem{Jobs: w.Jobs, Cluster: c}, nil
 }
 

@@ -24,7 +24,8 @@ import (
 //	{"kind": "table", "nodes": [2, 4, 8], "seconds": [300, 160, 95]}
 //
 // Fields packer does not know are allowed and ignored, so other tools (the
-// profiler among them) may write more.
+// profiler among them) may write more; one that looks like a misspelt known
+// field is refused (CheckFields).
 type Workload struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
@@ -67,6 +68,10 @@ func (w *Workload) Validate() error {
 // error messages (a file path, or "<stdin>"). A workload without a name is
 // named after the file.
 func ParseWorkload(data []byte, name string) (*Workload, error) {
+	data = TrimBOM(data)
+	if err := WrongFile(data, FileWorkload); err != nil {
+		return nil, &InputError{File: name, Err: err}
+	}
 	w, err := decodeWorkload(data)
 	if err != nil {
 		return nil, &InputError{File: name, Err: err}
@@ -172,6 +177,9 @@ func decodeWorkload(data []byte) (*Workload, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%w: trailing data after the workload object at %s", ErrInvalidWorkload, JSONPosition(data, dec.InputOffset()))
+	}
+	if err := checkWorkloadFields(data); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidWorkload, err)
 	}
 	w := Workload(raw.workloadAlias)
 	w.Jobs = make([]Job, len(raw.Jobs))

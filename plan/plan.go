@@ -342,6 +342,10 @@ func (pl *Plan) MarshalIndent() ([]byte, error) {
 
 // Parse decodes a plan document and verifies it; name is used in errors.
 func Parse(data []byte, name string) (*Plan, error) {
+	data = model.TrimBOM(data)
+	if err := model.WrongFile(data, model.FilePlan); err != nil {
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %w", ErrInvalid, err)}
+	}
 	var pl Plan
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&pl); err != nil {

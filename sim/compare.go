@@ -116,6 +116,7 @@ func Compare(c *Comparison) ([]Outcome, error) {
 			}
 		}
 		r.Summarize(alone[e.Replays()])
+		r.Notes = append(Notes(p, w), slowdownNote(r)...)
 		out = append(out, Outcome{Entry: e, Workload: w, Result: r})
 	}
 	return out, nil

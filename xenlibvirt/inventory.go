@@ -106,6 +106,7 @@ func resolveTestURI(uri, dir string) string {
 
 func parseInventory(data []byte, name, dir string) (*Inventory, error) {
 	var inv Inventory
+	data = model.TrimBOM(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&inv); err != nil {

@@ -42,7 +42,7 @@ var workloadsImportCommand = &cli.Command{
 		&cli.Float64Flag{Name: "from", Usage: "first submit time taken, `SECONDS` on the trace's clock (SWIM: its submit column; Rumen: from its first job)"},
 		&cli.Float64Flag{Name: "to", Usage: "end of the window (exclusive), `SECONDS` on the same clock as --from"},
 		&cli.IntFlag{Name: "max-jobs", Usage: "stop after `N` jobs"},
-		&cli.IntFlag{Name: "nodes", Usage: "nodes (default swim 600, hybs 18; rumen: the trace's hosts, or this many without block locations)"},
+		&cli.IntFlag{Name: "nodes", Usage: "nodes (default swim: the trace's cluster, FB-2009 600, FB-2010 3,000; hybs 18; rumen: the trace's hosts, or this many without block locations)"},
 		&cli.IntFlag{Name: "racks", Usage: "racks (default swim nodes/20, hybs and rumen --nodes 1)"},
 		&cli.IntFlag{Name: "map-slots", Usage: "map slots per node (default 2; rumen: inferred from the trace)"},
 		&cli.IntFlag{Name: "reduce-slots", Usage: "reduce slots per node (default 1; rumen: inferred from the trace)"},
@@ -87,6 +87,9 @@ func workloadsImportAction(c *cli.Context) error {
 	im, err := traces.Import(in, name, opt)
 	if err != nil {
 		return badInput(err)
+	}
+	for _, n := range im.Notes {
+		fmt.Fprintln(c.App.ErrWriter, "packer: note:", n)
 	}
 	doc, err := im.MarshalIndent()
 	if err != nil {

@@ -34,7 +34,8 @@ func TestImportCommand(t *testing.T) {
 	if err != nil || len(w.Jobs) != 5 || w.Cluster.Nodes != 600 {
 		t.Fatalf("swim: %v, %+v", err, w)
 	}
-	if errs != "Imported 5 jobs (5 maps, 4 reduces) from "+importFB2009+" (swim) onto 600 nodes in 30 racks; 1 jobs outside the window.\n" {
+	if errs != "packer: note: swim: "+importFB2009+" is FB-2009, recognised by the file name: 600 nodes in 30 racks; give --nodes and --racks to choose\n"+
+		"Imported 5 jobs (5 maps, 4 reduces) from "+importFB2009+" (swim) onto 600 nodes in 30 racks; 1 jobs outside the window.\n" {
 		t.Errorf("summary %q", errs)
 	}
 

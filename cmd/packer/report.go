@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 
@@ -41,7 +42,10 @@ var reportCommand = &cli.Command{
 			}
 		}
 		if f := c.String("profile"); f != "" {
-			if in.Profile, err = model.ReadWorkloadFile(f, c.App.Reader); err != nil {
+			var wrong *model.WrongFileError
+			if in.Profile, err = model.ReadWorkloadFile(f, c.App.Reader); errors.As(err, &wrong) {
+				return badInput(fmt.Errorf("--profile %s is %s; --profile wants a profile or workload file with observations (from packer profile or packer fit)", f, wrong.Got))
+			} else if err != nil {
 				return badInput(err)
 			}
 		}
@@ -61,7 +65,10 @@ func readSimulation(path string) ([]*sim.Result, error) {
 	if err != nil {
 		return nil, &model.InputError{File: path, Err: err}
 	}
-	data = bytes.TrimSpace(data)
+	data = bytes.TrimSpace(model.TrimBOM(data))
+	if err := model.WrongFile(data, model.FileSimResults); err != nil {
+		return nil, &model.InputError{File: path, Err: err}
+	}
 	var rs []*sim.Result
 	if len(data) > 0 && data[0] == '[' {
 		err = json.Unmarshal(data, &rs)

@@ -142,6 +142,9 @@ func simulateAction(c *cli.Context) error {
 			return err
 		}
 	}
+	for _, n := range sim.NoteLines(runs) {
+		fmt.Fprintln(c.App.ErrWriter, "packer: note:", n)
+	}
 	out := c.App.Writer
 	switch format {
 	case "json":
@@ -227,7 +230,10 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 				r.Result.Policy, d(r.Workload.Cluster.Nodes, 18)+len(r.Workload.Cluster.Extras))
 		}
 	}
-	fmt.Fprintln(out, "Times in seconds. Slowdown: response ÷ the job's time alone on the empty cluster; V95 = p95 ÷ median slowdown.")
+	for _, n := range sim.NoteLines(runs) {
+		fmt.Fprintln(out, "Note:", n)
+	}
+	fmt.Fprintln(out, "Times in seconds. Slowdown: response ÷ the job's time alone on the empty cluster, every map node-local; V95 = p95 ÷ median slowdown.")
 	return nil
 }
 

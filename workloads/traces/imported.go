@@ -22,6 +22,10 @@ type Imported struct {
 	// Hosts names, for a Rumen import, the host each simulated node stands
 	// for (Hosts[i] is node i); nil for the other formats.
 	Hosts []string
+	// Notes tell the user what the import chose for them (a cluster derived
+	// from the trace) or should know (a workload too big to simulate
+	// easily); they are not part of the workload file.
+	Notes []string
 }
 
 // Metadata describes an import. It is written into the workload file beside

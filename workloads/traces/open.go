@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -25,9 +26,18 @@ func OpenForSimulation(name string, in io.Reader) (tasks *sim.Workload, jobs *mo
 	if err != nil {
 		return nil, nil, false, err
 	}
+	data = model.TrimBOM(data)
+	if err := model.WrongFile(data, model.FileWorkload, model.FileSimWorkload); err != nil {
+		return nil, nil, false, &model.InputError{File: name, Err: err}
+	}
 	if sim.IsModelWorkload(data) {
 		jobs, err = model.ParseWorkload(data, name)
 		return nil, jobs, false, err
+	}
+	// A misspelt field is named before the checks it would make fail (a
+	// "maen" leaves mean 0, which is refused as such).
+	if err := checkSimFields(data); err != nil {
+		return nil, nil, false, &model.InputError{File: name, Err: fmt.Errorf("%w: %w", sim.ErrInvalidWorkload, err)}
 	}
 	tasks, err = sim.ParseWorkload(data, name)
 	return tasks, nil, false, err

@@ -163,6 +163,18 @@ func Import(r io.Reader, name string, o *ImportOptions) (*Imported, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	im, err := importFormat(r, name, o)
+	if err != nil {
+		return nil, err
+	}
+	if w := sizeWarning(im, o.Format, o.BlockMB); w != "" {
+		im.Notes = append(im.Notes, w)
+	}
+	return im, nil
+}
+
+// importFormat is Import's reading, by format.
+func importFormat(r io.Reader, name string, o *ImportOptions) (*Imported, error) {
 	switch o.Format {
 	case FormatSWIM:
 		return ReadSWIM(r, name, &SWIMSettings{Window: o.Window, SkipBad: o.SkipBad, Cluster: o.Cluster,

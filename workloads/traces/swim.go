@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 )
 
@@ -33,9 +34,11 @@ type SWIMSettings struct {
 	// SkipBad skips malformed lines (counted in Metadata.SkippedBad) instead
 	// of stopping at the first.
 	SkipBad bool
-	// Cluster is the simulated cluster. Zero fields default to 600 nodes
-	// (FB-2009's cluster; FB-2010's had 3,000) in racks of 20, with 2 map
-	// slots, 1 reduce slot and 3 replicas.
+	// Cluster is the simulated cluster. Zero fields take defaults: the nodes
+	// of the Facebook cluster the trace samples, recognised by the file name
+	// or the rate of submissions (600 for FB-2009, 3,000 for FB-2010, 600
+	// when neither tells; ReadSWIM's Imported.Notes say which), in racks of
+	// 20, with 2 map slots, 1 reduce slot and 3 replicas.
 	Cluster sim.Cluster
 	// BlockBytes is the HDFS block size, one map per block; default 64 MiB.
 	BlockBytes int64
@@ -189,6 +192,7 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		Meta: Metadata{Format: "swim", Source: name}}
 	seen := map[string]int{}
 	tasks := 0
+	first, last := math.Inf(1), math.Inf(-1) // submit times read, for deriveSWIMCluster
 	err = eachLine(in, func(line int, text string) (bool, error) {
 		if strings.TrimSpace(text) == "" {
 			return true, nil
@@ -215,6 +219,7 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		}
 		seen[sj.ID] = line
 		im.Meta.Records++
+		first, last = min(first, sj.Submit), max(last, sj.Submit)
 		if !s.Window.admits(sj.Submit) {
 			im.Meta.OutsideWindow++
 			return true, nil
@@ -235,6 +240,14 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 	}
 	im.Meta.Origin = shiftArrivals(im.Workload.Jobs)
 	im.Meta.count(im.Workload.Jobs)
+	if set == nil || set.Cluster.Nodes == 0 {
+		var note string
+		if s.Cluster, note, err = deriveSWIMCluster(valueOrZero(set).Cluster, name, im.Meta.Records, last-first); err != nil {
+			return nil, bad(err)
+		}
+		im.Workload.Cluster = s.Cluster
+		im.Notes = append(im.Notes, note)
+	}
 	im.Meta.Assumptions = []string{
 		fmt.Sprintf("maps = max(1, ceil(input bytes / %d)), one per HDFS block (of input, or of output if larger for map-only jobs)", s.BlockBytes),
 		fmt.Sprintf("reduces = ceil(max(shuffle, output bytes) / %d), none without shuffle", s.ReduceBytes),
@@ -243,6 +256,9 @@ func ReadSWIM(r io.Reader, name string, set *SWIMSettings) (*Imported, error) {
 		"jobs without input read no block; other blocks are placed by the simulator's seed",
 		fmt.Sprintf("cluster: %d nodes in %d racks, %d map and %d reduce slots per node (not in the trace)", s.Cluster.Nodes, s.Cluster.Racks, s.Cluster.MapSlots, s.Cluster.ReduceSlots),
 		fmt.Sprintf("arrival 0 is submit time %g s of the trace", im.Meta.Origin),
+	}
+	if len(im.Notes) > 0 {
+		im.Meta.Assumptions = append(im.Meta.Assumptions, "cluster chosen: "+im.Notes[0])
 	}
 	if err := im.Workload.Validate(); err != nil {
 		return nil, bad(err)
@@ -289,9 +305,9 @@ func maybeGzip(r io.Reader) (io.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip header: %w", readError(err))
 		}
-		return z, nil
+		return model.SkipBOM(z), nil
 	}
-	return br, nil
+	return model.SkipBOM(br), nil
 }
 
 // readError names a truncated gzip stream for what it is.
