@@ -62,7 +62,11 @@ func TestBashCompletesCommands(t *testing.T) {
 	if out, err := exec.Command(bash, "-n", filepath.Join(dir, "packer.bash")).CombinedOutput(); err != nil {
 		t.Fatalf("bash -n: %v\n%s", err, out)
 	}
-	for words, want := range map[string]string{"packer pl": "plan", "packer compare --algo": "--algorithms"} {
+	for words, want := range map[string]string{"packer pl": "plan", "packer compare --algo": "--algorithms",
+		// After a flag that takes a value, files (the default) rather than flags.
+		"packer plan -w ''": "", "packer simulate --workload ''": "",
+		// No help command crowding a command's subcommands.
+		"packer workloads ''": "show merge import"} {
 		cmd := exec.Command(bash, "-c", `source packer.bash; COMP_WORDS=(`+words+`); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _packer_complete; echo "${COMPREPLY[*]}"`)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))

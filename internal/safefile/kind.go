@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -13,41 +14,73 @@ import (
 // maxLinks bounds the symbolic links resolve follows, as the kernel does.
 const maxLinks = 40
 
-// resolve finds the file a write to path must reach and, if it exists, its
-// mode. A device or FIFO is opened by the name given, which also reaches the
-// pipe behind a shell's /dev/fd/63 (a link the kernel makes, whose text
-// "pipe:[506080]" names no file). A regular file is replaced where it really
-// lies, so a symbolic link to it stays a link. A path that does not exist may
-// be a dangling link: it is followed to the name to create. A kind of file
-// that cannot take an output is an error.
-func resolve(path string) (string, fs.FileInfo, error) {
+// target is where a write to a path goes.
+type target struct {
+	path    string
+	exists  bool // the file exists (else it is created)
+	inPlace bool // written in place: a device, a FIFO or an inherited descriptor
+}
+
+// resolve finds the file a write to path must reach. A path naming one of
+// packer's own open descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is
+// written through that descriptor, whatever it leads to: renaming over the
+// file a shell redirected standard output to would lose what it held (and
+// the table packer prints there). A device or FIFO is opened by the name
+// given. A regular file is replaced where it really lies, so a symbolic
+// link to it stays a link. A path that does not exist may be a dangling
+// link: it is followed to the name to create. A kind of file that cannot
+// take an output is an error.
+func resolve(path string) (target, error) {
 	st, err := os.Stat(path)
+	if _, ok := inheritedFD(path); ok && err == nil {
+		return target{path: path, exists: true, inPlace: true}, nil
+	}
 	switch {
 	case err == nil && !st.Mode().IsRegular():
 		if err := writable(st); err != nil {
-			return "", nil, fmt.Errorf("write %s: %w", path, err)
+			return target{}, fmt.Errorf("write %s: %w", path, err)
 		}
-		return path, st, nil
+		return target{path: path, exists: true, inPlace: true}, nil
 	case err == nil:
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return "", nil, fmt.Errorf("write %s: %w", path, err)
+			return target{}, fmt.Errorf("write %s: %w", path, err)
 		}
-		return real, st, nil
+		return target{path: real, exists: true}, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", nil, fmt.Errorf("write %s: %w", path, err)
+		return target{}, fmt.Errorf("write %s: %w", path, err)
 	}
 	for range maxLinks {
-		target, err := os.Readlink(path)
+		link, err := os.Readlink(path)
 		if err != nil {
-			return path, nil, nil // not a link: the file to create
+			return target{path: path}, nil // not a link: the file to create
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(path), target)
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
 		}
-		path = target
+		path = link
 	}
-	return "", nil, fmt.Errorf("write %s: %w", path, syscall.ELOOP)
+	return target{}, fmt.Errorf("write %s: %w", path, syscall.ELOOP)
+}
+
+// inheritedFD tells whether path names one of this process's open file
+// descriptors, and which.
+func inheritedFD(path string) (int, bool) {
+	path = filepath.Clean(path)
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/" + strconv.Itoa(os.Getpid()) + "/fd/"} {
+		if rest, ok := strings.CutPrefix(path, dir); ok {
+			if fd, err := strconv.Atoi(rest); err == nil && fd >= 0 {
+				return fd, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // writable refuses the kinds of file an output cannot go to: all but regular
@@ -70,9 +103,18 @@ func writable(st fs.FileInfo) error {
 	return fmt.Errorf("is %s; give a file, a FIFO or a character device", kind)
 }
 
-// openInPlace opens a device or FIFO for writing without creating or
-// truncating anything; for a FIFO it waits for a reader.
+// openInPlace opens a device, FIFO or inherited descriptor for writing
+// without creating or truncating anything; for a FIFO it waits for a
+// reader. An inherited descriptor is duplicated, so the write goes on where
+// the shell's redirection is (at the end, for >>).
 func openInPlace(path string) (*os.File, error) {
+	if fd, ok := inheritedFD(path); ok {
+		dup, err := syscall.Dup(fd)
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+		return os.NewFile(uintptr(dup), path), nil
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
@@ -80,7 +122,7 @@ func openInPlace(path string) (*os.File, error) {
 	return f, nil
 }
 
-// writeInPlace writes data to a device or FIFO.
+// writeInPlace writes data to a device, FIFO or inherited descriptor.
 func writeInPlace(path string, data []byte) error {
 	f, err := openInPlace(path)
 	if err != nil {
@@ -89,6 +131,10 @@ func writeInPlace(path string, data []byte) error {
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the *os.File's error already says "write PATH"
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -114,13 +160,13 @@ func Check(path string) error {
 	if formatNames[strings.ToLower(path)] {
 		return fmt.Errorf("%w (output formats are chosen with --format; to make a file called %s, give ./%s)", ErrFormatName, path, path)
 	}
-	target, st, err := resolve(path)
+	t, err := resolve(path)
 	if err != nil {
 		return errors.Unwrap(err) // without resolve's "write PATH: "
 	}
-	if st == nil {
-		if dst, err := os.Stat(filepath.Dir(target)); err != nil || !dst.IsDir() {
-			return fmt.Errorf("directory %s does not exist", filepath.Dir(target))
+	if !t.exists {
+		if dst, err := os.Stat(filepath.Dir(t.path)); err != nil || !dst.IsDir() {
+			return fmt.Errorf("directory %s does not exist", filepath.Dir(t.path))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -189,5 +190,50 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check("table"); !errors.Is(err, ErrFormatName) {
 		t.Errorf("table: %v", err)
+	}
+}
+
+// TestInheritedDescriptorIsWrittenInPlace: `packer plan -o /dev/stdout >>
+// log` must add to log, not replace it: a path naming one of the process's
+// descriptors is written through that descriptor, at its offset (the end,
+// for a file opened to append), with WriteFile and with Create.
+func TestInheritedDescriptorIsWrittenInPlace(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(log, []byte("KEEP\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fd := strconv.Itoa(int(f.Fd()))
+	if err := WriteFile("/dev/fd/"+fd, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create("/proc/self/fd/"+fd, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("two\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte("three\n")); err != nil {
+		t.Fatalf("the caller's descriptor was closed: %v", err)
+	}
+	got, _ := os.ReadFile(log)
+	if string(got) != "KEEP\none\ntwo\nthree\n" {
+		t.Errorf("log holds %q, want KEEP then one, two, three", got)
+	}
+	for path, want := range map[string]int{"/dev/stdout": 1, "/dev/stderr": 2, "/dev/fd/7": 7, "/proc/self/fd/12": 12} {
+		if fd, ok := inheritedFD(path); !ok || fd != want {
+			t.Errorf("inheritedFD(%s) = %d, %v; want %d", path, fd, ok, want)
+		}
+	}
+	if _, ok := inheritedFD("/dev/fd/x"); ok {
+		t.Error("/dev/fd/x taken for a descriptor")
 	}
 }

@@ -4,9 +4,10 @@
 //
 // Only a regular file (or a path that does not exist yet) is replaced so. A
 // symbolic link is followed: its target is written and the link stays. A
-// character device (/dev/null, /dev/stdout) or a FIFO (a pipe, as in bash's
-// -o >(jq .)) is written in place, since renaming over it would destroy the
-// device or the pipe the user gave. Directories, sockets, block devices and
+// character device (/dev/null), a FIFO (a pipe, as in bash's -o >(jq .)) or
+// one of the process's own descriptors (/dev/stdout, /dev/fd/N, whatever
+// file the shell opened there) is written in place, since renaming over it
+// would destroy the device, the pipe or the file the user redirected to. Directories, sockets, block devices and
 // other kinds of file are refused.
 package safefile
 
@@ -20,13 +21,14 @@ import (
 // place (see the package comment). On any error a regular target is
 // untouched and no temporary file is left behind.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
-	path, st, err := resolve(path)
+	t, err := resolve(path)
 	if err != nil {
 		return err
 	}
-	if st != nil && !st.Mode().IsRegular() {
-		return writeInPlace(path, data)
+	if t.inPlace {
+		return writeInPlace(t.path, data)
 	}
+	path = t.path
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -75,11 +77,12 @@ type File struct {
 
 // Create starts writing path.
 func Create(path string, perm os.FileMode) (*File, error) {
-	path, st, err := resolve(path)
+	t, err := resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	if st != nil && !st.Mode().IsRegular() {
+	path = t.path
+	if t.inPlace {
 		f, err := openInPlace(path)
 		if err != nil {
 			return nil, err

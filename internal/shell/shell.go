@@ -73,12 +73,23 @@ func Completion(shell, prog string, fish func() (string, error)) (string, error)
 // before it; files are the fallback (-o default), as for any command.
 const bashScript = `# bash completion for PROG; load it with: source <(PROG completion bash)
 _PROG_complete() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" opts
+  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
   local -a before=("${COMP_WORDS[@]:0:COMP_CWORD}")
+  # After a flag, the word is most likely its value (a file for most of
+  # packer's flags): leave it to the default, file names.
+  if [[ "$prev" == -* && "$prev" != *=* && "$cur" != -* && COMP_CWORD -gt 1 ]]; then
+    COMPREPLY=()
+    return
+  fi
   if [[ "$cur" == -* ]]; then
     opts=$("${before[@]}" "$cur" --generate-bash-completion 2>/dev/null)
   else
     opts=$("${before[@]}" --generate-bash-completion 2>/dev/null)
+  fi
+  # urfave/cli offers its help command under every command; below the top
+  # level it only crowds the real subcommands.
+  if (( COMP_CWORD > 1 )); then
+    opts=$(printf '%s\n' $opts | grep -vx -e help -e h)
   fi
   COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }
