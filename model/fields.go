@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -40,8 +41,19 @@ func CheckFieldMap(fields map[string]json.RawMessage, at string, known []string)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys) // the first typo by name, the same every run
+	// A key cannot misspell a field the object also has: "notes" beside
+	// "nodes" is a note.
+	var absent []string
+	for _, f := range known {
+		if !slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, f) }) {
+			absent = append(absent, f)
+		}
+	}
 	for _, k := range keys {
-		if want := CloseField(k, known); want != "" {
+		if slices.ContainsFunc(known, func(f string) bool { return strings.EqualFold(k, f) }) {
+			continue
+		}
+		if want := CloseField(k, absent); want != "" {
 			prefix := ""
 			if at != "" {
 				prefix = at + ": "
@@ -59,8 +71,11 @@ func CheckFieldMap(fields map[string]json.RawMessage, at string, known []string)
 // after dropping '_', '-' and case ("ioIntensive", "io-intensive"), or when
 // their edit distance (EditDistance) is at most a quarter of the known
 // field's length and at most 2: "io_intesive" (1 from "io_intensive", 12
-// letters) is close, but nothing is close to "a" or "b" but "A" and "B", so
-// that short fields do not capture every short extra key.
+// letters) is close, and nothing is close to "a" or "b" but "A" and "B", so
+// that short fields do not capture every short extra key. Below 6 letters a
+// substituted letter often makes another word ("notes" and "nodes"), so
+// there only a letter added, dropped or two letters swapped count ("nmae",
+// "kinds").
 func CloseField(key string, known []string) string {
 	for _, f := range known {
 		if strings.EqualFold(key, f) {
@@ -72,11 +87,23 @@ func CloseField(key string, known []string) string {
 		if squash(key) == squash(f) {
 			return f
 		}
-		if d := EditDistance(key, f); d <= min(2, len(f)/4) && d < bestD {
+		if d := EditDistance(key, f); d <= min(2, len(f)/4) && d < bestD && (len(f) >= 6 || !substituted(key, f)) {
 			best, bestD = f, d
 		}
 	}
 	return best
+}
+
+// substituted tells whether key differs from f by a substituted letter: the
+// same length but other letters (a swap of two keeps the letters).
+func substituted(key, f string) bool {
+	if len(key) != len(f) {
+		return false
+	}
+	a, b := []byte(key), []byte(f)
+	slices.Sort(a)
+	slices.Sort(b)
+	return !slices.Equal(a, b)
 }
 
 // squash drops '_' and '-' and lowers the case.

@@ -45,6 +45,7 @@ func TestCloseField(t *testing.T) {
 		{"name", ""},                         // known
 		{"NAME", ""},                         // known: encoding/json matches case-insensitively
 		{"x", ""},                            // 1 from "a", but "a" has length 1: 1 > 1/4
+		{"nape", ""},                         // 1 from "name", but by a substitution: another word, not a typo
 		{"owner", ""},                        // far from everything
 		{"io_intensity", "io_intensive"},     // 2 ≤ min(2, 3)
 		{"io_expensive", ""},                 // 3: i→e, n→x, t→p
@@ -82,7 +83,7 @@ func TestParseWorkloadFieldTypos(t *testing.T) {
 			`w.json: invalid workload: jobs[1]: unknown field "io_intesive" (did you mean "io_intensive"?)`},
 		{`{"name": "w", "jobs": [{"name": "j", "model": {"kinds": "amdahl", "a": 1, "b": 0}}]}`,
 			`w.json: invalid workload: jobs[0].model: unknown field "kinds" (did you mean "kind"?)`},
-		{`{"name": "w", "job": [], "jobs": [{"name": "j", "model": {"a": 1, "b": 0}}]}`,
+		{`{"name": "w", "job": [{"name": "j", "model": {"a": 1, "b": 0}}]}`,
 			`w.json: invalid workload: unknown field "job" (did you mean "jobs"?)`},
 	} {
 		_, err := ParseWorkload([]byte(tc.doc), "w.json")
@@ -90,8 +91,14 @@ func TestParseWorkloadFieldTypos(t *testing.T) {
 			t.Errorf("ParseWorkload(%s):\n got %v\nwant %s", tc.doc, err, tc.want)
 		}
 	}
-	// Extra fields far from every known one stay allowed.
-	doc := `{"name": "w", "owner": "ops", "jobs": [{"name": "j", "queue": "q", "model": {"a": 1, "b": 0, "r2": 0.99}}]}`
+	// Extra fields far from every known one stay allowed, and so do words one
+	// letter from a short field ("notes", "nodes"), and a key beside the
+	// field it resembles (both are there: neither is a misspelling).
+	doc := `{"name": "w", "owner": "ops", "jobs": [{"name": "j", "queue": "q", "model": {"a": 1, "b": 0, "r2": 0.99, "notes": "x"}}]}`
+	if _, err := ParseWorkload([]byte(doc), "w.json"); err != nil {
+		t.Errorf("extra fields: %v", err)
+	}
+	doc = `{"name": "w", "job": "a note", "jobs": [{"name": "j", "names": ["x"], "model": {"a": 1, "b": 0}}]}`
 	if _, err := ParseWorkload([]byte(doc), "w.json"); err != nil {
 		t.Errorf("extra fields: %v", err)
 	}

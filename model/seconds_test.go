@@ -1,6 +1,10 @@
 package model
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"testing"
+)
 
 func TestFormatSeconds(t *testing.T) {
 	for _, c := range []struct {
@@ -16,6 +20,12 @@ func TestFormatSeconds(t *testing.T) {
 		{4176.5, "4176.5 s (1h09m36s)"},  // 3600 + 9 × 60 + 36.5
 		{41000, "41000.0 s (11h23m20s)"}, // 11 × 3600 + 23 × 60 + 20, not 683m20s
 		{96000, "96000.0 s (26h40m00s)"}, // no days: 26 × 3600 + 40 × 60
+		{3.6e9 - 1, "3599999999.0 s (999999h59m59s)"},
+		{3.6e9, "3600000000.0 s"}, // a million hours: seconds alone
+		{1e300, fmt.Sprintf("%.1f s", 1e300)},
+		{math.Inf(1), "+Inf s"},
+		{math.NaN(), "NaN s"},
+		{-90, "-90.0 s"},
 	} {
 		if got := FormatSeconds(c.s); got != c.want {
 			t.Errorf("FormatSeconds(%v) = %q, want %q", c.s, got, c.want)

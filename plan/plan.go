@@ -353,8 +353,11 @@ func Parse(data []byte, name string) (*Plan, error) {
 	}
 	// A second document (or any text) after the plan is a file pasted
 	// together by mistake: refuse it rather than apply half of it.
+	end := dec.InputOffset()
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: data after the plan document (at byte %d)", ErrInvalid, dec.InputOffset())}
+		rest := bytes.TrimLeft(data[end:], " \t\r\n")
+		at := model.JSONPosition(data, int64(len(data)-len(rest)))
+		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: data after the plan document, at %s", ErrInvalid, at)}
 	}
 	if err := pl.Verify(); err != nil {
 		return nil, &model.InputError{File: name, Err: err}

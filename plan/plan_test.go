@@ -3,6 +3,7 @@ package plan_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -93,6 +94,10 @@ func TestPlanDocument(t *testing.T) {
 	// white space is not.
 	if _, err := plan.Parse(append(b, " \n\t"...), "plan.json"); err != nil {
 		t.Errorf("trailing white space refused: %v", err)
+	}
+	lines := strings.Count(string(b), "\n")
+	if _, err := plan.Parse(append(slices.Clone(b), "\n  x"...), "two.json"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at line %d, column 3", lines+2)) {
+		t.Errorf("text two lines after the plan: %v, want its line and column", err)
 	}
 	for _, tail := range []string{string(b), "x", "{}", "]"} {
 		if _, err := plan.Parse(append(slices.Clone(b), tail...), "two.json"); err == nil || !strings.Contains(err.Error(), "data after the plan document") {

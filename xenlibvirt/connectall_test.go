@@ -20,8 +20,9 @@ type closeCounter struct {
 func (c closeCounter) Close() error { c.closed.Add(1); return c.Hypervisor.Close() }
 
 // slowHosts connects to c's hosts after a delay each, host "down" (by
-// index) failing, and counts the connections made and closed.
-func slowHosts(c *libvirttest.Cluster, delay time.Duration, down int, made, closed *atomic.Int32) xenlibvirt.Connector {
+// index) failing, and counts the connections made and closed and the most
+// connects in flight at once.
+func slowHosts(c *libvirttest.Cluster, delay time.Duration, down int, made, closed, peak *atomic.Int32) xenlibvirt.Connector {
 	inner := c.Connector(func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
 		if i == down {
 			return nil
@@ -29,22 +30,27 @@ func slowHosts(c *libvirttest.Cluster, delay time.Duration, down int, made, clos
 		made.Add(1)
 		return closeCounter{hv, closed}
 	})
+	var inFlight atomic.Int32
 	return xenlibvirt.ConnectorFunc(func(h xenlibvirt.InventoryHost) (xenlibvirt.Hypervisor, error) {
+		n := inFlight.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
 		time.Sleep(delay)
+		inFlight.Add(-1)
 		return inner.Connect(h)
 	})
 }
 
-// TestHostsAreConnectedInParallel: hosts check and apply's Connect reach
-// the hosts at the same time, so eight hosts answering in 300 ms each take
-// far less than 2.4 s; the report stays in inventory order.
+// TestHostsAreConnectedInParallel: hosts check reaches the hosts at the same
+// time (a slow or unreachable host costs one timeout, not one per host), at
+// most 8 at once; the report stays in inventory order. Counting the connects
+// in flight, not the time taken, keeps the test sure on a loaded machine.
 func TestHostsAreConnectedInParallel(t *testing.T) {
-	c := libvirttest.NewCluster(t, 8, xenlibvirt.KVM)
-	var made, closed atomic.Int32
-	start := time.Now()
-	rep := xenlibvirt.CheckHosts(nil, c.Inventory, slowHosts(c, 300*time.Millisecond, 5, &made, &closed))
-	if d := time.Since(start); d > 1500*time.Millisecond {
-		t.Errorf("8 hosts of 300 ms each took %v: not connected in parallel", d)
+	c := libvirttest.NewCluster(t, 10, xenlibvirt.KVM)
+	var made, closed, peak atomic.Int32
+	rep := xenlibvirt.CheckHosts(nil, c.Inventory, slowHosts(c, 300*time.Millisecond, 5, &made, &closed, &peak))
+	if p := peak.Load(); p < 2 || p > 8 {
+		t.Errorf("at most %d hosts were connected to at once, want 2 to 8", p)
 	}
 	for i, h := range rep.Hosts {
 		if h.Name != c.Inventory.Hosts[i].Name {
@@ -54,8 +60,8 @@ func TestHostsAreConnectedInParallel(t *testing.T) {
 			t.Errorf("host %d reachable = %v (%s)", i, h.Reachable, h.Error)
 		}
 	}
-	if made.Load() != 7 || closed.Load() != 7 {
-		t.Errorf("%d connections made, %d closed; want 7 and 7", made.Load(), closed.Load())
+	if made.Load() != 9 || closed.Load() != 9 {
+		t.Errorf("%d connections made, %d closed; want 9 and 9", made.Load(), closed.Load())
 	}
 }
 
@@ -64,8 +70,8 @@ func TestHostsAreConnectedInParallel(t *testing.T) {
 func TestConnectClosesEveryHostWhenOneFails(t *testing.T) {
 	pl := plantest.PaperPair(t, "W2", 4)
 	c := libvirttest.NewCluster(t, 4, xenlibvirt.KVM)
-	var made, closed atomic.Int32
-	_, err := xenlibvirt.Connect(pl, c.Inventory, slowHosts(c, 50*time.Millisecond, 2, &made, &closed))
+	var made, closed, peak atomic.Int32
+	_, err := xenlibvirt.Connect(pl, c.Inventory, slowHosts(c, 50*time.Millisecond, 2, &made, &closed, &peak))
 	if err == nil || !strings.Contains(err.Error(), "host "+c.Inventory.Hosts[2].Name) {
 		t.Fatalf("err = %v, want one naming host %s", err, c.Inventory.Hosts[2].Name)
 	}

@@ -65,7 +65,9 @@ type Event struct {
 	Err      error
 }
 
-// Connector opens a Hypervisor for an inventory host.
+// Connector opens a Hypervisor for an inventory host. Connect is called
+// for several hosts at once (hosts check and apply reach them in parallel),
+// so it must be safe for concurrent use.
 type Connector interface {
 	Connect(h InventoryHost) (Hypervisor, error)
 }

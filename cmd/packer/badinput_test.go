@@ -98,8 +98,9 @@ func TestReportRefusesAPlanAsProfile(t *testing.T) {
 	refused(t, code, errs, "", plan+": a plan document (from packer plan --output), not a packer workload file")
 }
 
-// dp on a workload without users is fifo: simulate says so on stderr and in
-// its table and JSON.
+// dp on a workload without users is fifo: simulate says so in its table,
+// and, with JSON on stdout, on stderr as well as in the JSON (once each: the
+// table's note is not repeated on stderr).
 func TestSimulateNotesMissingInputs(t *testing.T) {
 	const want = "dp: the workload's jobs all belong to one user (or name none)"
 	w := writeFile(t, t.TempDir(), "s.json", `{"jobs": [{"name": "a", "maps": {"count": 4, "mean": 10}}, {"name": "b", "arrival": 5, "maps": {"count": 4, "mean": 5}}]}`)
@@ -107,7 +108,7 @@ func TestSimulateNotesMissingInputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "packer: note: "+want) || !strings.Contains(out, "Note: "+want) {
+	if strings.Contains(errs, want) || !strings.Contains(out, "Note: "+want) {
 		t.Errorf("note missing:\nstdout:\n%s\nstderr:\n%s", out, errs)
 	}
 	code, out, errs = packer(t, "", "simulate", "-w", w, "--policies", "fifo,dp", "--format", "json")

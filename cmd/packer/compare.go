@@ -70,26 +70,12 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// Load every workload and skip what a method cannot take before planning
-	// anything, rather than fail after minutes of work.
-	var problems []*model.Problem
-	skip := map[string]error{}
-	for i, name := range names {
-		w, err := loadWorkloadNamed(c, name)
-		if err != nil {
-			return err
-		}
-		p, err := model.NewProblem(w, cl)
-		if err != nil {
-			return badInput(fmt.Errorf("%s: %w", name, err))
-		}
-		problems, names[i] = append(problems, p), w.Name
-		for _, a := range algos {
-			if err := optimize.Accepts(optimize.Method(a), p); err != nil {
-				skip[fmt.Sprintf("%d %s", i, a)] = err
-				fmt.Fprintf(c.App.ErrWriter, "packer: compare: %s skipped for %s: %v\n", a, w.Name, err)
-			}
-		}
+	problems, skip, err := compareProblems(c, names, algos, cl)
+	if err != nil {
+		return err
+	}
+	if len(skip) == len(algos)*len(problems) {
+		return badUsage("--algorithms %s: none of them can take the workloads given", strings.Join(algos, ","))
 	}
 	var out []comparison
 	var rows []chart.AlgorithmRow
@@ -97,7 +83,7 @@ func compareAction(c *cli.Context) error {
 		row := chart.AlgorithmRow{Workload: names[i]}
 		for _, a := range algos {
 			var pl *plan.Plan
-			if err := skip[fmt.Sprintf("%d %s", i, a)]; err != nil {
+			if err := skip[cell{i, a}]; err != nil {
 				out, pl = append(out, comparison{Workload: names[i], Algorithm: a, Skipped: err.Error()}), &plan.Plan{}
 			} else if pl, err = makePlan(c, p, names[i], a); err != nil {
 				return err
@@ -135,7 +121,11 @@ func compareAction(c *cli.Context) error {
 			line = append(line, skippedOr(m, fmt.Sprintf("%.1f", m)))
 		}
 		for _, m := range r.Makespan[1:] {
-			line = append(line, skippedOr(m*r.Makespan[0], fmt.Sprintf("%.1f %%", 100*(1-m/r.Makespan[0]))))
+			saving := skippedOr(m, fmt.Sprintf("%.1f %%", 100*(1-m/r.Makespan[0])))
+			if r.Makespan[0] == 0 {
+				saving = "n/a (" + algos[0] + " skipped)"
+			}
+			line = append(line, saving)
 		}
 		t.Append(line)
 	}
@@ -144,6 +134,38 @@ func compareAction(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "Cluster: %d hosts × %d disks, r = %d, alpha = %g. Savings against %s.\n", cl.Hosts, cl.DisksPerHost, cl.ExtraRatio, cl.Alpha, algos[0])
 	return nil
+}
+
+// cell is a workload (by index) and an algorithm of a comparison.
+type cell struct {
+	workload  int
+	algorithm string
+}
+
+// compareProblems loads every workload (names[i] becomes its name) and finds
+// what a method cannot take before planning anything, rather than fail
+// after minutes of work; each skip is said on stderr.
+func compareProblems(c *cli.Context, names, algos []string, cl model.Cluster) ([]*model.Problem, map[cell]error, error) {
+	var problems []*model.Problem
+	skip := map[cell]error{}
+	for i, name := range names {
+		w, err := loadWorkloadNamed(c, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := model.NewProblem(w, cl)
+		if err != nil {
+			return nil, nil, badInput(fmt.Errorf("%s: %w", name, err))
+		}
+		problems, names[i] = append(problems, p), w.Name
+		for _, a := range algos {
+			if err := optimize.Accepts(optimize.Method(a), p); err != nil {
+				skip[cell{i, a}] = err
+				fmt.Fprintf(c.App.ErrWriter, "packer: compare: %s skipped for %s: %v\n", a, w.Name, err)
+			}
+		}
+	}
+	return problems, skip, nil
 }
 
 // skippedOr is s, or "skipped" for a makespan of 0: an algorithm that could

@@ -56,3 +56,26 @@ func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
 		t.Errorf("W1 with exact: %+v", r)
 	}
 }
+
+// When the baseline (the first algorithm) is skipped, the others' savings
+// have nothing to be measured against: they say so rather than "skipped";
+// when every algorithm is skipped, nothing was compared: a usage error.
+func TestCompareWithoutItsBaseline(t *testing.T) {
+	w := &model.Workload{Name: "my20"}
+	for i := range 20 {
+		w.Jobs = append(w.Jobs, model.Job{Name: fmt.Sprintf("j%02d", i), Model: model.PowerLaw{A: 500 + 50*float64(i), B: -0.6}})
+	}
+	b, _ := w.MarshalIndent()
+	path := filepath.Join(t.TempDir(), "my20.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := packer(t, "", "compare", "--workloads", path, "--algorithms", "exact,pair,sequential")
+	if code != 0 || strings.Count(out, "n/a (exact skipped)") != 2 || strings.Count(out, "skipped") != 3 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	code, out, errs := packer(t, "", "compare", "--workloads", path, "--algorithms", "exact")
+	if code != 2 || out != "" || !strings.Contains(errs, "none of them can take the workloads given") {
+		t.Errorf("every algorithm skipped: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -72,9 +72,9 @@ func workloadsImportAction(c *cli.Context) error {
 		return badInput(err)
 	}
 	out, hybs := c.String("output"), c.String("hybs")
-	for _, path := range []string{out, hybs} {
+	for flag, path := range map[string]string{"output": out, "hybs": hybs} {
 		if path != "" {
-			if err := checkOutputPath("output", path); err != nil {
+			if err := checkOutputPath(flag, path); err != nil {
 				return err
 			}
 		}

@@ -64,12 +64,6 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, "jobs-csv", "trace", "arff"); err != nil {
-		return err
-	}
-	if err := checkChart(c); err != nil {
-		return err
-	}
 	for _, check := range simFlagChecks {
 		if err := check(c); err != nil {
 			return err
@@ -143,7 +137,9 @@ func simulateAction(c *cli.Context) error {
 		}
 	}
 	for _, n := range sim.NoteLines(runs) {
-		fmt.Fprintln(c.App.ErrWriter, "packer: note:", n)
+		if format != "table" { // the table carries the notes itself
+			fmt.Fprintln(c.App.ErrWriter, "packer: note:", n)
+		}
 	}
 	out := c.App.Writer
 	switch format {

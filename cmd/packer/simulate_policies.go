@@ -40,6 +40,8 @@ func policyHelp() string {
 // simFlagChecks are simulate's flag rules, checked in order before any
 // work; each names its flag in a usage error.
 var simFlagChecks = []func(c *cli.Context) error{
+	func(c *cli.Context) error { return checkOutputs(c, "jobs-csv", "trace", "arff") },
+	checkChart,
 	func(c *cli.Context) error { _, err := parseSpending(c.String("spending")); return err },
 	func(c *cli.Context) error {
 		if f := c.Float64("slowstart"); !(f >= 0 && f <= 1) {

@@ -145,7 +145,7 @@ func writeInPlace(path string, data []byte) error {
 // formatNames are words people give -o out of habit (kubectl's -o json) when
 // they mean an output format.
 var formatNames = map[string]bool{"json": true, "yaml": true, "yml": true, "table": true, "wide": true,
-	"csv": true, "text": true, "name": true}
+	"csv": true, "text": true, "name": true, "html": true, "svg": true, "png": true, "lp": true, "arff": true}
 
 // ErrFormatName is wrapped by Check's error for a path that is a bare format
 // name.
@@ -158,7 +158,7 @@ var ErrFormatName = errors.New("looks like a format, not a file")
 // neither the path nor the flag; the caller adds them.
 func Check(path string) error {
 	if formatNames[strings.ToLower(path)] {
-		return fmt.Errorf("%w (output formats are chosen with --format; to make a file called %s, give ./%s)", ErrFormatName, path, path)
+		return fmt.Errorf("%w (a format is chosen with --format, or by the file's extension; to make a file called %s, give ./%s)", ErrFormatName, path, path)
 	}
 	t, err := resolve(path)
 	if err != nil {
