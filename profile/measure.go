@@ -23,6 +23,11 @@ type Run struct {
 	// ReadBytes and WriteBytes are the bytes the process tree made the
 	// kernel read from and write to storage (page-cache hits excluded).
 	ReadBytes, WriteBytes int64
+	// IOSpan, when positive, is the part of Wall in which the bytes moved
+	// (an executor that sees its disks' counters change sets it); the I/O
+	// rate is then the bytes over IOSpan instead of over Wall, so that time
+	// in which no job ran yet (a VM booting) does not dilute it.
+	IOSpan time.Duration
 	// ExitCode is the command's exit status, −1 when a signal ended it.
 	ExitCode int
 	// StderrTail is the end of what the command wrote to standard error.
@@ -194,6 +199,9 @@ func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	if wall := r.Wall.Seconds(); wall > 0 {
 		u := r.CPU.Seconds() / (wall * float64(nodes*vcpus))
 		io := float64(r.ReadBytes+r.WriteBytes) / 1e6 / wall
+		if r.IOSpan > 0 && r.IOSpan < r.Wall {
+			io = float64(r.ReadBytes+r.WriteBytes) / 1e6 / r.IOSpan.Seconds()
+		}
 		o.CPUUtil, o.IOMBps = &u, &io
 	} else {
 		// A clock that did not move cannot give a rate; mark the run failed

@@ -101,3 +101,29 @@ func TestMeasureSettingsRejected(t *testing.T) {
 		t.Errorf("ran %q despite bad settings", fx.calls)
 	}
 }
+
+// An executor that knows when the bytes moved sets IOSpan: the rate is over
+// it, not over the wall time; an IOSpan not inside the wall time is ignored.
+func TestMeasureRateOverIOSpan(t *testing.T) {
+	for _, c := range []struct {
+		span time.Duration
+		want float64
+	}{
+		{0, 15},               // 150 MB / 10 s wall
+		{2 * time.Second, 75}, // 150 MB / 2 s of moving bytes
+		{500 * time.Millisecond, 300},
+		{10 * time.Second, 15}, // the whole run: as without
+		{20 * time.Second, 15}, // longer than the run: nonsense, ignored
+	} {
+		fx := &fakeExecutor{run: func(int) Run {
+			return Run{Wall: 10 * time.Second, CPU: time.Second, ReadBytes: 100e6, WriteBytes: 50e6, IOSpan: c.span}
+		}}
+		obs, err := Measure(context.Background(), []string{"job"}, &MeasureSettings{Nodes: []int{1}, Executor: fx, Env: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *obs[0].IOMBps; got != c.want {
+			t.Errorf("IOSpan %v: rate %v MB/s, want %v", c.span, got, c.want)
+		}
+	}
+}
