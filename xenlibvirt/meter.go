@@ -17,10 +17,11 @@ type VMSpan struct {
 	Name        string
 	Start, Stop time.Time
 	First, Last Counters
-	// IOFrom is when the last read before the VM's byte counters first
-	// moved began, IOTo when the read that showed their last move ended:
-	// the VM's disks were busy within [IOFrom, IOTo]. Both are zero when
-	// the bytes never moved after the first sample.
+	// IOFrom is when the last read began before the VM's byte counters
+	// first moved by at least ioSpanFloor from one sample to the next, IOTo
+	// when the read that showed their last such move ended: the VM's job
+	// did its I/O within [IOFrom, IOTo]. Both are zero when the bytes never
+	// moved that much.
 	IOFrom, IOTo time.Time
 	// at is when the last read began.
 	at time.Time
@@ -34,9 +35,8 @@ type Tally []VMSpan
 // Run sums a run up as profile.Run: Wall is the latest Stop minus the
 // earliest Start (a VM with no Stop, which only a failed run has, ends at
 // neither); CPU and bytes are Σ over the VMs of Last − First; IOSpan is the
-// latest IOTo minus the earliest IOFrom (0 when no bytes moved), at least
-// the span of the disks' activity since samples bracket it, so the rate
-// over it is never overstated.
+// latest IOTo minus the earliest IOFrom (0 when no VM's bytes moved 1 MiB
+// in a poll), which spans every such move.
 func (t Tally) Run() profile.Run {
 	var r profile.Run
 	var first, last, ioFrom, ioTo time.Time
@@ -67,6 +67,13 @@ func (t Tally) Run() profile.Run {
 	}
 	return r
 }
+
+// ioSpanFloor is the least that a VM's disks must move between two samples
+// to count as its job's I/O for the span the I/O rate is taken over: the
+// firmware and the kernel probing a disk at boot read a few KiB, and a job
+// that moves less than 1 MiB a poll (5 MB/s at the default 200 ms) is no
+// I/O-bound job.
+const ioSpanFloor = 1 << 20
 
 type vmKey struct {
 	host int
@@ -153,7 +160,7 @@ func (m *meter) read(k vmKey) {
 		if !v.Sampled {
 			v.First, v.Sampled = c, true
 		}
-		if c.ReadBytes != v.Last.ReadBytes || c.WriteBytes != v.Last.WriteBytes {
+		if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
 			if v.IOFrom.IsZero() {
 				v.IOFrom = v.at
 			}

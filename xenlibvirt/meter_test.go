@@ -37,7 +37,18 @@ func (h *clockHV) Counters(name string) (Counters, error) {
 	if h.off[name] {
 		return Counters{}, ErrNotFound
 	}
-	return Counters{CPU: time.Since(h.start[name])}, nil
+	up := time.Since(h.start[name])
+	return Counters{CPU: up, ReadBytes: diskBytes(name, up)}, nil
+}
+
+// diskBytes is what VM "disk" has read after running up: the 4 KiB a boot
+// probe reads at 30 ms, then 200 MiB/s from 200 ms to 300 ms (20 MiB).
+func diskBytes(name string, up time.Duration) int64 {
+	if name != "disk" || up < 30*time.Millisecond {
+		return 0
+	}
+	busy := min(max(up-200*time.Millisecond, 0), 100*time.Millisecond)
+	return 4096 + int64(busy.Seconds()*200*(1<<20))
 }
 
 func (h *clockHV) powerOff(name string) {
@@ -79,5 +90,34 @@ func TestMeterSlowDomainDoesNotStallOthers(t *testing.T) {
 	}
 	if fast.Stop.Sub(fast.Start) < 300*time.Millisecond {
 		t.Errorf("fast VM ran %v", fast.Stop.Sub(fast.Start))
+	}
+}
+
+// TestMeterIOSpan: VM "disk" reads 4 KiB at boot and 20 MiB from 200 ms to
+// 300 ms, powering off at 400 ms. Sampled every 20 ms, its I/O span opens
+// at the last read before 200 ms and closes with the first read after
+// 300 ms (or the poll after, when the first poll past 200 ms saw less
+// than 1 MiB move); the boot probe (under 1 MiB in one poll) opens none.
+func TestMeterIOSpan(t *testing.T) {
+	hv := &clockHV{start: map[string]time.Time{}, off: map[string]bool{}, reads: map[string]int{}}
+	m, err := startMeter([]Hypervisor{hv}, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv.mu.Lock()
+	start := time.Now()
+	hv.start["disk"] = start
+	hv.mu.Unlock()
+	m.started(0, "disk")
+	time.Sleep(400 * time.Millisecond)
+	hv.powerOff("disk")
+	v := m.finish()[0]
+	from, to := v.IOFrom.Sub(start), v.IOTo.Sub(start)
+	// A poll of slack either side, and as much again for a loaded machine.
+	if from > 230*time.Millisecond || from < 150*time.Millisecond || to < 290*time.Millisecond || to > 360*time.Millisecond {
+		t.Errorf("I/O span %v to %v after the start, want from 150–230 ms to 290–360 ms", from, to)
+	}
+	if got := v.Last.ReadBytes - v.First.ReadBytes; got != 4096+20<<20 {
+		t.Errorf("read %d bytes, want 4 KiB + 20 MiB", got)
 	}
 }

@@ -41,9 +41,12 @@ import (
 // before powering off is missed (the guest's shutdown, mostly). Every sum
 // runs over the job's VMs. CPU utilisation is CPU s / (wall × VMs × vCPUs
 // per VM). The I/O rate is (read + written) / 10⁶ in MB/s over the span in
-// which the bytes moved — from the sample before any VM's byte counters
-// first changed to the sample after the last change, bracketed by samples
-// so never shorter than the disks' activity — not over the wall time,
+// which the job moved its bytes — from the sample before any VM's byte
+// counters first moved by 1 MiB or more from one sample to the next to the
+// sample that showed the last such move, so that it spans every such move
+// (the KiB that firmware and kernel read when
+// they probe a disk at boot open no span; with no such move the rate is
+// over the wall time) — not over the wall time,
 // which includes the guests' boot: on long-lived VMs (the packing paper's)
 // a job does not pay for a boot, and a boot that outlasts the job would
 // make every job look idle. profile.Measure computes both, so the paper's

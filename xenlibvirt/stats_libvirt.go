@@ -26,11 +26,8 @@ func (c *Conn) Counters(name string) (Counters, error) {
 		if err != nil {
 			return lvErr(err)
 		}
-		for _, st := range sts {
-			if st.Domain != nil {
-				st.Domain.Free()
-			}
-		}
+		// The records' domains are the binding's, freed with the records
+		// (virDomainStatsRecordListFree): not freed again here.
 		if len(sts) != 1 || sts[0].Cpu == nil || !sts[0].Cpu.TimeSet || len(sts[0].Block) == 0 {
 			return countersOneByOne(name, d, &out)
 		}
