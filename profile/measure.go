@@ -53,8 +53,15 @@ type Progress struct {
 // MeasureSettings say which runs Measure makes and how. The zero value needs
 // only Nodes.
 type MeasureSettings struct {
-	// Nodes are the node counts to run at: positive and distinct.
+	// Nodes are the node counts to run at: positive and distinct. Ignored
+	// when Design is set.
 	Nodes []int
+	// Design, when set, chooses the node counts (ChooseNodes) instead of
+	// Nodes: with a Budget after a first run at 1 node, whose wall time is
+	// the probe's and which is kept as the first repeat's run at 1 node.
+	Design *Design
+	// Chose, when set, is told the node counts Design chose and why.
+	Chose func(Choice)
 	// Repeat is the number of runs per node count; default 1.
 	Repeat int
 	// VCPUsPerNode turns CPU seconds into utilisation: CPU seconds /
@@ -74,7 +81,11 @@ func (s *MeasureSettings) validate() (MeasureSettings, error) {
 	if s != nil {
 		v = *s
 	}
-	if err := CheckNodes(v.Nodes); err != nil {
+	if v.Design != nil {
+		if _, err := v.Design.validate(); err != nil {
+			return v, err
+		}
+	} else if err := CheckNodes(v.Nodes); err != nil {
 		return v, err
 	}
 	if v.Repeat == 0 {
@@ -143,31 +154,24 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 	if len(argv) == 0 {
 		return nil, errors.New("profile: no command to run")
 	}
-	total := set.Repeat * len(set.Nodes)
 	start := time.Now()
 	var obs []model.Observation
+	if set.Design != nil {
+		if obs, err = design(ctx, argv, &set); err != nil {
+			return obs, err
+		}
+	}
+	total := set.Repeat * len(set.Nodes)
 	for rep := 1; rep <= set.Repeat; rep++ {
 		for _, n := range set.Nodes {
-			if ctx.Err() != nil {
-				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
+			if rep == 1 && len(obs) > 0 && n == obs[0].Nodes {
+				continue // the probe's run
 			}
-			args := make([]string, len(argv))
-			for i, a := range argv {
-				args[i] = strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n))
-			}
-			env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
-			r, err := set.Executor.Execute(ctx, args, env)
-			if err != nil && ctx.Err() != nil {
-				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
-			}
+			o, err := runAt(ctx, argv, &set, n, rep, fmt.Sprintf("after %d of %d runs", len(obs), total))
 			if err != nil {
-				return obs, fmt.Errorf("profile: %s: %w", args[0], err)
+				return obs, err
 			}
-			if ctx.Err() != nil {
-				// The command was killed: its numbers describe no complete run.
-				return obs, fmt.Errorf("%w after %d of %d runs; the run at %d nodes in progress was stopped and dropped", ErrInterrupted, len(obs), total, n)
-			}
-			obs = append(obs, observe(r, n, rep, set.VCPUsPerNode))
+			obs = append(obs, o)
 			if set.Progress != nil {
 				el := time.Since(start)
 				done := len(obs)
@@ -177,6 +181,59 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 		}
 	}
 	return obs, nil
+}
+
+// design sets set.Nodes to the counts set.Design chooses, first making the
+// probe run at 1 node when it has a Budget; it returns the probe's
+// observation.
+func design(ctx context.Context, argv []string, set *MeasureSettings) ([]model.Observation, error) {
+	d := *set.Design
+	var obs []model.Observation
+	if d.Budget > 0 {
+		o, err := runAt(ctx, argv, set, 1, 1, "during the probe run at 1 node")
+		if err != nil {
+			return nil, err
+		}
+		obs = append(obs, o)
+		if o.Failed {
+			return obs, fmt.Errorf("profile: the probe run at 1 node failed (%s): no time to budget by", o.Error)
+		}
+		d.ProbeSeconds = o.Seconds
+	}
+	c, err := ChooseNodes(&d)
+	if err != nil {
+		return obs, err
+	}
+	set.Nodes = c.Nodes
+	if set.Chose != nil {
+		set.Chose(c)
+	}
+	return obs, nil
+}
+
+// runAt makes the run at n nodes of repeat rep; when ctx ends it returns an
+// error wrapping ErrInterrupted that says where (at).
+func runAt(ctx context.Context, argv []string, set *MeasureSettings, n, rep int, at string) (model.Observation, error) {
+	if ctx.Err() != nil {
+		return model.Observation{}, fmt.Errorf("%w %s", ErrInterrupted, at)
+	}
+	args := make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n))
+	}
+	env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
+	r, err := set.Executor.Execute(ctx, args, env)
+	if err != nil && ctx.Err() != nil {
+		return model.Observation{}, fmt.Errorf("%w %s", ErrInterrupted, at)
+	}
+	if err != nil {
+		return model.Observation{}, fmt.Errorf("profile: %s: %w", args[0], err)
+	}
+	if ctx.Err() != nil {
+		// The command was killed: its numbers describe no complete run.
+		return model.Observation{}, fmt.Errorf("%w %s; the run at %d nodes in progress was stopped and dropped", ErrInterrupted, at, n)
+	}
+	return observe(r, n, rep, set.VCPUsPerNode), nil
 }
 
 // observe turns a run into an observation: utilisation is CPU seconds over

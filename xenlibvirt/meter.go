@@ -155,8 +155,13 @@ func (m *meter) read(k vmKey) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	v := m.vms[k]
+	if v.Sampled && (c.CPU < v.Last.CPU || c.ReadBytes < v.Last.ReadBytes || c.WriteBytes < v.Last.WriteBytes) {
+		// Cumulative counters fall only when they vanish: a domain that
+		// is powering off can report zeros. The last sample stands.
+		return
+	}
 	if _, stopped := m.stops[k]; !stopped {
-		v := m.vms[k]
 		if !v.Sampled {
 			v.First, v.Sampled = c, true
 		}

@@ -27,10 +27,15 @@ var (
 
 // ItestThresholds classify the appliance's jobs from libvirt's numbers. A
 // TCG guest reaches neither the packing paper's 60 % (a run includes the
-// boot, and three VMs share this machine's two cores) nor its 100 MB/s (one
-// emulated virtio disk), so the thresholds are scaled to what it does reach;
-// the measured values are logged by TestIntegrationProfileCPUAndIO.
-var ItestThresholds = model.Thresholds{CPUUtil: 0.5, IOMBps: 20, ReferenceNodes: 3}
+// boot, and three VMs share this machine's two cores) nor, over a run of
+// staggered boots, its 100 MB/s, so the thresholds are scaled to what it
+// does reach: the I/O rate is taken over the span in which the disks moved
+// (see xenlibvirt.ProfileSettings), where one VM's disk job reaches over
+// 100 MB/s alone but three VMs' jobs, spread over seconds by their boots,
+// 20–35 MB/s together, while the hash job moves nothing; 5 MB/s, a
+// twentieth of the paper's, lies far from both. The measured values are
+// logged by TestIntegrationProfileCPUAndIO.
+var ItestThresholds = model.Thresholds{CPUUtil: 0.5, IOMBps: 5, ReferenceNodes: 3}
 
 // TestIntegrationProfileCPUAndIO profiles a CPU-bound and an I/O-bound guest
 // command at 1, 2 and 3 VMs of a real libvirtd from the hypervisor's numbers

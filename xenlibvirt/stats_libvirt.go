@@ -13,32 +13,44 @@ import (
 var _ CounterReader = (*Conn)(nil)
 
 // Counters implements CounterReader with one virConnectGetAllDomainStats
-// call for the domain's total CPU time and its disks' block statistics. A
-// driver whose statistics lack either (libvirt's test driver reports only
-// the state) is asked the older way: virDomainGetInfo, the domain's XML for
-// its disks and virDomainBlockStats for each. A domain that is not running
-// has no counters: libvirt reports an error, which is returned.
+// call for the domain's state, total CPU time and its disks' block
+// statistics. Only a running domain has counters: a QEMU domain that is
+// shutting down still answers, with its block bytes gone (zero or absent)
+// and its CPU time unreliable, so any state but running, and a record that
+// lacks a number, is an error rather than a sample. A driver whose
+// statistics lack both CPU and block numbers (libvirt's test driver reports
+// only the state) is asked the older way: virDomainGetInfo, the domain's
+// XML for its disks and virDomainBlockStats for each.
 func (c *Conn) Counters(name string) (Counters, error) {
 	var out Counters
 	err := c.domain(name, func(d *libvirt.Domain) error {
 		sts, err := c.conn.GetAllDomainStats([]*libvirt.Domain{d},
-			libvirt.DOMAIN_STATS_CPU_TOTAL|libvirt.DOMAIN_STATS_BLOCK, 0)
+			libvirt.DOMAIN_STATS_STATE|libvirt.DOMAIN_STATS_CPU_TOTAL|libvirt.DOMAIN_STATS_BLOCK, 0)
 		if err != nil {
 			return lvErr(err)
 		}
 		// The records' domains are the binding's, freed with the records
 		// (virDomainStatsRecordListFree): not freed again here.
-		if len(sts) != 1 || sts[0].Cpu == nil || !sts[0].Cpu.TimeSet || len(sts[0].Block) == 0 {
+		if len(sts) != 1 {
+			return fmt.Errorf("domain %s: %d statistics records", name, len(sts))
+		}
+		st := sts[0]
+		if st.State == nil || !st.State.StateSet || st.State.State != libvirt.DOMAIN_RUNNING {
+			return fmt.Errorf("domain %s: not running", name)
+		}
+		if st.Cpu == nil && len(st.Block) == 0 {
 			return countersOneByOne(name, d, &out)
 		}
-		out.CPU = time.Duration(sts[0].Cpu.Time)
-		for _, b := range sts[0].Block {
-			if b.RdBytesSet {
-				out.ReadBytes += int64(b.RdBytes)
+		if st.Cpu == nil || !st.Cpu.TimeSet || len(st.Block) == 0 {
+			return fmt.Errorf("domain %s: no CPU time or no block statistics", name)
+		}
+		out.CPU = time.Duration(st.Cpu.Time)
+		for _, b := range st.Block {
+			if !b.RdBytesSet || !b.WrBytesSet {
+				return fmt.Errorf("domain %s: disk %s: no byte counts", name, b.Name)
 			}
-			if b.WrBytesSet {
-				out.WriteBytes += int64(b.WrBytes)
-			}
+			out.ReadBytes += int64(b.RdBytes)
+			out.WriteBytes += int64(b.WrBytes)
 		}
 		return nil
 	})
