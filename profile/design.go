@@ -54,7 +54,16 @@ func designBasis(form model.Kind) (func(n float64) []float64, error) {
 	return nil, fmt.Errorf("profile: design: unknown form %q (want one of %s)", form, model.KindNames())
 }
 
-func (d *Design) validate() (Design, error) {
+// Counts returns the candidate node counts, a single N expanded to 1..N, in
+// increasing order, or why the design is invalid.
+func (d *Design) Counts() ([]int, error) {
+	v, err := d.validate(false)
+	return v.Candidates, err
+}
+
+// validate checks the design and expands its candidates; probed says the
+// probe must have run (ProbeSeconds set) when there is a Budget.
+func (d *Design) validate(probed bool) (Design, error) {
 	v := *d
 	if len(v.Candidates) == 1 {
 		v.Candidates = make([]int, d.Candidates[0])
@@ -67,6 +76,9 @@ func (d *Design) validate() (Design, error) {
 	}
 	v.Candidates = slices.Clone(v.Candidates)
 	slices.Sort(v.Candidates)
+	if _, err := designBasis(v.Form); err != nil {
+		return v, err
+	}
 	switch {
 	case v.Points < 0:
 		return v, fmt.Errorf("profile: design: Points %d is negative", v.Points)
@@ -76,7 +88,7 @@ func (d *Design) validate() (Design, error) {
 		return v, fmt.Errorf("profile: design: %d points wanted from %d candidate node counts", v.Points, len(v.Candidates))
 	case math.IsNaN(v.Budget) || math.IsInf(v.Budget, 0) || v.Budget < 0:
 		return v, fmt.Errorf("profile: design: Budget %v must be finite and non-negative", v.Budget)
-	case v.Budget > 0 && !(v.ProbeSeconds > 0 && !math.IsInf(v.ProbeSeconds, 0)):
+	case probed && v.Budget > 0 && !(v.ProbeSeconds > 0 && !math.IsInf(v.ProbeSeconds, 0)):
 		return v, fmt.Errorf("profile: design: a Budget needs the probe run's seconds, got %v", v.ProbeSeconds)
 	case v.Budget > 0 && v.Candidates[0] != 1:
 		return v, errors.New("profile: design: a Budget needs 1 among the candidates (the probe runs there)")
@@ -103,7 +115,7 @@ func (d *Design) validate() (Design, error) {
 // terms) followed by exchanges of one chosen count for another while that
 // raises it, the classic Fedorov exchange; ties go to the smaller count.
 func ChooseNodes(d *Design) (Choice, error) {
-	v, err := d.validate()
+	v, err := d.validate(true)
 	if err != nil {
 		return Choice{}, err
 	}

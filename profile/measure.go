@@ -82,7 +82,7 @@ func (s *MeasureSettings) validate() (MeasureSettings, error) {
 		v = *s
 	}
 	if v.Design != nil {
-		if _, err := v.Design.validate(); err != nil {
+		if _, err := v.Design.validate(false); err != nil {
 			return v, err
 		}
 	} else if err := CheckNodes(v.Nodes); err != nil {

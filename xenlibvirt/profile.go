@@ -64,6 +64,10 @@ type ProfileSettings struct {
 	// Nodes are the VM counts to run at; each must fit the inventory with a
 	// disk of its own: at most hosts × disks (the fewest disks of any host).
 	Nodes []int
+	// Design, when set, chooses the VM counts among its candidates instead
+	// of Nodes (profile.ChooseNodes), with a Budget after the run at 1 VM;
+	// the choice and its reason are logged. Every candidate must fit.
+	Design *profile.Design
 	// Repeat is the number of runs per VM count; default 1.
 	Repeat int
 	// VCPUs is each VM's vCPUs; default the fewest cores of any host over
@@ -85,6 +89,13 @@ type ProfileSettings struct {
 	Progress func(profile.Progress)
 }
 
+func (s *ProfileSettings) logOrDiscard() io.Writer {
+	if s.Log == nil {
+		return io.Discard
+	}
+	return s.Log
+}
+
 func (s *ProfileSettings) validate() (ProfileSettings, error) {
 	var v ProfileSettings
 	if s != nil {
@@ -95,6 +106,22 @@ func (s *ProfileSettings) validate() (ProfileSettings, error) {
 	}
 	if strings.TrimSpace(v.Job) == "" || jobPart(v.Job) == "" {
 		return v, fmt.Errorf("xenlibvirt: profile: job %q: no letter or digit to name its VMs by", v.Job)
+	}
+	if v.Design != nil {
+		var err error
+		if v.Nodes, err = v.Design.Counts(); err != nil {
+			return v, err
+		}
+		if v.Design.Budget == 0 {
+			// Nothing to measure first: choose now, so that the dry run
+			// shows the runs.
+			c, err := profile.ChooseNodes(v.Design)
+			if err != nil {
+				return v, err
+			}
+			fmt.Fprintf(v.logOrDiscard(), "profile %s: %s\n", v.Job, c.Why)
+			v.Nodes, v.Design = c.Nodes, nil
+		}
 	}
 	if err := profile.CheckNodes(v.Nodes); err != nil {
 		return v, err
@@ -168,7 +195,8 @@ func Profile(ctx context.Context, argv []string, s *ProfileSettings) ([]model.Ob
 		return nil, nil
 	}
 	ex := &vmExecutor{set: &set, repeats: map[int]int{}}
-	return profile.Measure(ctx, argv, &profile.MeasureSettings{Nodes: set.Nodes, Repeat: set.Repeat,
+	return profile.Measure(ctx, argv, &profile.MeasureSettings{Nodes: set.Nodes, Repeat: set.Repeat, Design: set.Design,
+		Chose:        func(c profile.Choice) { fmt.Fprintf(set.Log, "profile %s: %s\n", set.Job, c.Why) },
 		VCPUsPerNode: set.VCPUs, Executor: ex, Env: []string{}, Progress: set.Progress})
 }
 
@@ -254,12 +282,18 @@ func checkProfile(set *ProfileSettings) ([]*Deployment, error) {
 func writeProfileDryRun(w io.Writer, set *ProfileSettings, argv []string, deps []*Deployment) {
 	fmt.Fprintf(w, "# dry run of profiling job %s: nothing is changed\n", set.Job)
 	fmt.Fprintf(w, "# guests run: %s (packer.run=%s)\n", strings.Join(argv, " "), strings.Join(argv, ","))
-	fmt.Fprintf(w, "# %d runs: VM counts %s, %d repeats; each VM %d vCPUs, %d MiB", len(set.Nodes)*max(1, set.Repeat),
-		joinInts(set.Nodes), max(1, set.Repeat), set.VCPUs, set.MemoryMiB)
+	runs := fmt.Sprintf("%d runs: VM counts", len(set.Nodes)*max(1, set.Repeat))
+	if set.Design != nil {
+		runs = "runs at some of the VM counts"
+	}
+	fmt.Fprintf(w, "# %s %s, %d repeats; each VM %d vCPUs, %d MiB", runs, joinInts(set.Nodes), max(1, set.Repeat), set.VCPUs, set.MemoryMiB)
 	if set.RunTimeout > 0 {
 		fmt.Fprintf(w, "; a run may take %v", set.RunTimeout)
 	}
 	fmt.Fprintln(w)
+	if d := set.Design; d != nil {
+		fmt.Fprintf(w, "# budget %.4g node-s: the run at 1 VM comes first, and its time chooses which of these counts run (profile.ChooseNodes)\n", d.Budget)
+	}
 	for i, d := range deps {
 		fmt.Fprintf(w, "\n## %d VMs (plan %s; later repeats r2, r3, … alike)\n", set.Nodes[i], d.Plan)
 		for _, vm := range d.Phases[0].VMs {
