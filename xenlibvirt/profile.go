@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,12 @@ type ProfileSettings struct {
 	RunTimeout time.Duration
 	// Poll is how often running VMs' counters are sampled; default 200 ms.
 	Poll time.Duration
+	// StatePath, when set, is the journal of the run in flight, kept as
+	// packer apply keeps its state file (rewritten after every step, under
+	// its lock): if packer dies mid-run, even by SIGKILL, packer destroy
+	// --state StatePath removes what the run had made. Each run starts it
+	// afresh; Profile refuses to start while it lists live VMs.
+	StatePath string
 	// DryRun writes the VMs every run would make to Log and changes nothing.
 	DryRun bool
 	// Log receives one line per action and one per run; nil discards them.
@@ -190,6 +197,9 @@ func Profile(ctx context.Context, argv []string, s *ProfileSettings) ([]model.Ob
 	if err != nil {
 		return nil, err
 	}
+	if err := stateClear(set.StatePath); err != nil {
+		return nil, err
+	}
 	if set.DryRun {
 		writeProfileDryRun(set.Log, &set, argv, deps)
 		return nil, nil
@@ -198,6 +208,32 @@ func Profile(ctx context.Context, argv []string, s *ProfileSettings) ([]model.Ob
 	return profile.Measure(ctx, argv, &profile.MeasureSettings{Nodes: set.Nodes, Repeat: set.Repeat, Design: set.Design,
 		Chose:        func(c profile.Choice) { fmt.Fprintf(set.Log, "profile %s: %s\n", set.Job, c.Why) },
 		VCPUsPerNode: set.VCPUs, Executor: ex, Env: []string{}, Progress: set.Progress})
+}
+
+// ProfileStateFile is the default journal of profiling job in the working
+// directory, packer-profile-<job>.state.json: packer destroy, given no
+// --state, finds it when it is the only state file there.
+func ProfileStateFile(job string) string { return "packer-profile-" + jobPart(job) + ".state.json" }
+
+// stateClear fails when the journal at path lists VMs still live: a run
+// killed before it could tear down left them, and packer destroy must
+// remove them first.
+func stateClear(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	j, err := ReadJournalFile(path)
+	if err != nil {
+		return fmt.Errorf("xenlibvirt: profile: %w", err)
+	}
+	if live := j.LiveVMs(); len(live) > 0 {
+		return fmt.Errorf("xenlibvirt: profile: %w: %s lists %d VMs of run %s (first %s on %s); remove them with packer destroy --state %s",
+			ErrStateExists, path, len(live), j.Plan, live[0].Name, live[0].Host, path)
+	}
+	return nil
 }
 
 // guestCommandOK refuses words the appliance cannot receive intact: the
@@ -368,7 +404,8 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 	if err != nil {
 		return failed(err)
 	}
-	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: set.RunTimeout, Log: set.Log, Parallel: max(4, n), Started: m.started})
+	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: set.RunTimeout, Log: set.Log, Parallel: max(4, n), Started: m.started,
+		StatePath: set.StatePath})
 	tally := m.finish()
 	if ctx.Err() != nil {
 		fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: interrupted, torn down\n", set.Job, n, rep)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -282,4 +284,112 @@ type lossyCounting struct{ lossy }
 
 func (l *lossyCounting) Counters(name string) (xenlibvirt.Counters, error) {
 	return l.Hypervisor.(xenlibvirt.CounterReader).Counters(name)
+}
+
+// freezer stops a profile dead, as SIGKILL would: from the start of
+// domain name on, every call that would change a host blocks for ever, so
+// that what the journal on disk holds then is all that was made.
+type freezer struct {
+	name    string
+	once    sync.Once
+	reached chan struct{}
+}
+
+func (f *freezer) wrap(hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return &frozen{hv, f} }
+
+func (f *freezer) stopped() bool {
+	select {
+	case <-f.reached:
+		return true
+	default:
+		return false
+	}
+}
+
+type frozen struct {
+	xenlibvirt.Hypervisor
+	f *freezer
+}
+
+func (h *frozen) block() {
+	if h.f.stopped() {
+		select {} // dead
+	}
+}
+
+func (h *frozen) Counters(name string) (xenlibvirt.Counters, error) {
+	return h.Hypervisor.(xenlibvirt.CounterReader).Counters(name)
+}
+
+func (h *frozen) CreateOverlay(pool, name, backing, format string, gib int) (string, error) {
+	h.block()
+	return h.Hypervisor.CreateOverlay(pool, name, backing, format, gib)
+}
+
+func (h *frozen) Define(xml string) error { h.block(); return h.Hypervisor.Define(xml) }
+
+func (h *frozen) Start(name string) error {
+	if name == h.f.name {
+		h.f.once.Do(func() { close(h.f.reached) })
+	}
+	h.block()
+	return h.Hypervisor.Start(name)
+}
+
+func (h *frozen) Destroy(name string) error   { h.block(); return h.Hypervisor.Destroy(name) }
+func (h *frozen) Undefine(name string) error  { h.block(); return h.Hypervisor.Undefine(name) }
+func (h *frozen) DeleteVolume(p string) error { h.block(); return h.Hypervisor.DeleteVolume(p) }
+
+// TestProfileKilledMidRunDestroyFindsAll: with a journal (StatePath), a
+// profile stopped dead in its second run when it starts a domain it has
+// defined (every later change to the hosts blocked, as SIGKILL would leave
+// them) has journaled every VM it made, and Destroy, which packer destroy
+// --state runs, removes them all; a new profile refuses to start while the
+// journal lists live VMs.
+func TestProfileKilledMidRunDestroyFindsAll(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	guests(t, c, 50*time.Millisecond, nil, nil)
+	f := &freezer{name: "packer-profile-n2-r1-p1-sort-1", reached: make(chan struct{})}
+	set := profileSettings(c, 1, 2)
+	set.StatePath = filepath.Join(t.TempDir(), xenlibvirt.ProfileStateFile("sort"))
+	set.Connector = c.Connector(func(_ int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return f.wrap(hv) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
+		done <- err
+	}()
+	select {
+	case <-f.reached:
+	case err := <-done:
+		t.Fatalf("profile ended before its second run started: %v", err)
+	}
+	// The dead process's lock went with it: Destroy works on a copy.
+	data, err := os.ReadFile(set.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(t.TempDir(), "killed.state.json")
+	if err := os.WriteFile(killed, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := xenlibvirt.ReadJournalFile(killed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := j.LiveVMs()
+	if j.Plan != "profile-n2-r1" || len(live) == 0 {
+		t.Fatalf("journal of plan %s lists %d live VMs, want profile-n2-r1's", j.Plan, len(live))
+	}
+	if _, err := xenlibvirt.Profile(context.Background(), []string{"x"}, &xenlibvirt.ProfileSettings{Inventory: c.Inventory,
+		Connector: c.Connector(nil), Job: "sort", Nodes: []int{1}, StatePath: killed}); !errors.Is(err, xenlibvirt.ErrStateExists) {
+		t.Errorf("profile over a journal with live VMs: %v, want ErrStateExists", err)
+	}
+	res, err := xenlibvirt.Destroy(j, c.Connector(nil), killed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed+res.Gone != len(live) {
+		t.Errorf("destroy removed %d and found %d gone of %d live VMs", res.Removed, res.Gone, len(live))
+	}
+	assertEmpty(t, c)
 }

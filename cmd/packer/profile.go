@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ var profileCommand = &cli.Command{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
 		&cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "run on VMs of the inventory `FILE` (JSON), as packer apply would, and measure from libvirt"},
 		&cli.StringFlag{Name: "run", Usage: "the command `CMD` (words split on spaces), instead of after --; with --inventory, what the guests run"},
+		&cli.StringFlag{Name: "state", Usage: "with --inventory: journal `FILE` of the run in flight, for packer destroy (default packer-profile-JOB.state.json)"},
 		&cli.DurationFlag{Name: "run-timeout", Usage: "with --inventory: fail a run whose VMs have not all powered off after `D` (0: no limit)"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "with --inventory: show the VMs every run would make, change nothing"},
 		chartFlag,
@@ -154,7 +156,8 @@ func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string
 		return nil, badInput(err)
 	}
 	set := &xenlibvirt.ProfileSettings{Inventory: inv, Connector: connector, Job: job, Nodes: ms.Nodes, Design: ms.Design, Repeat: ms.Repeat,
-		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress}
+		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress,
+		StatePath: cmp.Or(c.String("state"), xenlibvirt.ProfileStateFile(job))}
 	if c.IsSet("vcpus-per-node") {
 		set.VCPUs = ms.VCPUsPerNode
 	}

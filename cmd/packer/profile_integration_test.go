@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
 
@@ -40,6 +41,7 @@ func TestIntegrationProfileCtrlC(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "profile", "--inventory", inventory, "--job", "noop", "--nodes", "1,2", "--run", "true",
 		"--run-timeout", "5m")
+	cmd.Dir = dir // where its journal, packer-profile-noop.state.json, goes
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,5 +82,9 @@ func TestIntegrationProfileCtrlC(t *testing.T) {
 		}
 	}
 	q.AssertNothingLeft(t)
+	// Torn down on Ctrl-C, the run's journal lists nothing live.
+	if j, err := xenlibvirt.ReadJournalFile(filepath.Join(dir, "packer-profile-noop.state.json")); err != nil || len(j.LiveVMs()) > 0 {
+		t.Errorf("journal: %v, live VMs %v", err, j)
+	}
 	t.Logf("TOOK %v", time.Since(begin).Round(time.Second))
 }
