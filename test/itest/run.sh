@@ -11,8 +11,8 @@
 # Needs root (libvirtd, /dev/kvm) and the packages in the Makefile's
 # ITEST_APT_PACKAGES. Environment: PACKER_ITEST_APPLIANCE (default
 # /var/tmp/packer-itest), PACKER_ITEST_ACCEL, GO (default go), GOTESTFLAGS
-# (default -v -timeout 40m: the profile tests boot 14 TCG guests, minutes each
-# on a loaded machine, past go test's default 10 m).
+# (default -v -timeout 40m: the profile tests boot a score of TCG guests, past
+# go test's default 10 m on a loaded machine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
