@@ -19,7 +19,10 @@
 // (for example Hadoop job histories). The result is a workload job, so a file
 // of profiled jobs is a workload file.
 // FitObservations (a file of runs) and FitMeasured (a measured command) chain
-// the steps and return the profiled jobs as a workload.
+// the steps and return the profiled jobs as a workload. ChooseNodes picks the
+// node counts to measure at (Ernest's experiment design for the form, under a
+// number of points or a budget of node-seconds); Measure applies it when its
+// settings carry a Design.
 //
 // # What is measured, and from where
 //

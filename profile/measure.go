@@ -142,6 +142,7 @@ const PlaceholderNodes = "{nodes}"
 // every node count instead of biasing b, and an interrupted profile still has
 // the early repeats of every node count.
 //
+// With a Design, the node counts are chosen first (see MeasureSettings).
 // A run that exits non-zero is an observation with Failed set and its stderr
 // tail in Error. When ctx ends, the running command is killed, its run is
 // dropped, and Measure returns what it has with an error wrapping
@@ -237,7 +238,8 @@ func runAt(ctx context.Context, argv []string, set *MeasureSettings, n, rep int,
 }
 
 // observe turns a run into an observation: utilisation is CPU seconds over
-// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time.
+// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time
+// (over Run.IOSpan when the executor measured it).
 func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	o := model.Observation{Nodes: nodes, Repeat: repeat, Seconds: r.Wall.Seconds(),
 		CPUSeconds: r.CPU.Seconds(), ReadBytes: r.ReadBytes, WriteBytes: r.WriteBytes}

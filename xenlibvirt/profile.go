@@ -16,7 +16,7 @@ import (
 )
 
 // ProfileSettings say how Profile runs a job on the inventory's VMs. The
-// zero value needs Inventory, Job and Nodes.
+// zero value needs Inventory, Job and Nodes (or Design).
 //
 // # What is measured, and from where
 //
