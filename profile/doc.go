@@ -19,7 +19,10 @@
 // (for example Hadoop job histories). The result is a workload job, so a file
 // of profiled jobs is a workload file.
 // FitObservations (a file of runs) and FitMeasured (a measured command) chain
-// the steps and return the profiled jobs as a workload.
+// the steps and return the profiled jobs as a workload. ChooseNodes picks the
+// node counts to measure at (Ernest's experiment design for the form, under a
+// number of points or a budget of node-seconds); Measure applies it when its
+// settings carry a Design.
 //
 // # What is measured, and from where
 //
@@ -55,5 +58,7 @@
 // CPU utilisation is CPU seconds / (wall × nodes × vCPUs per node): the share
 // of the CPU the job's nodes offered that it used. The I/O rate is (bytes read
 // + bytes written) / 10⁶ / wall, in MB/s, aggregated over all nodes as the packing
-// paper's 100 MB/s threshold is.
+// paper's 100 MB/s threshold is; an Executor that knows the span in which the
+// bytes moved (Run.IOSpan: the libvirt one, whose runs include the VMs' boot)
+// has the rate taken over that span instead.
 package profile

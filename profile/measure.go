@@ -23,6 +23,11 @@ type Run struct {
 	// ReadBytes and WriteBytes are the bytes the process tree made the
 	// kernel read from and write to storage (page-cache hits excluded).
 	ReadBytes, WriteBytes int64
+	// IOSpan, when positive, is the part of Wall in which the bytes moved
+	// (an executor that sees its disks' counters change sets it); the I/O
+	// rate is then the bytes over IOSpan instead of over Wall, so that time
+	// in which no job ran yet (a VM booting) does not dilute it.
+	IOSpan time.Duration
 	// ExitCode is the command's exit status, −1 when a signal ended it.
 	ExitCode int
 	// StderrTail is the end of what the command wrote to standard error.
@@ -48,8 +53,15 @@ type Progress struct {
 // MeasureSettings say which runs Measure makes and how. The zero value needs
 // only Nodes.
 type MeasureSettings struct {
-	// Nodes are the node counts to run at: positive and distinct.
+	// Nodes are the node counts to run at: positive and distinct. Ignored
+	// when Design is set.
 	Nodes []int
+	// Design, when set, chooses the node counts (ChooseNodes) instead of
+	// Nodes: with a Budget after a first run at 1 node, whose wall time is
+	// the probe's and which is kept as the first repeat's run at 1 node.
+	Design *Design
+	// Chose, when set, is told the node counts Design chose and why.
+	Chose func(Choice)
 	// Repeat is the number of runs per node count; default 1.
 	Repeat int
 	// VCPUsPerNode turns CPU seconds into utilisation: CPU seconds /
@@ -69,7 +81,11 @@ func (s *MeasureSettings) validate() (MeasureSettings, error) {
 	if s != nil {
 		v = *s
 	}
-	if err := CheckNodes(v.Nodes); err != nil {
+	if v.Design != nil {
+		if _, err := v.Design.validate(false); err != nil {
+			return v, err
+		}
+	} else if err := CheckNodes(v.Nodes); err != nil {
 		return v, err
 	}
 	if v.Repeat == 0 {
@@ -126,6 +142,7 @@ const PlaceholderNodes = "{nodes}"
 // every node count instead of biasing b, and an interrupted profile still has
 // the early repeats of every node count.
 //
+// With a Design, the node counts are chosen first (see MeasureSettings).
 // A run that exits non-zero is an observation with Failed set and its stderr
 // tail in Error. When ctx ends, the running command is killed, its run is
 // dropped, and Measure returns what it has with an error wrapping
@@ -138,31 +155,24 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 	if len(argv) == 0 {
 		return nil, errors.New("profile: no command to run")
 	}
-	total := set.Repeat * len(set.Nodes)
 	start := time.Now()
 	var obs []model.Observation
+	if set.Design != nil {
+		if obs, err = design(ctx, argv, &set); err != nil {
+			return obs, err
+		}
+	}
+	total := set.Repeat * len(set.Nodes)
 	for rep := 1; rep <= set.Repeat; rep++ {
 		for _, n := range set.Nodes {
-			if ctx.Err() != nil {
-				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
+			if rep == 1 && len(obs) > 0 && n == obs[0].Nodes {
+				continue // the probe's run
 			}
-			args := make([]string, len(argv))
-			for i, a := range argv {
-				args[i] = strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n))
-			}
-			env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
-			r, err := set.Executor.Execute(ctx, args, env)
-			if err != nil && ctx.Err() != nil {
-				return obs, fmt.Errorf("%w after %d of %d runs", ErrInterrupted, len(obs), total)
-			}
+			o, err := runAt(ctx, argv, &set, n, rep, fmt.Sprintf("after %d of %d runs", len(obs), total))
 			if err != nil {
-				return obs, fmt.Errorf("profile: %s: %w", args[0], err)
+				return obs, err
 			}
-			if ctx.Err() != nil {
-				// The command was killed: its numbers describe no complete run.
-				return obs, fmt.Errorf("%w after %d of %d runs; the run at %d nodes in progress was stopped and dropped", ErrInterrupted, len(obs), total, n)
-			}
-			obs = append(obs, observe(r, n, rep, set.VCPUsPerNode))
+			obs = append(obs, o)
 			if set.Progress != nil {
 				el := time.Since(start)
 				done := len(obs)
@@ -174,8 +184,62 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 	return obs, nil
 }
 
+// design sets set.Nodes to the counts set.Design chooses, first making the
+// probe run at 1 node when it has a Budget; it returns the probe's
+// observation.
+func design(ctx context.Context, argv []string, set *MeasureSettings) ([]model.Observation, error) {
+	d := *set.Design
+	var obs []model.Observation
+	if d.Budget > 0 {
+		o, err := runAt(ctx, argv, set, 1, 1, "during the probe run at 1 node")
+		if err != nil {
+			return nil, err
+		}
+		obs = append(obs, o)
+		if o.Failed {
+			return obs, fmt.Errorf("profile: the probe run at 1 node failed (%s): no time to budget by", o.Error)
+		}
+		d.ProbeSeconds = o.Seconds
+	}
+	c, err := ChooseNodes(&d)
+	if err != nil {
+		return obs, err
+	}
+	set.Nodes = c.Nodes
+	if set.Chose != nil {
+		set.Chose(c)
+	}
+	return obs, nil
+}
+
+// runAt makes the run at n nodes of repeat rep; when ctx ends it returns an
+// error wrapping ErrInterrupted that says where (at).
+func runAt(ctx context.Context, argv []string, set *MeasureSettings, n, rep int, at string) (model.Observation, error) {
+	if ctx.Err() != nil {
+		return model.Observation{}, fmt.Errorf("%w %s", ErrInterrupted, at)
+	}
+	args := make([]string, len(argv))
+	for i, a := range argv {
+		args[i] = strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n))
+	}
+	env := append(slices.Clip(set.Env), "PACKER_NODES="+strconv.Itoa(n))
+	r, err := set.Executor.Execute(ctx, args, env)
+	if err != nil && ctx.Err() != nil {
+		return model.Observation{}, fmt.Errorf("%w %s", ErrInterrupted, at)
+	}
+	if err != nil {
+		return model.Observation{}, fmt.Errorf("profile: %s: %w", args[0], err)
+	}
+	if ctx.Err() != nil {
+		// The command was killed: its numbers describe no complete run.
+		return model.Observation{}, fmt.Errorf("%w %s; the run at %d nodes in progress was stopped and dropped", ErrInterrupted, at, n)
+	}
+	return observe(r, n, rep, set.VCPUsPerNode), nil
+}
+
 // observe turns a run into an observation: utilisation is CPU seconds over
-// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time.
+// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time
+// (over Run.IOSpan when the executor measured it).
 func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	o := model.Observation{Nodes: nodes, Repeat: repeat, Seconds: r.Wall.Seconds(),
 		CPUSeconds: r.CPU.Seconds(), ReadBytes: r.ReadBytes, WriteBytes: r.WriteBytes}
@@ -194,6 +258,9 @@ func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	if wall := r.Wall.Seconds(); wall > 0 {
 		u := r.CPU.Seconds() / (wall * float64(nodes*vcpus))
 		io := float64(r.ReadBytes+r.WriteBytes) / 1e6 / wall
+		if r.IOSpan > 0 && r.IOSpan < r.Wall {
+			io = float64(r.ReadBytes+r.WriteBytes) / 1e6 / r.IOSpan.Seconds()
+		}
 		o.CPUUtil, o.IOMBps = &u, &io
 	} else {
 		// A clock that did not move cannot give a rate; mark the run failed

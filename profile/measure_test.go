@@ -101,3 +101,60 @@ func TestMeasureSettingsRejected(t *testing.T) {
 		t.Errorf("ran %q despite bad settings", fx.calls)
 	}
 }
+
+// An executor that knows when the bytes moved sets IOSpan: the rate is over
+// it, not over the wall time; an IOSpan not inside the wall time is ignored.
+func TestMeasureRateOverIOSpan(t *testing.T) {
+	for _, c := range []struct {
+		span time.Duration
+		want float64
+	}{
+		{0, 15},               // 150 MB / 10 s wall
+		{2 * time.Second, 75}, // 150 MB / 2 s of moving bytes
+		{500 * time.Millisecond, 300},
+		{10 * time.Second, 15}, // the whole run: as without
+		{20 * time.Second, 15}, // longer than the run: nonsense, ignored
+	} {
+		fx := &fakeExecutor{run: func(int) Run {
+			return Run{Wall: 10 * time.Second, CPU: time.Second, ReadBytes: 100e6, WriteBytes: 50e6, IOSpan: c.span}
+		}}
+		obs, err := Measure(context.Background(), []string{"job"}, &MeasureSettings{Nodes: []int{1}, Executor: fx, Env: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *obs[0].IOMBps; got != c.want {
+			t.Errorf("IOSpan %v: rate %v MB/s, want %v", c.span, got, c.want)
+		}
+	}
+}
+
+// With a Design and a Budget, Measure runs at 1 node first, chooses with
+// its time and keeps that run: the hand-worked Amdahl budget of
+// TestChooseNodesHandWorked (10 s at 1 node, 60 node-s: 1 and 5).
+func TestMeasureDesignedByBudget(t *testing.T) {
+	fx := &fakeExecutor{run: func(n int) Run { return Run{Wall: time.Duration(10/n) * time.Second, CPU: time.Second} }}
+	var chose Choice
+	obs, err := Measure(context.Background(), []string{"job"}, &MeasureSettings{Executor: fx, Env: []string{}, Repeat: 2,
+		Design: &Design{Form: "amdahl", Candidates: []int{10}, Budget: 60}, Chose: func(c Choice) { chose = c }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The probe, then 5 in repeat 1; 1 and 5 in repeat 2.
+	want := []string{"job PACKER_NODES=1", "job PACKER_NODES=5", "job PACKER_NODES=1", "job PACKER_NODES=5"}
+	if !reflect.DeepEqual(fx.calls, want) {
+		t.Errorf("calls %q, want %q", fx.calls, want)
+	}
+	if len(obs) != 4 || obs[0].Nodes != 1 || obs[0].Repeat != 1 || obs[1].Nodes != 5 || obs[3].Repeat != 2 {
+		t.Errorf("observations %s", jsonOf(obs))
+	}
+	if !reflect.DeepEqual(chose.Nodes, []int{1, 5}) || !strings.Contains(chose.Why, "a run at n costing n × 10 s") {
+		t.Errorf("chose %+v", chose)
+	}
+	// A failed probe leaves no time to budget by.
+	fx = &fakeExecutor{run: func(int) Run { return Run{Wall: time.Second, ExitCode: 1} }}
+	obs, err = Measure(context.Background(), []string{"job"}, &MeasureSettings{Executor: fx, Env: []string{},
+		Design: &Design{Candidates: []int{10}, Budget: 60}})
+	if err == nil || !strings.Contains(err.Error(), "the probe run at 1 node failed") || len(obs) != 1 {
+		t.Errorf("failed probe: %v, %d observations", err, len(obs))
+	}
+}

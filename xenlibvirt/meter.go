@@ -17,6 +17,14 @@ type VMSpan struct {
 	Name        string
 	Start, Stop time.Time
 	First, Last Counters
+	// IOFrom is when the last read began before the VM's byte counters
+	// first moved by at least ioSpanFloor from one sample to the next, IOTo
+	// when the read that showed their last such move ended: the VM's job
+	// did its I/O within [IOFrom, IOTo]. Both are zero when the bytes never
+	// moved that much.
+	IOFrom, IOTo time.Time
+	// at is when the last read began.
+	at time.Time
 	// Sampled is false when not even the first sample could be read.
 	Sampled bool
 }
@@ -26,11 +34,19 @@ type Tally []VMSpan
 
 // Run sums a run up as profile.Run: Wall is the latest Stop minus the
 // earliest Start (a VM with no Stop, which only a failed run has, ends at
-// neither); CPU and bytes are Σ over the VMs of Last − First.
+// neither); CPU and bytes are Σ over the VMs of Last − First; IOSpan is the
+// latest IOTo minus the earliest IOFrom (0 when no VM's bytes moved 1 MiB
+// in a poll), which spans every such move.
 func (t Tally) Run() profile.Run {
 	var r profile.Run
-	var first, last time.Time
+	var first, last, ioFrom, ioTo time.Time
 	for _, v := range t {
+		if !v.IOFrom.IsZero() && (ioFrom.IsZero() || v.IOFrom.Before(ioFrom)) {
+			ioFrom = v.IOFrom
+		}
+		if v.IOTo.After(ioTo) {
+			ioTo = v.IOTo
+		}
 		if first.IsZero() || v.Start.Before(first) {
 			first = v.Start
 		}
@@ -46,8 +62,18 @@ func (t Tally) Run() profile.Run {
 	if !first.IsZero() && last.After(first) {
 		r.Wall = last.Sub(first)
 	}
+	if !ioFrom.IsZero() && ioTo.After(ioFrom) {
+		r.IOSpan = ioTo.Sub(ioFrom)
+	}
 	return r
 }
+
+// ioSpanFloor is the least that a VM's disks must move between two samples
+// to count as its job's I/O for the span the I/O rate is taken over: the
+// firmware and the kernel probing a disk at boot read a few KiB, and a job
+// that moves less than 1 MiB a poll (5 MB/s at the default 200 ms) is no
+// I/O-bound job.
+const ioSpanFloor = 1 << 20
 
 type vmKey struct {
 	host int
@@ -56,19 +82,26 @@ type vmKey struct {
 
 // meter samples the counters of a run's VMs while they run and records
 // when each powered off, from its own lifecycle subscription.
+//
+// Every VM has a sampler of its own. A read of a domain that libvirt is
+// busy with (a QEMU guest that is powering off holds its domain for
+// seconds under TCG) blocks until libvirt lets go; one sampler for all VMs
+// then saw no VM at all meanwhile, and a VM that did its job and powered off
+// within that stall was counted as having done nothing.
 type meter struct {
 	readers []CounterReader
+	poll    time.Duration
 	mu      sync.Mutex
 	vms     map[vmKey]*VMSpan
 	stops   map[vmKey]time.Time
 	unwatch []func()
 	quit    chan struct{}
-	done    chan struct{}
+	wg      sync.WaitGroup
 }
 
-// startMeter watches every host and starts sampling every poll.
+// startMeter watches every host; started begins sampling a VM every poll.
 func startMeter(hvs []Hypervisor, poll time.Duration) (*meter, error) {
-	m := &meter{vms: map[vmKey]*VMSpan{}, stops: map[vmKey]time.Time{}, quit: make(chan struct{}), done: make(chan struct{})}
+	m := &meter{poll: poll, vms: map[vmKey]*VMSpan{}, stops: map[vmKey]time.Time{}, quit: make(chan struct{})}
 	for hi, hv := range hvs {
 		cr, ok := hv.(CounterReader)
 		if !ok {
@@ -97,28 +130,55 @@ func startMeter(hvs []Hypervisor, poll time.Duration) (*meter, error) {
 		}
 		m.unwatch = append(m.unwatch, stop)
 	}
-	go m.sample(poll)
 	return m, nil
 }
 
-// started is Settings.Started: the VM's first sample.
+// started is Settings.Started: the VM's first sample, and its sampler.
 func (m *meter) started(host int, name string) {
-	now := time.Now()
-	c, err := m.readers[host].Counters(name)
+	k := vmKey{host, name}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	v := &VMSpan{Host: host, Name: name, Start: now}
-	if err == nil {
-		v.First, v.Last, v.Sampled = c, c, true
-	}
-	m.vms[vmKey{host, name}] = v
+	m.vms[k] = &VMSpan{Host: host, Name: name, Start: time.Now()}
+	m.mu.Unlock()
+	m.read(k)
+	m.wg.Add(1)
+	go m.sample(k)
 }
 
-// sample reads the counters of every VM that has not powered off, until
-// finish.
-func (m *meter) sample(poll time.Duration) {
-	defer close(m.done)
-	t := time.NewTicker(poll)
+// read samples VM k once, unless it has powered off: its first sample
+// becomes First, every sample Last.
+func (m *meter) read(k vmKey) {
+	before := time.Now()
+	c, err := m.readers[k.host].Counters(k.name)
+	after := time.Now()
+	if err != nil {
+		return // powered off since, or not yet readable
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v := m.vms[k]
+	if v.Sampled && (c.CPU < v.Last.CPU || c.ReadBytes < v.Last.ReadBytes || c.WriteBytes < v.Last.WriteBytes) {
+		// Cumulative counters fall only when they vanish: a domain that
+		// is powering off can report zeros. The last sample stands.
+		return
+	}
+	if _, stopped := m.stops[k]; !stopped {
+		if !v.Sampled {
+			v.First, v.Sampled = c, true
+		}
+		if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
+			if v.IOFrom.IsZero() {
+				v.IOFrom = v.at
+			}
+			v.IOTo = after
+		}
+		v.Last, v.at = c, before
+	}
+}
+
+// sample reads VM k every poll until it powers off or finish.
+func (m *meter) sample(k vmKey) {
+	defer m.wg.Done()
+	t := time.NewTicker(m.poll)
 	defer t.Stop()
 	for {
 		select {
@@ -127,28 +187,12 @@ func (m *meter) sample(poll time.Duration) {
 		case <-t.C:
 		}
 		m.mu.Lock()
-		var keys []vmKey
-		for k := range m.vms {
-			if _, stopped := m.stops[k]; !stopped {
-				keys = append(keys, k)
-			}
-		}
+		_, stopped := m.stops[k]
 		m.mu.Unlock()
-		for _, k := range keys {
-			c, err := m.readers[k.host].Counters(k.name)
-			if err != nil {
-				continue // powered off since, or not yet readable
-			}
-			m.mu.Lock()
-			if _, stopped := m.stops[k]; !stopped {
-				v := m.vms[k]
-				if !v.Sampled {
-					v.First, v.Sampled = c, true
-				}
-				v.Last = c
-			}
-			m.mu.Unlock()
+		if stopped {
+			return
 		}
+		m.read(k)
 	}
 }
 
@@ -159,8 +203,8 @@ func (m *meter) finish() Tally {
 	case <-m.quit:
 	default:
 		close(m.quit)
-		<-m.done
 	}
+	m.wg.Wait()
 	for _, u := range m.unwatch {
 		u()
 	}

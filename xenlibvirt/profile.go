@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 // ProfileSettings say how Profile runs a job on the inventory's VMs. The
-// zero value needs Inventory, Job and Nodes.
+// zero value needs Inventory, Job and Nodes (or Design).
 //
 // # What is measured, and from where
 //
@@ -36,11 +37,21 @@ import (
 //     counted.
 //
 // A domain's counters vanish when it powers off, so they are sampled every
-// Poll while it runs: what a VM did in its last Poll before powering off is
-// missed (the guest's shutdown, mostly). Every sum runs over the job's VMs.
-// CPU utilisation is then CPU s / (wall × VMs × vCPUs per VM) and the I/O
-// rate (read + written) / 10⁶ / wall in MB/s (profile.Measure computes both),
-// so the packing paper's thresholds apply as they are written.
+// Poll while it runs, each VM on its own (a read of a domain libvirt is busy
+// with blocks only that VM's sampling): what a VM did in its last Poll
+// before powering off is missed (the guest's shutdown, mostly). Every sum
+// runs over the job's VMs. CPU utilisation is CPU s / (wall × VMs × vCPUs
+// per VM). The I/O rate is (read + written) / 10⁶ in MB/s over the span in
+// which the job moved its bytes — from the sample before any VM's byte
+// counters first moved by 1 MiB or more from one sample to the next to the
+// sample that showed the last such move, so that it spans every such move
+// (the KiB that firmware and kernel read when
+// they probe a disk at boot open no span; with no such move the rate is
+// over the wall time) — not over the wall time,
+// which includes the guests' boot: on long-lived VMs (the packing paper's)
+// a job does not pay for a boot, and a boot that outlasts the job would
+// make every job look idle. profile.Measure computes both, so the paper's
+// thresholds apply as they are written.
 //
 // A guest's job reports no exit status to the hypervisor: a VM that powers
 // off by itself is a finished run, whatever its job printed.
@@ -54,6 +65,10 @@ type ProfileSettings struct {
 	// Nodes are the VM counts to run at; each must fit the inventory with a
 	// disk of its own: at most hosts × disks (the fewest disks of any host).
 	Nodes []int
+	// Design, when set, chooses the VM counts among its candidates instead
+	// of Nodes (profile.ChooseNodes), with a Budget after the run at 1 VM;
+	// the choice and its reason are logged. Every candidate must fit.
+	Design *profile.Design
 	// Repeat is the number of runs per VM count; default 1.
 	Repeat int
 	// VCPUs is each VM's vCPUs; default the fewest cores of any host over
@@ -67,12 +82,25 @@ type ProfileSettings struct {
 	RunTimeout time.Duration
 	// Poll is how often running VMs' counters are sampled; default 200 ms.
 	Poll time.Duration
+	// StatePath, when set, is the journal of the run in flight, kept as
+	// packer apply keeps its state file (rewritten after every step, under
+	// its lock): if packer dies mid-run, even by SIGKILL, packer destroy
+	// --state StatePath removes what the run had made. Each run starts it
+	// afresh; Profile refuses to start while it lists live VMs.
+	StatePath string
 	// DryRun writes the VMs every run would make to Log and changes nothing.
 	DryRun bool
 	// Log receives one line per action and one per run; nil discards them.
 	Log io.Writer
 	// Progress, when set, is called after every run (profile.Measure's).
 	Progress func(profile.Progress)
+}
+
+func (s *ProfileSettings) logOrDiscard() io.Writer {
+	if s.Log == nil {
+		return io.Discard
+	}
+	return s.Log
 }
 
 func (s *ProfileSettings) validate() (ProfileSettings, error) {
@@ -85,6 +113,22 @@ func (s *ProfileSettings) validate() (ProfileSettings, error) {
 	}
 	if strings.TrimSpace(v.Job) == "" || jobPart(v.Job) == "" {
 		return v, fmt.Errorf("xenlibvirt: profile: job %q: no letter or digit to name its VMs by", v.Job)
+	}
+	if v.Design != nil {
+		var err error
+		if v.Nodes, err = v.Design.Counts(); err != nil {
+			return v, err
+		}
+		if v.Design.Budget == 0 {
+			// Nothing to measure first: choose now, so that the dry run
+			// shows the runs.
+			c, err := profile.ChooseNodes(v.Design)
+			if err != nil {
+				return v, err
+			}
+			fmt.Fprintf(v.logOrDiscard(), "profile %s: %s\n", v.Job, c.Why)
+			v.Nodes, v.Design = c.Nodes, nil
+		}
 	}
 	if err := profile.CheckNodes(v.Nodes); err != nil {
 		return v, err
@@ -153,13 +197,43 @@ func Profile(ctx context.Context, argv []string, s *ProfileSettings) ([]model.Ob
 	if err != nil {
 		return nil, err
 	}
+	if err := stateClear(set.StatePath); err != nil {
+		return nil, err
+	}
 	if set.DryRun {
 		writeProfileDryRun(set.Log, &set, argv, deps)
 		return nil, nil
 	}
 	ex := &vmExecutor{set: &set, repeats: map[int]int{}}
-	return profile.Measure(ctx, argv, &profile.MeasureSettings{Nodes: set.Nodes, Repeat: set.Repeat,
+	return profile.Measure(ctx, argv, &profile.MeasureSettings{Nodes: set.Nodes, Repeat: set.Repeat, Design: set.Design,
+		Chose:        func(c profile.Choice) { fmt.Fprintf(set.Log, "profile %s: %s\n", set.Job, c.Why) },
 		VCPUsPerNode: set.VCPUs, Executor: ex, Env: []string{}, Progress: set.Progress})
+}
+
+// ProfileStateFile is the default journal of profiling job in the working
+// directory, packer-profile-<job>.state.json: packer destroy, given no
+// --state, finds it when it is the only state file there.
+func ProfileStateFile(job string) string { return "packer-profile-" + jobPart(job) + ".state.json" }
+
+// stateClear fails when the journal at path lists VMs still live: a run
+// killed before it could tear down left them, and packer destroy must
+// remove them first.
+func stateClear(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	j, err := ReadJournalFile(path)
+	if err != nil {
+		return fmt.Errorf("xenlibvirt: profile: %w", err)
+	}
+	if live := j.LiveVMs(); len(live) > 0 {
+		return fmt.Errorf("xenlibvirt: profile: %w: %s lists %d VMs of run %s (first %s on %s); remove them with packer destroy --state %s",
+			ErrStateExists, path, len(live), j.Plan, live[0].Name, live[0].Host, path)
+	}
+	return nil
 }
 
 // guestCommandOK refuses words the appliance cannot receive intact: the
@@ -244,12 +318,18 @@ func checkProfile(set *ProfileSettings) ([]*Deployment, error) {
 func writeProfileDryRun(w io.Writer, set *ProfileSettings, argv []string, deps []*Deployment) {
 	fmt.Fprintf(w, "# dry run of profiling job %s: nothing is changed\n", set.Job)
 	fmt.Fprintf(w, "# guests run: %s (packer.run=%s)\n", strings.Join(argv, " "), strings.Join(argv, ","))
-	fmt.Fprintf(w, "# %d runs: VM counts %s, %d repeats; each VM %d vCPUs, %d MiB", len(set.Nodes)*max(1, set.Repeat),
-		joinInts(set.Nodes), max(1, set.Repeat), set.VCPUs, set.MemoryMiB)
+	runs := fmt.Sprintf("%d runs: VM counts", len(set.Nodes)*max(1, set.Repeat))
+	if set.Design != nil {
+		runs = "runs at some of the VM counts"
+	}
+	fmt.Fprintf(w, "# %s %s, %d repeats; each VM %d vCPUs, %d MiB", runs, joinInts(set.Nodes), max(1, set.Repeat), set.VCPUs, set.MemoryMiB)
 	if set.RunTimeout > 0 {
 		fmt.Fprintf(w, "; a run may take %v", set.RunTimeout)
 	}
 	fmt.Fprintln(w)
+	if d := set.Design; d != nil {
+		fmt.Fprintf(w, "# budget %.4g node-s: the run at 1 VM comes first, and its time chooses which of these counts run (profile.ChooseNodes)\n", d.Budget)
+	}
 	for i, d := range deps {
 		fmt.Fprintf(w, "\n## %d VMs (plan %s; later repeats r2, r3, … alike)\n", set.Nodes[i], d.Plan)
 		for _, vm := range d.Phases[0].VMs {
@@ -324,7 +404,8 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 	if err != nil {
 		return failed(err)
 	}
-	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: set.RunTimeout, Log: set.Log, Parallel: max(4, n), Started: m.started})
+	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: set.RunTimeout, Log: set.Log, Parallel: max(4, n), Started: m.started,
+		StatePath: set.StatePath})
 	tally := m.finish()
 	if ctx.Err() != nil {
 		fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: interrupted, torn down\n", set.Job, n, rep)
@@ -334,7 +415,7 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 		return failed(err)
 	}
 	r := tally.Run()
-	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s, read %.1f MB, written %.1f MB\n",
-		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6)
+	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s, read %.1f MB, written %.1f MB in %.1f s\n",
+		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6, r.IOSpan.Seconds())
 	return r, nil
 }

@@ -27,16 +27,23 @@ var (
 
 // ItestThresholds classify the appliance's jobs from libvirt's numbers. A
 // TCG guest reaches neither the packing paper's 60 % (a run includes the
-// boot, and three VMs share this machine's two cores) nor its 100 MB/s (one
-// emulated virtio disk), so the thresholds are scaled to what it does reach;
-// the measured values are logged by TestIntegrationProfileCPUAndIO.
-var ItestThresholds = model.Thresholds{CPUUtil: 0.5, IOMBps: 20, ReferenceNodes: 3}
+// boot, and three VMs share this machine's two cores) nor, over a run of
+// staggered boots, its 100 MB/s, so the thresholds are scaled to what it
+// does reach: the I/O rate is taken over the span in which the disks moved
+// (see xenlibvirt.ProfileSettings), where one VM's disk job reaches over
+// 100 MB/s alone but three VMs' jobs, spread over seconds by their boots,
+// 20–35 MB/s together, while the hash job moves nothing; 5 MB/s, a
+// twentieth of the paper's, lies far from both. The measured values are
+// logged by TestIntegrationProfileCPUAndIO.
+var ItestThresholds = model.Thresholds{CPUUtil: 0.5, IOMBps: 5, ReferenceNodes: 3}
 
 // TestIntegrationProfileCPUAndIO profiles a CPU-bound and an I/O-bound guest
 // command at 1, 2 and 3 VMs of a real libvirtd from the hypervisor's numbers
 // (every run finishes, with positive times and a utilisation in (0, 1]),
 // plans the two profiles and applies the plan on the same inventory; nothing
-// is left behind. Their classes are logged, not yet asserted (see below).
+// is left behind. The disk job's bytes are counted in full at every VM
+// count and it is classified I/O-intensive, the hash job not (see below for
+// the CPU class).
 func TestIntegrationProfileCPUAndIO(t *testing.T) {
 	begin := time.Now()
 	q := libvirttest.NewQEMUCluster(t, "console=ttyS0 quiet panic=-1")
@@ -61,15 +68,15 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 				t.Errorf("%s at %d VMs: wall %v s, CPU %v s, utilisation %v: want positive times and a utilisation in (0, 1]",
 					c.job, o.Nodes, o.Seconds, o.CPUSeconds, *o.CPUUtil)
 			}
-			// The disk job writes and reads 32 MiB of every VM's disk; the
-			// hypervisor must have counted at least one VM's worth each way,
-			// and never more than all of them did. (At 3 VMs under TCG one
-			// VM's counters have been missed: logged, an open defect.)
-			if all := int64(o.Nodes) * 32 << 20; c.io_ && (o.ReadBytes < 32<<20 || o.WriteBytes < 32<<20 ||
+			// The disk job writes and reads 32 MiB of every VM's disk, all
+			// of which the hypervisor must have counted (1 MiB of slack for
+			// the guest's own probing of its disk); the hash job touches
+			// no disk beyond that probing.
+			if all := int64(o.Nodes) * 32 << 20; c.io_ && (o.ReadBytes < all || o.WriteBytes < all ||
 				o.ReadBytes > all+1<<20 || o.WriteBytes > all+1<<20) {
-				t.Errorf("%s at %d VMs: read %d and wrote %d bytes, want 32 MiB to %d each", c.job, o.Nodes, o.ReadBytes, o.WriteBytes, all)
-			} else if c.io_ && (o.ReadBytes < all || o.WriteBytes < all) {
-				t.Logf("UNDER-COUNTED %s at %d VMs: read %d and wrote %d bytes of %d each", c.job, o.Nodes, o.ReadBytes, o.WriteBytes, all)
+				t.Errorf("%s at %d VMs: read %d and wrote %d bytes, want %d each", c.job, o.Nodes, o.ReadBytes, o.WriteBytes, all)
+			} else if !c.io_ && o.ReadBytes+o.WriteBytes > 1<<20 {
+				t.Errorf("%s at %d VMs: read %d and wrote %d bytes, want none", c.job, o.Nodes, o.ReadBytes, o.WriteBytes)
 			}
 			t.Logf("MEASURED %s %d VMs: wall %.1f s, CPU %.1f s, util %.3f, read %.1f MB, written %.1f MB, %.1f MB/s",
 				c.job, o.Nodes, o.Seconds, o.CPUSeconds, *o.CPUUtil, float64(o.ReadBytes)/1e6, float64(o.WriteBytes)/1e6, *o.IOMBps)
@@ -81,12 +88,15 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 		j := pw.Jobs[0]
 		t.Logf("%s profiled in %v: F(n) = %s, cpu_intensive %v, io_intensive %v (%s)", c.job, time.Since(start).Round(time.Second),
 			j.Model, j.CPUIntensive, j.IOIntensive, res.ReferenceSource())
-		// Not asserted: under TCG on a 2-core machine the boot dominates every
-		// run (the guests' utilisation and rates are set by it, not by the
-		// job), so no threshold tells the two jobs apart; the classes are
-		// logged beside the ones wanted. What the hypervisor counted is
-		// asserted above.
+		// The I/O class is asserted; the CPU class only logged: under TCG
+		// the boot is CPU-bound emulation for both jobs and dominates their
+		// wall time, and the host's other load sets how much CPU the guests
+		// get, so no utilisation threshold tells the two apart.
 		t.Logf("%s: classified cpu %v io %v (wanted cpu %v io %v)", c.job, j.CPUIntensive, j.IOIntensive, c.cpu, c.io_)
+		if j.IOIntensive != c.io_ {
+			t.Errorf("%s: io_intensive %v at %d VMs (%.1f MB/s against %v MB/s), want %v", c.job, j.IOIntensive,
+				ItestThresholds.ReferenceNodes, *obs[len(obs)-1].IOMBps, ItestThresholds.IOMBps, c.io_)
+		}
 		w.Jobs = append(w.Jobs, j)
 	}
 	q.AssertNothingLeft(t)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,17 +25,18 @@ func TestTallyArithmetic(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := func(d float64) time.Time { return t0.Add(time.Duration(d * float64(time.Second))) }
 	tally := xenlibvirt.Tally{
-		// VM a: started at 0 s, off at 10 s; CPU 1 → 9 s, read 0 → 100 MB, written 0 → 50 MB.
-		{Host: 0, Name: "a", Start: s(0), Stop: s(10), Sampled: true,
+		// VM a: started at 0 s, off at 10 s; CPU 1 → 9 s, read 0 → 100 MB, written 0 → 50 MB,
+		// its bytes moving between the samples at 2 s and 8 s.
+		{Host: 0, Name: "a", Start: s(0), Stop: s(10), Sampled: true, IOFrom: s(2), IOTo: s(8),
 			First: xenlibvirt.Counters{CPU: 1 * time.Second}, Last: xenlibvirt.Counters{CPU: 9 * time.Second, ReadBytes: 100e6, WriteBytes: 50e6}},
-		// VM b: started at 1 s, off at 12 s; CPU 2 → 12 s, read 10 → 30 MB.
-		{Host: 1, Name: "b", Start: s(1), Stop: s(12), Sampled: true,
+		// VM b: started at 1 s, off at 12 s; CPU 2 → 12 s, read 10 → 30 MB between 3 s and 11 s.
+		{Host: 1, Name: "b", Start: s(1), Stop: s(12), Sampled: true, IOFrom: s(3), IOTo: s(11),
 			First: xenlibvirt.Counters{CPU: 2 * time.Second, ReadBytes: 10e6}, Last: xenlibvirt.Counters{CPU: 12 * time.Second, ReadBytes: 30e6}},
 	}
 	r := tally.Run()
 	// Wall: first start 0 s to last power-off 12 s = 12 s; CPU 8 + 10 = 18 s;
-	// read 100 + 20 = 120 MB; written 50 MB.
-	want := profile.Run{Wall: 12 * time.Second, CPU: 18 * time.Second, ReadBytes: 120e6, WriteBytes: 50e6}
+	// read 100 + 20 = 120 MB; written 50 MB; bytes moving from 2 s to 11 s = 9 s.
+	want := profile.Run{Wall: 12 * time.Second, CPU: 18 * time.Second, ReadBytes: 120e6, WriteBytes: 50e6, IOSpan: 9 * time.Second}
 	if r != want {
 		t.Fatalf("Run() = %+v, want %+v", r, want)
 	}
@@ -42,9 +45,10 @@ func TestTallyArithmetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Utilisation 18 s / (12 s × 2 VMs × 2 vCPUs) = 0.375; rate (120 + 50) MB / 12 s = 14.1667 MB/s.
+	// Utilisation 18 s / (12 s × 2 VMs × 2 vCPUs) = 0.375; rate over the
+	// span the bytes moved in, (120 + 50) MB / 9 s = 18.8889 MB/s.
 	o := obs[0]
-	if math.Abs(*o.CPUUtil-0.375) > 1e-12 || math.Abs(*o.IOMBps-170.0/12) > 1e-12 || o.Seconds != 12 {
+	if math.Abs(*o.CPUUtil-0.375) > 1e-12 || math.Abs(*o.IOMBps-170.0/9) > 1e-12 || o.Seconds != 12 {
 		t.Errorf("observation %+v: util %v, rate %v", o, *o.CPUUtil, *o.IOMBps)
 	}
 }
@@ -144,7 +148,9 @@ func TestProfileOnTestDriver(t *testing.T) {
 		if u := *o.CPUUtil; u > 0.5 || u < 0.5*(job.Seconds()-0.1)/o.Seconds {
 			t.Errorf("%d VMs: utilisation %.3f", o.Nodes, u)
 		}
-		if r := *o.IOMBps; rel(r, float64(o.ReadBytes+o.WriteBytes)/1e6/o.Seconds) > 1e-9 {
+		// The counters move all along: the rate is over at least the 0.3 s
+		// job less a poll at either end, and at most the whole run.
+		if r, mb := *o.IOMBps, float64(o.ReadBytes+o.WriteBytes)/1e6; r < mb/o.Seconds || r > mb/(job.Seconds()-0.05) {
 			t.Errorf("%d VMs: rate %v", o.Nodes, r)
 		}
 	}
@@ -278,4 +284,112 @@ type lossyCounting struct{ lossy }
 
 func (l *lossyCounting) Counters(name string) (xenlibvirt.Counters, error) {
 	return l.Hypervisor.(xenlibvirt.CounterReader).Counters(name)
+}
+
+// freezer stops a profile dead, as SIGKILL would: from the start of
+// domain name on, every call that would change a host blocks for ever, so
+// that what the journal on disk holds then is all that was made.
+type freezer struct {
+	name    string
+	once    sync.Once
+	reached chan struct{}
+}
+
+func (f *freezer) wrap(hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return &frozen{hv, f} }
+
+func (f *freezer) stopped() bool {
+	select {
+	case <-f.reached:
+		return true
+	default:
+		return false
+	}
+}
+
+type frozen struct {
+	xenlibvirt.Hypervisor
+	f *freezer
+}
+
+func (h *frozen) block() {
+	if h.f.stopped() {
+		select {} // dead
+	}
+}
+
+func (h *frozen) Counters(name string) (xenlibvirt.Counters, error) {
+	return h.Hypervisor.(xenlibvirt.CounterReader).Counters(name)
+}
+
+func (h *frozen) CreateOverlay(pool, name, backing, format string, gib int) (string, error) {
+	h.block()
+	return h.Hypervisor.CreateOverlay(pool, name, backing, format, gib)
+}
+
+func (h *frozen) Define(xml string) error { h.block(); return h.Hypervisor.Define(xml) }
+
+func (h *frozen) Start(name string) error {
+	if name == h.f.name {
+		h.f.once.Do(func() { close(h.f.reached) })
+	}
+	h.block()
+	return h.Hypervisor.Start(name)
+}
+
+func (h *frozen) Destroy(name string) error   { h.block(); return h.Hypervisor.Destroy(name) }
+func (h *frozen) Undefine(name string) error  { h.block(); return h.Hypervisor.Undefine(name) }
+func (h *frozen) DeleteVolume(p string) error { h.block(); return h.Hypervisor.DeleteVolume(p) }
+
+// TestProfileKilledMidRunDestroyFindsAll: with a journal (StatePath), a
+// profile stopped dead in its second run when it starts a domain it has
+// defined (every later change to the hosts blocked, as SIGKILL would leave
+// them) has journaled every VM it made, and Destroy, which packer destroy
+// --state runs, removes them all; a new profile refuses to start while the
+// journal lists live VMs.
+func TestProfileKilledMidRunDestroyFindsAll(t *testing.T) {
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	guests(t, c, 50*time.Millisecond, nil, nil)
+	f := &freezer{name: "packer-profile-n2-r1-p1-sort-1", reached: make(chan struct{})}
+	set := profileSettings(c, 1, 2)
+	set.StatePath = filepath.Join(t.TempDir(), xenlibvirt.ProfileStateFile("sort"))
+	set.Connector = c.Connector(func(_ int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return f.wrap(hv) })
+	done := make(chan error, 1)
+	go func() {
+		_, err := xenlibvirt.Profile(context.Background(), []string{"x"}, set)
+		done <- err
+	}()
+	select {
+	case <-f.reached:
+	case err := <-done:
+		t.Fatalf("profile ended before its second run started: %v", err)
+	}
+	// The dead process's lock went with it: Destroy works on a copy.
+	data, err := os.ReadFile(set.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join(t.TempDir(), "killed.state.json")
+	if err := os.WriteFile(killed, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := xenlibvirt.ReadJournalFile(killed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := j.LiveVMs()
+	if j.Plan != "profile-n2-r1" || len(live) == 0 {
+		t.Fatalf("journal of plan %s lists %d live VMs, want profile-n2-r1's", j.Plan, len(live))
+	}
+	if _, err := xenlibvirt.Profile(context.Background(), []string{"x"}, &xenlibvirt.ProfileSettings{Inventory: c.Inventory,
+		Connector: c.Connector(nil), Job: "sort", Nodes: []int{1}, StatePath: killed}); !errors.Is(err, xenlibvirt.ErrStateExists) {
+		t.Errorf("profile over a journal with live VMs: %v, want ErrStateExists", err)
+	}
+	res, err := xenlibvirt.Destroy(j, c.Connector(nil), killed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed+res.Gone != len(live) {
+		t.Errorf("destroy removed %d and found %d gone of %d live VMs", res.Removed, res.Gone, len(live))
+	}
+	assertEmpty(t, c)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,15 +36,20 @@ var profileCommand = &cli.Command{
 		"--inventory FILE runs each run instead on VMs of the inventory, as packer apply deploys them:\n" +
 		"a one-phase plan of the job alone on n VMs (one per disk, hosts first), the guests running\n" +
 		"--run CMD (the appliance's packer.run), each run torn down when its VMs have powered off.\n" +
-		"Wall time, CPU seconds and disk bytes then come from libvirt (see xenlibvirt.ProfileSettings).",
+		"Wall time, CPU seconds and disk bytes then come from libvirt (see xenlibvirt.ProfileSettings).\n\n" +
+		"--points K or --budget NODE-SECONDS runs at the counts among --nodes (N alone: 1..N) that pin down\n" +
+		"the --model form best (profile.ChooseNodes); a budget first runs at 1 node and charges n × that time a run.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "job", Aliases: []string{"j"}, Required: true, Usage: "job `NAME` in the profile"},
 		&cli.StringFlag{Name: "nodes", Aliases: []string{"n"}, Required: true, Usage: "node counts to run at, comma-separated: `N,N,...` (e.g. 2,4,6,8)"},
 		&cli.IntFlag{Name: "repeat", Value: 1, Usage: "runs per node count"},
+		&cli.IntFlag{Name: "points", Usage: "choose `K` of the --nodes counts (D-optimal for --model)"},
+		&cli.Float64Flag{Name: "budget", Usage: "choose as many counts as `NODE-SECONDS` pay for, after a run at 1 node"},
 		&cli.IntFlag{Name: "vcpus-per-node", Value: 2, Usage: "vCPUs of one node, for CPU utilisation"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the profile (a workload file, JSON) to `FILE`"},
 		&cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "run on VMs of the inventory `FILE` (JSON), as packer apply would, and measure from libvirt"},
 		&cli.StringFlag{Name: "run", Usage: "the command `CMD` (words split on spaces), instead of after --; with --inventory, what the guests run"},
+		&cli.StringFlag{Name: "state", Usage: "with --inventory: journal `FILE` of the run in flight, for packer destroy (default packer-profile-JOB.state.json)"},
 		&cli.DurationFlag{Name: "run-timeout", Usage: "with --inventory: fail a run whose VMs have not all powered off after `D` (0: no limit)"},
 		&cli.BoolFlag{Name: "dry-run", Usage: "with --inventory: show the VMs every run would make, change nothing"},
 		chartFlag,
@@ -95,6 +101,10 @@ func profileAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ms := &profile.MeasureSettings{Nodes: nodes, Repeat: c.Int("repeat"), VCPUsPerNode: c.Int("vcpus-per-node")}
+	if c.IsSet("points") || c.IsSet("budget") {
+		ms.Design = &profile.Design{Form: set.Form, Candidates: nodes, Points: c.Int("points"), Budget: c.Float64("budget")}
+		ms.Chose = func(ch profile.Choice) { fmt.Fprintf(c.App.ErrWriter, "packer: profile %s: %s\n", job, ch.Why) }
+	}
 	if progress.IsTerminal(c.App.ErrWriter) {
 		ms.Progress = func(p profile.Progress) {
 			fmt.Fprintf(c.App.ErrWriter, "\rrun %d of %d (%d nodes, repeat %d), elapsed %s, about %s left   ",
@@ -145,8 +155,9 @@ func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string
 	if err != nil {
 		return nil, badInput(err)
 	}
-	set := &xenlibvirt.ProfileSettings{Inventory: inv, Connector: connector, Job: job, Nodes: ms.Nodes, Repeat: ms.Repeat,
-		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress}
+	set := &xenlibvirt.ProfileSettings{Inventory: inv, Connector: connector, Job: job, Nodes: ms.Nodes, Design: ms.Design, Repeat: ms.Repeat,
+		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress,
+		StatePath: cmp.Or(c.String("state"), xenlibvirt.ProfileStateFile(job))}
 	if c.IsSet("vcpus-per-node") {
 		set.VCPUs = ms.VCPUsPerNode
 	}

@@ -429,3 +429,22 @@ func profileDiskDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(d) })
 	return d
 }
+
+// --points on local runs: the chosen counts are run, and why is on stderr.
+// Amdahl over 1..4 with 2 points: (1/a − 1/b)² is largest for 1 and 4.
+func TestProfilePointsLocal(t *testing.T) {
+	t.Setenv(profileHelperEnv, "1")
+	out := filepath.Join(t.TempDir(), "p.json")
+	code, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "4", "--points", "2", "--model", "amdahl",
+		"--output", out}, profileHelperCommand("divide", "40")...)...)
+	if code != 0 || !strings.Contains(errs, "packer: profile j: node counts 1,4: the D-optimal design for the amdahl form") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	w, err := model.ReadWorkloadFile(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := w.Jobs[0].Profile; len(p.Observations) != 2 || p.Observations[0].Nodes != 1 || p.Observations[1].Nodes != 4 {
+		t.Errorf("observations %+v", p.Observations)
+	}
+}

@@ -10,7 +10,9 @@
 # forces the choice.
 # Needs root (libvirtd, /dev/kvm) and the packages in the Makefile's
 # ITEST_APT_PACKAGES. Environment: PACKER_ITEST_APPLIANCE (default
-# /var/tmp/packer-itest), PACKER_ITEST_ACCEL, GO (default go), GOTESTFLAGS.
+# /var/tmp/packer-itest), PACKER_ITEST_ACCEL, GO (default go), GOTESTFLAGS
+# (default -v -timeout 40m: the profile tests boot a score of TCG guests, past
+# go test's default 10 m on a loaded machine).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
@@ -56,4 +58,4 @@ fi
 
 # shellcheck disable=SC2086
 # -p 1: the packages share one libvirtd, its pools and the foreign domain.
-$GO test -tags integration -count=1 -p 1 ${GOTESTFLAGS:--v} -run Integration ./xenlibvirt/... ./cmd/packer/...
+$GO test -tags integration -count=1 -p 1 ${GOTESTFLAGS:--v -timeout 40m} -run Integration ./xenlibvirt/... ./cmd/packer/...

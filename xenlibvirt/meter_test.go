@@ -1,0 +1,134 @@
+package xenlibvirt
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// clockHV is a host whose running domains' CPU time is the time since they
+// started (one CPU second a second), and whose reads of domain "slow" take
+// a second each after the first, as libvirt's do of a QEMU guest it is busy
+// powering off.
+type clockHV struct {
+	Hypervisor
+	mu    sync.Mutex
+	start map[string]time.Time
+	off   map[string]bool
+	zeros map[string]bool
+	reads map[string]int
+	watch func(Event)
+}
+
+func (h *clockHV) Watch(fn func(Event)) (func(), error) {
+	h.watch = fn
+	return func() {}, nil
+}
+
+func (h *clockHV) Counters(name string) (Counters, error) {
+	h.mu.Lock()
+	h.reads[name]++
+	slow := name == "slow" && h.reads[name] > 1
+	h.mu.Unlock()
+	if slow {
+		time.Sleep(time.Second)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.off[name] {
+		return Counters{}, ErrNotFound
+	}
+	if h.zeros[name] {
+		return Counters{}, nil // as QEMU's domain reads while it powers off
+	}
+	up := time.Since(h.start[name])
+	return Counters{CPU: up, ReadBytes: diskBytes(name, up)}, nil
+}
+
+// diskBytes is what VM "disk" has read after running up: the 4 KiB a boot
+// probe reads at 30 ms, then 200 MiB/s from 200 ms to 300 ms (20 MiB).
+func diskBytes(name string, up time.Duration) int64 {
+	if name != "disk" || up < 30*time.Millisecond {
+		return 0
+	}
+	busy := min(max(up-200*time.Millisecond, 0), 100*time.Millisecond)
+	return 4096 + int64(busy.Seconds()*200*(1<<20))
+}
+
+func (h *clockHV) powerOff(name string) {
+	h.mu.Lock()
+	h.off[name] = true
+	h.mu.Unlock()
+	h.watch(Event{Domain: name, Shutdown: true})
+}
+
+// TestMeterSlowDomainDoesNotStallOthers: VM "fast" runs 300 ms while every
+// read of VM "slow" takes a second. Sampled on its own every 20 ms, fast's
+// CPU is counted to within a poll of its 300 ms; one sampler for both VMs
+// waited on slow and counted fast at about nothing (its first sample and
+// no other before it powered off).
+func TestMeterSlowDomainDoesNotStallOthers(t *testing.T) {
+	hv := &clockHV{start: map[string]time.Time{}, off: map[string]bool{}, reads: map[string]int{}}
+	m, err := startMeter([]Hypervisor{hv}, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"slow", "fast"} {
+		hv.mu.Lock()
+		hv.start[name] = time.Now()
+		hv.mu.Unlock()
+		m.started(0, name)
+	}
+	time.Sleep(300 * time.Millisecond)
+	hv.powerOff("fast")
+	time.Sleep(200 * time.Millisecond)
+	hv.powerOff("slow")
+	tally := m.finish()
+	if len(tally) != 2 || tally[0].Name != "fast" {
+		t.Fatalf("tally %+v", tally)
+	}
+	fast := tally[0]
+	// 300 ms of CPU, less up to one 20 ms poll at the end (and scheduling slack).
+	if cpu := fast.Last.CPU - fast.First.CPU; cpu < 200*time.Millisecond || cpu > 350*time.Millisecond {
+		t.Errorf("fast VM counted %v of CPU, want about 300 ms", cpu)
+	}
+	if fast.Stop.Sub(fast.Start) < 300*time.Millisecond {
+		t.Errorf("fast VM ran %v", fast.Stop.Sub(fast.Start))
+	}
+}
+
+// TestMeterIOSpan: VM "disk" reads 4 KiB at boot and 20 MiB from 200 ms to
+// 300 ms, reads as all zeros from 350 ms (as a QEMU domain does while it
+// powers off: the counters vanish without an error) and is off at 400 ms.
+// All it read is counted: the zeros are no sample. Sampled every 20 ms, its I/O span opens
+// at the last read before 200 ms and closes with the first read after
+// 300 ms (or the poll after, when the first poll past 200 ms saw less
+// than 1 MiB move); the boot probe (under 1 MiB in one poll) opens none.
+func TestMeterIOSpan(t *testing.T) {
+	hv := &clockHV{start: map[string]time.Time{}, off: map[string]bool{}, zeros: map[string]bool{}, reads: map[string]int{}}
+	m, err := startMeter([]Hypervisor{hv}, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv.mu.Lock()
+	start := time.Now()
+	hv.start["disk"] = start
+	hv.mu.Unlock()
+	m.started(0, "disk")
+	time.Sleep(350 * time.Millisecond)
+	hv.mu.Lock()
+	hv.zeros["disk"] = true
+	hv.mu.Unlock()
+	time.Sleep(50 * time.Millisecond)
+	hv.powerOff("disk")
+	v := m.finish()[0]
+	from, to := v.IOFrom.Sub(start), v.IOTo.Sub(start)
+	// A poll of slack either side, and more for a loaded machine; the boot
+	// probe at 30 ms is well outside.
+	if from > 260*time.Millisecond || from < 100*time.Millisecond || to < 290*time.Millisecond || to > 400*time.Millisecond {
+		t.Errorf("I/O span %v to %v after the start, want from 100–260 ms to 290–400 ms", from, to)
+	}
+	if got := v.Last.ReadBytes - v.First.ReadBytes; got != 4096+20<<20 {
+		t.Errorf("read %d bytes, want 4 KiB + 20 MiB", got)
+	}
+}
