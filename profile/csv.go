@@ -195,3 +195,27 @@ func csvError(err error) error {
 	}
 	return err
 }
+
+// WriteObservations writes job's runs as an observations file, the form
+// ReadObservations reads (failed runs left out: they were never fitted).
+// A profile interrupted before two node counts were measured writes its runs
+// so, rather than losing them: more rows can be added and the whole fitted
+// with packer fit.
+func WriteObservations(w io.Writer, job string, obs []model.Observation) error {
+	cw := csv.NewWriter(w)
+	cw.Write(knownColumns)
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	for _, o := range obs {
+		if o.Failed {
+			continue
+		}
+		cw.Write([]string{job, strconv.Itoa(o.Nodes), strconv.FormatFloat(o.Seconds, 'g', -1, 64), opt(o.CPUUtil), opt(o.IOMBps)})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -95,3 +95,31 @@ func FuzzReadObservations(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteObservationsRoundTrip: what WriteObservations writes reads back
+// as the same runs (failed runs left out, unmeasured columns empty).
+func TestWriteObservationsRoundTrip(t *testing.T) {
+	cpu, io := 0.75, 120.5
+	obs := []model.Observation{
+		{Nodes: 1, Seconds: 100.25, CPUUtil: &cpu, IOMBps: &io},
+		{Nodes: 1, Seconds: 99, Failed: true},
+		{Nodes: 4, Seconds: 30.125},
+	}
+	var b strings.Builder
+	if err := WriteObservations(&b, "j,1", obs); err != nil {
+		t.Fatal(err)
+	}
+	want := "job,nodes,seconds,cpu_util,io_mbps\n\"j,1\",1,100.25,0.75,120.5\n\"j,1\",4,30.125,,\n"
+	if b.String() != want {
+		t.Errorf("wrote\n%s\nwant\n%s", b.String(), want)
+	}
+	jobs, err := ReadObservations(strings.NewReader(b.String()), "runs.csv")
+	if err != nil || len(jobs) != 1 || jobs[0].Job != "j,1" || len(jobs[0].Observations) != 2 {
+		t.Fatalf("read back %+v, %v", jobs, err)
+	}
+	got := jobs[0].Observations
+	if got[0].Nodes != 1 || got[0].Seconds != 100.25 || *got[0].CPUUtil != 0.75 || *got[0].IOMBps != 120.5 ||
+		got[1].Nodes != 4 || got[1].Seconds != 30.125 || got[1].CPUUtil != nil || got[1].IOMBps != nil {
+		t.Errorf("read back %+v %+v", got[0], got[1])
+	}
+}

@@ -134,8 +134,11 @@ func profileAction(c *cli.Context) error {
 	}
 	w, res, err := profile.FitMeasured(job, argv, obs, set)
 	if err != nil {
-		if interrupted {
-			return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted with too little measured to fit; nothing written", job), exitInterrupted)
+		if interrupted { // too little to fit: keep the runs in the form packer fit reads
+			if err := profile.WriteObservations(c.App.Writer, job, obs); err != nil {
+				return err
+			}
+			return cli.Exit(fmt.Sprintf("packer: profile %s: interrupted with too little measured to fit; the runs measured are on standard output, as the CSV packer fit -i reads", job), exitInterrupted)
 		}
 		return err
 	}

@@ -22,8 +22,8 @@ import (
 // TestIntegrationProfileCtrlC builds packer, profiles a guest command that
 // does nothing (true) at 1 and 2 VMs of a real libvirtd + QEMU, and sends
 // the packer process SIGINT once both VMs of the second VM count have
-// started: it exits 130, its output has the run at 1 VM and says it kept
-// it, and no packer domain, volume or disk is left on the host.
+// started: it exits 130, its output has the run at 1 VM (on stdout, as
+// observations packer fit reads) and says it kept it, and no packer domain, volume or disk is left on the host.
 func TestIntegrationProfileCtrlC(t *testing.T) {
 	begin := time.Now()
 	q := libvirttest.NewQEMUCluster(t, "console=ttyS0 quiet panic=-1")
@@ -80,6 +80,10 @@ func TestIntegrationProfileCtrlC(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(log.String()) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	// Too little to fit, the run at 1 VM is kept on stdout as observations.
+	if !regexp.MustCompile(`^job,nodes,seconds,cpu_util,io_mbps\nnoop,1,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+\n$`).MatchString(stdout.String()) {
+		t.Errorf("stdout is not the run at 1 VM as observations:\n%s", stdout.String())
 	}
 	q.AssertNothingLeft(t)
 	// Torn down on Ctrl-C, the run's journal lists nothing live.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,6 +276,52 @@ func TestWorkloadsMerge(t *testing.T) {
 	}
 }
 
+// interruptWhenStarted sends this process SIGINT once the helper command has
+// started at n nodes, and the time it did on the channel it returns.
+func interruptWhenStarted(t *testing.T, n int) <-chan time.Time {
+	marks := t.TempDir()
+	t.Setenv(profileStartedEnv, marks)
+	sent := make(chan time.Time, 1)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if _, err := os.Stat(filepath.Join(marks, fmt.Sprintf("started-%d", n))); err == nil {
+				time.Sleep(100 * time.Millisecond)
+				sent <- time.Now()
+				syscall.Kill(os.Getpid(), syscall.SIGINT)
+				return
+			}
+		}
+	}()
+	return sent
+}
+
+// Ctrl-C during the second node count, with one measured before: too
+// little to fit, so no profile, but the run is kept on stdout as an
+// observations CSV that packer fit reads once more runs are added; exit 130.
+func TestProfileInterruptedBeforeTwoCounts(t *testing.T) {
+	t.Setenv(profileHelperEnv, "1")
+	guard := make(chan os.Signal, 1)
+	signal.Notify(guard, os.Interrupt)
+	defer signal.Stop(guard)
+	sent := interruptWhenStarted(t, 100)
+	code, out, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,100"},
+		profileHelperCommand("multiply", "100")...)...)
+	if len(sent) == 0 {
+		t.Fatalf("the run at 100 nodes never started: exit %d, %q", code, errs)
+	}
+	if code != 130 || !strings.Contains(errs, "the runs measured are on standard output") ||
+		!regexp.MustCompile(`^job,nodes,seconds,cpu_util,io_mbps\nj,1,[0-9.e+-]+,[0-9.e+-]*,[0-9.e+-]*\n$`).MatchString(out) {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
 // Ctrl-C: a real SIGINT to packer while it runs the third command (10 s on
 // 100 nodes) stops that command at once, keeps the two runs measured before,
 // writes the profile of those and says so, exit 130.
@@ -289,26 +336,7 @@ func TestProfileInterrupted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p.json")
 	// Interrupt once the third run (100 nodes: a 10 s sleep) has started, not
 	// after a fixed time: on a loaded machine the first two runs may take long.
-	marks := t.TempDir()
-	t.Setenv(profileStartedEnv, marks)
-	sent := make(chan time.Time, 1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			if _, err := os.Stat(filepath.Join(marks, "started-100")); err == nil {
-				time.Sleep(100 * time.Millisecond)
-				sent <- time.Now()
-				syscall.Kill(os.Getpid(), syscall.SIGINT)
-				return
-			}
-		}
-	}()
+	sent := interruptWhenStarted(t, 100)
 	code, _, errs := packer(t, "", append([]string{"profile", "--job", "j", "--nodes", "1,2,100", "--output", out},
 		profileHelperCommand("multiply", "100")...)...)
 	var signalled time.Time
