@@ -43,7 +43,7 @@ var knownColumns = []string{colJob, colNodes, colSeconds, colCPU, colIO}
 // fitted through one x value).
 func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 	bad := func(err error) error { return &model.InputError{File: file, Err: err} }
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(model.SkipBOM(r)) // Excel's "CSV UTF-8" starts with one
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1 // counted below, to say how many fields were expected

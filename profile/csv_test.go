@@ -123,3 +123,12 @@ func TestWriteObservationsRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v %+v", got[0], got[1])
 	}
 }
+
+// TestReadObservationsSkipsABOM: spreadsheets save "CSV UTF-8" with a byte
+// order mark before the header.
+func TestReadObservationsSkipsABOM(t *testing.T) {
+	jobs, err := ReadObservations(strings.NewReader("\ufeffjob,nodes,seconds\nj,1,10\nj,2,6\n"), "runs.csv")
+	if err != nil || len(jobs) != 1 || len(jobs[0].Observations) != 2 {
+		t.Errorf("read %+v, %v", jobs, err)
+	}
+}
