@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -98,10 +99,14 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 
 func (s *State) loop() error {
 	s.unfinished = len(s.jobs)
-	s.heap.ev = make([]event, 0, len(s.jobs)+s.nodes*(s.slots[0]+s.slots[1])+16)
+	s.heap.ev = make([]event, 0, s.nodes*(s.slots[0]+s.slots[1])+16)
+	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
-		s.heap.push(event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)})
+		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
 	}
+	// Stable: jobs submitted together arrive in workload order.
+	slices.SortStableFunc(arrivals, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+	s.heap.load(arrivals)
 	if h := s.set.Heartbeat; h > 0 {
 		for n := range s.nodes {
 			s.heap.push(event{t: h * float64(n) / float64(s.nodes), kind: evHeartbeat, arg: int32(n)})
@@ -153,7 +158,7 @@ func (s *State) loop() error {
 		}
 		// Slots are offered once everything that happens at this instant has
 		// happened: two jobs submitted at t = 0 compete for the same slots.
-		if s.heap.len() == 0 || s.heap.ev[0].t > s.now {
+		if s.heap.len() == 0 || s.heap.peek().t > s.now {
 			s.drain()
 		}
 	}
