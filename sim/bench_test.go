@@ -69,9 +69,12 @@ func cpuSeconds() float64 {
 // bound on what it adds to the heap).
 func BenchmarkRun(b *testing.B) {
 	for _, n := range []int{1e4, 1e5, 1e6, 1e7} {
-		w := benchWorkload(n)
+		var w *Workload // built on first use: -bench may pick one size
 		for _, p := range []Policy{&FIFO{}, &Fair{Delay: 10}} {
 			b.Run(fmt.Sprintf("tasks=%d/%s", n, p.Name()), func(b *testing.B) {
+				if w == nil {
+					w = benchWorkload(n)
+				}
 				var events, taskEvents int64
 				start, cpu := time.Now(), cpuSeconds()
 				for b.Loop() {

@@ -182,32 +182,25 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 		return nil, err
 	}
 	st.Trace = nil
-	full := compile(w, st)
 	out := make([]float64, len(w.Jobs))
-	for j := range w.Jobs {
+	err = eachJobBlocks(w, st, func(j int, blocks [][]int) error {
 		job := w.Jobs[j]
 		job.Arrival = 0
-		jr := &full.jobs[j]
-		if !jr.noInput && job.Blocks == nil && jr.mapHi > jr.mapLo {
-			job.Blocks = make([][]int, 0, jr.mapHi-jr.mapLo)
-			k, _ := slices.BinarySearch(full.repTask, jr.mapLo)
-			for range jr.mapHi - jr.mapLo {
-				var reps []int
-				for _, n := range full.reps[full.repOff[k]:full.repOff[k+1]] {
-					reps = append(reps, int(n))
-				}
-				job.Blocks = append(job.Blocks, reps)
-				k++
-			}
+		if job.Blocks == nil {
+			job.Blocks = blocks
 		}
 		c := w.Cluster
 		c.Extras = nil // a plan's overcommitted extra VMs are not the empty cluster
 		one := &Workload{Name: w.Name, Cluster: c, Jobs: []Job{job}}
 		r, err := Run(one, &FIFO{}, &st)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out[j] = r.Makespan
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -26,14 +26,11 @@ type State struct {
 	slotTask [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow     []float64
 
-	tasks   []taskRec
-	jobs    []jobRec
-	users   []string
-	reps    []int32 // replicas of the tasks that read input, task by task
-	repOff  []int32
-	repTask []int32 // the tasks that read input, ascending
-	byNode  blockIndex
-	byRack  blockIndex
+	tasks  []taskRec
+	jobs   []jobRec
+	users  []string
+	byNode blockIndex
+	byRack blockIndex
 
 	runnable   [2][]int32
 	version    [2]uint64
@@ -279,7 +276,7 @@ func (s *State) reducesReady(j int) {
 	for t := jr.redLo; t < jr.redHi; t++ {
 		if tr := &s.tasks[t]; tr.held {
 			tr.held = false
-			s.heap.push(event{t: s.now + tr.base*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
+			s.heap.push(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
 		}
 	}
 	s.reducesRunnable(j)
@@ -349,7 +346,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	if k == Map && !jr.noInput {
 		if r := s.byNode.find(node, int32(j)); r != nil {
-			if t := s.byNode.next(r, s.tasks); t >= 0 {
+			if t := s.byNode.next(node, r, jr.mapHi, s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
 		}
@@ -357,7 +354,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			return best, bestLoc
 		}
 		if r := s.byRack.find(int(s.rack[node]), int32(j)); r != nil {
-			if t := s.byRack.next(r, s.tasks); t >= 0 {
+			if t := s.byRack.next(int(s.rack[node]), r, jr.mapHi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 		}
@@ -399,18 +396,28 @@ func (s *State) locality(t int32, node int) Locality {
 	if s.tasks[t].kind == Reduce || s.jobs[s.tasks[t].job].noInput {
 		return NoInput
 	}
-	k, _ := slices.BinarySearch(s.repTask, t)
-	rs := s.reps[s.repOff[k]:s.repOff[k+1]]
-	l := Remote
-	for _, n := range rs {
-		if int(n) == node {
-			return NodeLocal
-		}
-		if s.rack[n] == s.rack[node] {
-			l = RackLocal
-		}
+	switch {
+	case s.byNode.has(node, t):
+		return NodeLocal
+	case s.byRack.has(int(s.rack[node]), t):
+		return RackLocal
 	}
-	return l
+	return Remote
+}
+
+// base is task t's duration node-local on an unslowed node, from its job's
+// spec.
+func (s *State) base(t int32) float64 {
+	tr := &s.tasks[t]
+	jr := &s.jobs[tr.job]
+	lo := jr.mapLo
+	if tr.kind == Reduce {
+		lo = jr.redLo
+	}
+	if d := jr.dur[tr.kind]; len(d) > 0 {
+		return d[t-lo]
+	}
+	return jr.mean[tr.kind]
 }
 
 func (s *State) launch(j, node int, k Kind) {
@@ -425,7 +432,7 @@ func (s *State) launch(j, node int, k Kind) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
-	d := tr.base * s.slow[node]
+	d := s.base(t) * s.slow[node]
 	switch loc {
 	case RackLocal:
 		d *= s.set.RackFactor
@@ -646,4 +653,4 @@ func (s *State) TaskNode(t int) int { return int(s.tasks[t].node) }
 func (s *State) TaskStart(t int) float64 { return s.tasks[t].start }
 
 // TaskBase is task t's base duration: node-local on an unslowed node.
-func (s *State) TaskBase(t int) float64 { return s.tasks[t].base }
+func (s *State) TaskBase(t int) float64 { return s.base(int32(t)) }
