@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 )
 
@@ -34,6 +35,7 @@ type State struct {
 
 	runnable   [2][]int32
 	version    [2]uint64
+	adds       [2]uint64 // jobs added to runnable[k], ever
 	unfinished int
 	active     int    // jobs submitted and not finished
 	hbStopped  []bool // nodes whose heartbeats pause while no job is active
@@ -63,6 +65,10 @@ type State struct {
 	observeOffer  OfferObserver
 }
 
+// bigRun is the number of tasks from which Run collects garbage before it
+// allocates: a collection costs about a millisecond, a run of this size a second.
+const bigRun = 1_000_000
+
 // ErrStalled is returned by Run when a policy leaves jobs unfinished with
 // nothing left to happen (it answered Idle to every offer and woke no node):
 // a fault of the policy, not of the input.
@@ -81,6 +87,12 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 	}
 	if err := checkMemory(w, st.MaxMemory); err != nil {
 		return nil, err
+	}
+	if w.Tasks() >= bigRun {
+		// The previous run's state is garbage now, but the collector would let
+		// the heap grow to twice what was live before reclaiming it: collect
+		// first, so that a sequence of runs peaks at one run's memory.
+		runtime.GC()
 	}
 	s := compile(w, st)
 	s.policy = p
@@ -303,6 +315,7 @@ func (s *State) addRunnable(j int, k Kind) {
 	jr.runPos[k] = int32(len(s.runnable[k]))
 	s.runnable[k] = append(s.runnable[k], int32(j))
 	s.version[k]++
+	s.adds[k]++
 }
 
 func (s *State) removeRunnable(j int, k Kind) {

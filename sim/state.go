@@ -182,14 +182,14 @@ func (b *blockIndex) has(p int, t int32) bool {
 
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State {
-	s := layout(w, set)
+	s := layout(w, set, true)
 	s.placeBlocks(s.cluster)
 	return s
 }
 
 // layout builds a run's state, all but the block indexes, from a validated
-// workload.
-func layout(w *Workload, set Settings) *State {
+// workload; without tasks, only the jobs (what placing blocks needs).
+func layout(w *Workload, set Settings, tasks bool) *State {
 	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
 	s := &State{set: set, cluster: c, nodes: nodes, w: w}
@@ -220,7 +220,9 @@ func layout(w *Workload, set Settings) *State {
 	s.hbStopped = make([]bool, nodes)
 
 	total := w.Tasks()
-	s.tasks = make([]taskRec, total)
+	if tasks {
+		s.tasks = make([]taskRec, total)
+	}
 	s.jobs = make([]jobRec, len(w.Jobs))
 	users := map[string]int32{}
 	var t int32
@@ -240,15 +242,15 @@ func layout(w *Workload, set Settings) *State {
 		jr.mapLo = t
 		jr.dur = [2][]float64{j.Maps.Durations, j.Reduces.Durations}
 		jr.mean = [2]float64{j.Maps.Mean, j.Reduces.Mean}
-		for range j.Maps.N() {
+		for t0 := t; tasks && t < t0+int32(j.Maps.N()); t++ {
 			s.tasks[t] = taskRec{job: int32(i), node: -1, kind: Map}
-			t++
 		}
+		t = jr.mapLo + int32(j.Maps.N())
 		jr.mapHi, jr.redLo = t, t
-		for range j.Reduces.N() {
+		for t0 := t; tasks && t < t0+int32(j.Reduces.N()); t++ {
 			s.tasks[t] = taskRec{job: int32(i), node: -1, kind: Reduce, loc: NoInput}
-			t++
 		}
+		t = jr.redLo + int32(j.Reduces.N())
 		jr.redHi = t
 		jr.cursor = [2]int32{jr.mapLo, jr.redLo}
 		jr.pending = [2]int32{jr.mapHi - jr.mapLo, jr.redHi - jr.redLo}
@@ -261,7 +263,7 @@ func layout(w *Workload, set Settings) *State {
 // (in Job.Blocks form, valid during the call only; nil for other jobs). It
 // stops at visit's first error and returns it.
 func eachJobBlocks(w *Workload, set Settings, visit func(j int, blocks [][]int) error) error {
-	s := layout(w, set)
+	s := layout(w, set, false)
 	var flat []int
 	var blocks [][]int
 	next := 0 // the next job to visit
