@@ -277,6 +277,11 @@ func eachJobBlocks(w *Workload, set Settings, visit func(j int, blocks [][]int) 
 		jr := &s.jobs[j]
 		if t == jr.mapLo {
 			upTo(int(j))
+			// Sized up front: growing by doubling would leave a big job's
+			// outgrown arrays as garbage beside its run.
+			if maps := int(jr.mapHi - jr.mapLo); cap(blocks) < maps || cap(flat) < maps*len(reps) {
+				flat, blocks = make([]int, 0, maps*len(reps)), make([][]int, 0, maps)
+			}
 			flat, blocks = flat[:0], blocks[:0]
 		}
 		from := len(flat)
