@@ -28,9 +28,34 @@ func (a *event) before(b *event) bool {
 
 // eventHeap is a binary min-heap on (t, seq). Sequence numbers are unique, so
 // the order is total and a run never depends on how the heap breaks ties.
+// Events known up front (the jobs' arrivals) are loaded, already sorted, into
+// a separate run that pop merges with the heap: the heap then holds only
+// what is in flight (about one event per busy slot), not every future
+// arrival, and stays shallow.
 type eventHeap struct {
-	ev  []event
-	seq uint64
+	ev     []event
+	seq    uint64
+	sorted []event // loaded events, ascending (t, seq); sorted[next:] are due
+	next   int
+}
+
+// load queues evs, which must be in ascending time, before any push: they
+// take the first sequence numbers, so they come before anything pushed later
+// for the same time, exactly as if they had been pushed first.
+func (h *eventHeap) load(evs []event) {
+	for i := range evs {
+		evs[i].seq = h.seq
+		h.seq++
+	}
+	h.sorted = evs
+}
+
+// peek is the next event, which must exist.
+func (h *eventHeap) peek() *event {
+	if h.next < len(h.sorted) && (len(h.ev) == 0 || h.sorted[h.next].before(&h.ev[0])) {
+		return &h.sorted[h.next]
+	}
+	return &h.ev[0]
 }
 
 func (h *eventHeap) push(e event) {
@@ -49,6 +74,10 @@ func (h *eventHeap) push(e event) {
 }
 
 func (h *eventHeap) pop() event {
+	if h.next < len(h.sorted) && (len(h.ev) == 0 || h.sorted[h.next].before(&h.ev[0])) {
+		h.next++
+		return h.sorted[h.next-1]
+	}
 	top := h.ev[0]
 	n := len(h.ev) - 1
 	h.ev[0] = h.ev[n]
@@ -72,4 +101,4 @@ func (h *eventHeap) pop() event {
 	return top
 }
 
-func (h *eventHeap) len() int { return len(h.ev) }
+func (h *eventHeap) len() int { return len(h.ev) + len(h.sorted) - h.next }

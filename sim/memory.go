@@ -12,14 +12,18 @@ import (
 var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 
 // The per-item costs EstimateMemory counts, in bytes of resident memory. A
-// task is a 32-byte record, its replicas (3 × 4 bytes by default), their
-// entries in the node and rack indexes and its input bookkeeping; the
-// workload's own durations come on top, and the garbage collector lets the
-// heap grow to about twice what is live before it collects. Measured: one job
-// of 10⁸ maps on 100 nodes (packer simulate -p fifo, /usr/bin/time -v) peaked
-// at 19.9 GB resident, 199 bytes a task.
+// task is a 24-byte record plus its entries in the node and rack indexes
+// (4 bytes a replica, 4 a rack holding one) and their runs (8 bytes per job
+// and place, up to about one a replica when jobs are small against the
+// cluster); the replicas themselves are drawn, not kept. Alone lays out each
+// job's replicas once more, and the workload's own durations come on top.
+// Measured (packer simulate -p fifo, /usr/bin/time -v): one job of 10⁷ maps
+// on 100 nodes peaked at 0.89 GB resident, 89 bytes a task; the FB-2010 day
+// at 64 MiB blocks (17.4 M tasks, fifo, fair and tyrex-static) at 0.86 GB,
+// 49 bytes a task; BenchmarkRun's 10⁶ tasks in jobs of 100 maps on 1000
+// nodes at 80 bytes of peak heap a task.
 const (
-	bytesPerTask = 200
+	bytesPerTask = 100
 	bytesPerJob  = 512
 	bytesPerNode = 64
 )

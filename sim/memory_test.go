@@ -7,18 +7,18 @@ import (
 )
 
 func TestMemoryRefusedUpFront(t *testing.T) {
-	// One job of 10⁸ maps (the workload's limit) on 100 nodes: 10⁸ × 200
-	// bytes + 512 + 100 × 64 = 20.0 GB, refused under a 1 GB limit before
+	// One job of 10⁸ maps (the workload's limit) on 100 nodes: 10⁸ × 100
+	// bytes + 512 + 100 × 64 = 10.0 GB, refused under a 1 GB limit before
 	// anything is allocated (a run would take far more than a test's time).
 	w := &Workload{Cluster: Cluster{Nodes: 100}, Jobs: []Job{{Name: "huge", Maps: Tasks{Count: MaxTasks, Mean: 1}}}}
-	if got, want := EstimateMemory(w), int64(MaxTasks)*200+512+100*64; got != want {
+	if got, want := EstimateMemory(w), int64(MaxTasks)*100+512+100*64; got != want {
 		t.Errorf("estimate %d, want %d", got, want)
 	}
 	_, err := Run(w, &FIFO{}, &Settings{MaxMemory: 1e9})
-	if !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), "20.0 GB") || !strings.Contains(err.Error(), "--max-memory") {
-		t.Errorf("err %v, want ErrTooBig naming 20.0 GB and --max-memory", err)
+	if !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), "10.0 GB") || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("err %v, want ErrTooBig naming 10.0 GB and --max-memory", err)
 	}
-	// 10 tasks fit in 1 MB: 10 × 200 + 512 + 100 × 64 = 8912 bytes.
+	// 10 tasks fit in 1 MB: 10 × 100 + 512 + 100 × 64 = 7912 bytes.
 	small := &Workload{Cluster: Cluster{Nodes: 100}, Jobs: []Job{{Name: "small", Maps: Tasks{Count: 10, Mean: 1}}}}
 	var calls []Progress
 	r, err := Run(small, &FIFO{}, &Settings{MaxMemory: 1e6, Progress: func(p Progress) { calls = append(calls, p) }})

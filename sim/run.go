@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 )
 
@@ -25,17 +27,15 @@ type State struct {
 	slotTask [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow     []float64
 
-	tasks   []taskRec
-	jobs    []jobRec
-	users   []string
-	reps    []int32 // replicas of the tasks that read input, task by task
-	repOff  []int32
-	repTask []int32 // the tasks that read input, ascending
-	byNode  blockIndex
-	byRack  blockIndex
+	tasks  []taskRec
+	jobs   []jobRec
+	users  []string
+	byNode blockIndex
+	byRack blockIndex
 
 	runnable   [2][]int32
 	version    [2]uint64
+	adds       [2]uint64 // jobs added to runnable[k], ever
 	unfinished int
 	active     int    // jobs submitted and not finished
 	hbStopped  []bool // nodes whose heartbeats pause while no job is active
@@ -65,6 +65,10 @@ type State struct {
 	observeOffer  OfferObserver
 }
 
+// bigRun is the number of tasks from which Run collects garbage before it
+// allocates: a collection costs about a millisecond, a run of this size a second.
+const bigRun = 1_000_000
+
 // ErrStalled is returned by Run when a policy leaves jobs unfinished with
 // nothing left to happen (it answered Idle to every offer and woke no node):
 // a fault of the policy, not of the input.
@@ -84,6 +88,12 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 	if err := checkMemory(w, st.MaxMemory); err != nil {
 		return nil, err
 	}
+	if w.Tasks() >= bigRun {
+		// The previous run's state is garbage now, but the collector would let
+		// the heap grow to twice what was live before reclaiming it: collect
+		// first, so that a sequence of runs peaks at one run's memory.
+		runtime.GC()
+	}
 	s := compile(w, st)
 	s.policy = p
 	s.observeArrive, _ = p.(ArrivalObserver)
@@ -98,10 +108,14 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 
 func (s *State) loop() error {
 	s.unfinished = len(s.jobs)
-	s.heap.ev = make([]event, 0, len(s.jobs)+s.nodes*(s.slots[0]+s.slots[1])+16)
+	s.heap.ev = make([]event, 0, s.nodes*(s.slots[0]+s.slots[1])+16)
+	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
-		s.heap.push(event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)})
+		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
 	}
+	// Stable: jobs submitted together arrive in workload order.
+	slices.SortStableFunc(arrivals, func(a, b event) int { return cmp.Compare(a.t, b.t) })
+	s.heap.load(arrivals)
 	if h := s.set.Heartbeat; h > 0 {
 		for n := range s.nodes {
 			s.heap.push(event{t: h * float64(n) / float64(s.nodes), kind: evHeartbeat, arg: int32(n)})
@@ -153,7 +167,7 @@ func (s *State) loop() error {
 		}
 		// Slots are offered once everything that happens at this instant has
 		// happened: two jobs submitted at t = 0 compete for the same slots.
-		if s.heap.len() == 0 || s.heap.ev[0].t > s.now {
+		if s.heap.len() == 0 || s.heap.peek().t > s.now {
 			s.drain()
 		}
 	}
@@ -274,7 +288,7 @@ func (s *State) reducesReady(j int) {
 	for t := jr.redLo; t < jr.redHi; t++ {
 		if tr := &s.tasks[t]; tr.held {
 			tr.held = false
-			s.heap.push(event{t: s.now + tr.base*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
+			s.heap.push(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
 		}
 	}
 	s.reducesRunnable(j)
@@ -301,6 +315,7 @@ func (s *State) addRunnable(j int, k Kind) {
 	jr.runPos[k] = int32(len(s.runnable[k]))
 	s.runnable[k] = append(s.runnable[k], int32(j))
 	s.version[k]++
+	s.adds[k]++
 }
 
 func (s *State) removeRunnable(j int, k Kind) {
@@ -344,7 +359,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	if k == Map && !jr.noInput {
 		if r := s.byNode.find(node, int32(j)); r != nil {
-			if t := s.byNode.next(r, s.tasks); t >= 0 {
+			if t := s.byNode.next(node, r, jr.mapHi, s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
 		}
@@ -352,7 +367,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			return best, bestLoc
 		}
 		if r := s.byRack.find(int(s.rack[node]), int32(j)); r != nil {
-			if t := s.byRack.next(r, s.tasks); t >= 0 {
+			if t := s.byRack.next(int(s.rack[node]), r, jr.mapHi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 		}
@@ -394,18 +409,28 @@ func (s *State) locality(t int32, node int) Locality {
 	if s.tasks[t].kind == Reduce || s.jobs[s.tasks[t].job].noInput {
 		return NoInput
 	}
-	k, _ := slices.BinarySearch(s.repTask, t)
-	rs := s.reps[s.repOff[k]:s.repOff[k+1]]
-	l := Remote
-	for _, n := range rs {
-		if int(n) == node {
-			return NodeLocal
-		}
-		if s.rack[n] == s.rack[node] {
-			l = RackLocal
-		}
+	switch {
+	case s.byNode.has(node, t):
+		return NodeLocal
+	case s.byRack.has(int(s.rack[node]), t):
+		return RackLocal
 	}
-	return l
+	return Remote
+}
+
+// base is task t's duration node-local on an unslowed node, from its job's
+// spec.
+func (s *State) base(t int32) float64 {
+	tr := &s.tasks[t]
+	jr := &s.jobs[tr.job]
+	lo := jr.mapLo
+	if tr.kind == Reduce {
+		lo = jr.redLo
+	}
+	if d := jr.dur[tr.kind]; len(d) > 0 {
+		return d[t-lo]
+	}
+	return jr.mean[tr.kind]
 }
 
 func (s *State) launch(j, node int, k Kind) {
@@ -420,7 +445,7 @@ func (s *State) launch(j, node int, k Kind) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
-	d := tr.base * s.slow[node]
+	d := s.base(t) * s.slow[node]
 	switch loc {
 	case RackLocal:
 		d *= s.set.RackFactor
@@ -641,4 +666,4 @@ func (s *State) TaskNode(t int) int { return int(s.tasks[t].node) }
 func (s *State) TaskStart(t int) float64 { return s.tasks[t].start }
 
 // TaskBase is task t's base duration: node-local on an unslowed node.
-func (s *State) TaskBase(t int) float64 { return s.tasks[t].base }
+func (s *State) TaskBase(t int) float64 { return s.base(int32(t)) }

@@ -107,7 +107,7 @@ func (t Tasks) Total() float64 {
 const MaxTime = 1e9
 
 // Size limits. Tasks and slots are indexed with 32-bit integers and slot
-// counts kept in 16 bits, and a run needs about 110 bytes per task: these
+// counts kept in 16 bits, and a run needs up to about 100 bytes per task: these
 // bounds turn absurd input into an error rather than a crash.
 const (
 	MaxNodes        = 1_000_000
