@@ -104,7 +104,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			break
 		}
 	}
-	if s := cg.integer(); p.Makespan(s) < res.Makespan {
+	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, opt.Stop); ok && p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}
 	res.Schedule = model.Normalize(res.Schedule)
@@ -129,14 +129,19 @@ type columnGen struct {
 	grid   []float64 // candidate phase lengths priced, ascending
 	exact  bool      // grid holds every candidate duration
 	scale  int       // capacity units of the pricing programme, in VMs
-	cap    int       // ⌊N/scale⌋
 	pi     []float64
 }
 
-// maxGrid is the most candidate durations priced per round.
-const maxGrid = 300
+// pricingWork is about the most table cells the pricing programme fills per
+// round, summed over the candidate durations it prices: it sets how many
+// durations are priced (at least minGrid) when there are too many to price
+// them all.
+const (
+	pricingWork = 40_000_000
+	minGrid     = 60
+)
 
-// maxCells bounds the pricing programme's table, (cap+1)².
+// maxCells bounds one pricing table, (⌊N/scale⌋+1)².
 const maxCells = 1600
 
 func newColumnGen(p *model.Problem) *columnGen {
@@ -155,8 +160,8 @@ func newColumnGen(p *model.Problem) *columnGen {
 	for (n/cg.scale+1)*(n/cg.scale+1) > maxCells {
 		cg.scale++
 	}
-	cg.cap = n / cg.scale
-	cg.grid, cg.exact = thinGrid(ps.cands, maxGrid)
+	side := n/cg.scale + 1
+	cg.grid, cg.exact = thinGrid(ps.cands, max(minGrid, pricingWork/(2*side*side*m)))
 	return cg
 }
 
