@@ -76,7 +76,7 @@ func (cg *columnGen) branch(incumbent, bound float64, maxNodes int, stop func() 
 // left jobs uncovered; it returns false when the search must end.
 func (b *brancher) search(r float64, left int, goal float64) bool {
 	b.nodes++
-	if b.nodes >= b.maxNodes || (b.stop != nil && b.nodes%1024 == 0 && b.stop()) {
+	if b.nodes >= b.maxNodes || (b.stop != nil && b.nodes%16 == 0 && b.stop()) {
 		return false
 	}
 	if left == 0 {

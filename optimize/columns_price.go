@@ -126,9 +126,16 @@ func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
 
 // knapsack is the pricing programme for phase length D (see above): the most
 // Σπ over job sets that fit one phase of length ≤ D; with trace it also
-// returns the set and its roles.
-func (cg *columnGen) knapsack(D float64, trace bool) (float64, []int, []int) {
+// returns the set and its roles. With up, weights are rounded up instead of
+// down: a restriction rather than a relaxation, whose sets always fit.
+func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int) {
 	ps, s := cg.ps, cg.scale
+	units := func(w int) int {
+		if up {
+			return (w + s - 1) / s
+		}
+		return w / s
+	}
 	capA := ps.n / s
 	hosts := newGroupDP(capA, ps.n/s)
 	extras := newGroupDP(capA, ps.emax/s)
@@ -139,18 +146,18 @@ func (cg *columnGen) knapsack(D float64, trace bool) (float64, []int, []int) {
 		}
 		wa := -1
 		if lo, hi := ps.span(j, rolePrimary, D); lo <= hi {
-			wa = lo / s
+			wa = units(lo)
 		}
 		g, wb := plain, -1
 		if ps.canHost[j] {
 			g = hosts
 			if lo, hi := ps.span(j, roleHost, D); lo <= hi {
-				wb = lo / s
+				wb = units(lo)
 			}
 		} else if ps.canExtra[j] {
 			g = extras
 			if lo, hi := ps.span(j, roleExtra, D); lo <= hi {
-				wb = lo / s
+				wb = units(lo)
 			}
 		}
 		if wa >= 0 || wb >= 0 {
