@@ -113,6 +113,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BranchStop == nil {
 		opt.BranchStop = opt.Stop
 	}
+	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
+		res.Schedule, res.Makespan = s, p.Makespan(s)
+	}
 	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, opt.BranchStop); ok && p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}

@@ -154,3 +154,107 @@ func (b *brancher) pickJob(r float64) int {
 	}
 	return best
 }
+
+// dive is the integer heuristic that precedes the branch-and-bound: it fixes
+// the column the LP uses most (and with it every column at λ ≥ 0.99), then
+// re-solves the LP over the columns that share no job with the fixed ones,
+// and repeats until every job is covered. Job j alone is always a column, so
+// the dive always ends in a partition. stop, if not nil, cuts the re-solves
+// short (the dive then follows the last LP's values).
+func (cg *columnGen) dive(stop func() bool) model.Schedule {
+	m := len(cg.p.Jobs)
+	covered := make([]bool, m)
+	left := m
+	var s model.Schedule
+	cols, lam := cg.lp.cols, cg.lp.values()
+	ids := make([]int, len(cols)) // column index in cg of each LP column
+	for i := range ids {
+		ids[i] = i
+	}
+	for left > 0 {
+		pick, best := -1, -1.0
+		var sure []int
+		for c, jobs := range cols {
+			if lam[c] <= 1e-9 || !disjoint(jobs, covered) {
+				continue
+			}
+			if lam[c] >= 0.99 {
+				sure = append(sure, c)
+			}
+			if lam[c] > best {
+				pick, best = c, lam[c]
+			}
+		}
+		if pick < 0 {
+			break // no positive column fits: the rest go alone below
+		}
+		if len(sure) == 0 {
+			sure = []int{pick}
+		}
+		for _, c := range sure {
+			if !disjoint(cols[c], covered) {
+				continue
+			}
+			for _, j := range cols[c] {
+				covered[j] = true
+				left--
+			}
+			s.Phases = append(s.Phases, cg.phases[ids[c]])
+		}
+		if left == 0 {
+			break
+		}
+		cols, lam, ids = cg.subLP(covered, stop)
+	}
+	for j := range m {
+		if !covered[j] {
+			s.Phases = append(s.Phases, cg.phases[j]) // column j is job j alone
+		}
+	}
+	return s
+}
+
+// subLP solves the LP over the columns disjoint from the covered jobs, rows
+// for the others only; it returns those columns (in cg's job numbers), their
+// λ and their indices in cg.
+func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64, []int) {
+	row := make([]int, len(covered))
+	var single []float64
+	var ids []int
+	for j, c := range covered {
+		row[j] = -1
+		if !c {
+			row[j] = len(single)
+			single = append(single, cg.lp.cost[j])
+			ids = append(ids, j)
+		}
+	}
+	lp := newCoverLP(single)
+	for c := len(covered); c < len(cg.lp.cols); c++ {
+		jobs := cg.lp.cols[c]
+		if !disjoint(jobs, covered) {
+			continue
+		}
+		rows := make([]int, len(jobs))
+		for k, j := range jobs {
+			rows[k] = row[j]
+		}
+		lp.add(rows, cg.lp.cost[c])
+		ids = append(ids, c)
+	}
+	lp.solve(50*len(single), stop)
+	cols := make([][]int, len(ids))
+	for k, c := range ids {
+		cols[k] = cg.lp.cols[c]
+	}
+	return cols, lp.values(), ids
+}
+
+func disjoint(jobs []int, covered []bool) bool {
+	for _, j := range jobs {
+		if covered[j] {
+			return false
+		}
+	}
+	return true
+}
