@@ -50,26 +50,26 @@ type ColumnsResult struct {
 // relaxation (covering, coverLP) bounds every schedule from below.
 //
 // Pricing: for duals π and a candidate phase length D, each job needs the
-// fewest VMs that meet D in each role it may take; a dynamic programme picks
-// the subset and roles that maximise Σπ under two capacities every phase
-// obeys, Pr + H ≤ N and Pr + (k/⌊k/r⌋)·E ≤ N (primary VMs, host VMs and
-// extras; the second holds because the extras overcommit at least
-// E/⌊k/r⌋ machines, whose k disks primaries may not use). That is a
-// relaxation of the phase (it omits r·E ≤ H ≤ k·E), so the subset is then
-// priced exactly (phaseSolver) and repaired if needed; a phase whose real
-// duration T has T − Σπ < 0 enters.
+// fewest VMs that meet D in each role it may take; a knapsack by dynamic
+// programming picks the subset and roles that maximise Σπ among the sets that
+// fit one phase, exactly (columns_price.go: for each count O of overcommitted
+// machines the phase's constraints split into three capacities). A phase
+// whose real duration T has T − Σπ < 0 enters. When N is large the
+// capacities are counted in units of several VMs: floored for the bound (a
+// relaxation), rounded up for the columns (sets that fit).
 //
 // The bound is Farley's: for any π ≥ 0, θ = min over phases of
-// duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; the
-// pricing relaxation only over-estimates π(phase), so θ stays valid. When
+// duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; a
+// relaxed pricing only over-estimates π(phase), so θ stays valid. When
 // the candidate durations are too many, they are thinned to a geometric grid
 // and θ uses the grid point below each phase: still valid, slightly weaker.
-// The bound is the best of these and LowerBound's.
+// The bound is the best of these and LowerBound's. Converged with exact
+// pricing, it is the LP optimum over all phases.
 //
-// The integer plan: the LP's columns picked greedily (largest λ first, then
-// least duration per job), no two sharing a job, and the seed schedules
-// (Solve passes the pair and, for auto, the swarm plan); the best wins, so it
-// is never worse than any seed.
+// The integer plan (price-and-branch): a dive that fixes the LP's most-used
+// columns and re-solves, then a branch-and-bound over the generated columns
+// (brancher), and the seed schedules (Solve passes the pair plan and, for
+// auto, the swarm's); the best wins, so it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
