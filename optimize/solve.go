@@ -96,6 +96,12 @@ func FormatProgress(incumbent, bound float64) string {
 	return fmt.Sprintf("columns: plan %s, bound %s, gap %.2f %%", model.FormatSeconds(incumbent), model.FormatSeconds(bound), 100*(incumbent/bound-1))
 }
 
+// FormatSwarmProgress is the progress line for a swarm's pso.Progress:
+// "pso: iteration 12/200, best makespan 1234.5 s (20m34s)".
+func FormatSwarmProgress(pr pso.Progress) string {
+	return fmt.Sprintf("pso: iteration %d/%d, best makespan %s", pr.Iteration, pr.Iterations, model.FormatSeconds(pr.Best))
+}
+
 // stopAfter returns a function that reports whether fraction f of the time
 // limit has passed since start, or nil when there is no limit.
 func (s *Settings) stopAfter(start time.Time, f float64) func() bool {

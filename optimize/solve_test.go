@@ -201,3 +201,14 @@ func TestSolveConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatProgress: the progress lines' wording and arithmetic
+// (1100 / 1000 − 1 = 10 %).
+func TestFormatProgress(t *testing.T) {
+	if got, want := FormatProgress(1100, 1000), "columns: plan 1100.0 s (18m20s), bound 1000.0 s (16m40s), gap 10.00 %"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := FormatSwarmProgress(pso.Progress{Iteration: 3, Iterations: 200, Best: 60}), "pso: iteration 3/200, best makespan 60.0 s (1m00s)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -141,6 +141,8 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
 		set.Swarm.Recorder = bar.record
 		defer bar.done()
+	} else {
+		set.Swarm.Recorder = func(pr pso.Progress) { line.Report(false, "%s", optimize.FormatSwarmProgress(pr)) }
 	}
 	res, err := optimize.Solve(p, method, set)
 	if err != nil {

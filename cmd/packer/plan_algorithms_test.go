@@ -92,6 +92,7 @@ func TestPlanBadAlgorithmFlags(t *testing.T) {
 		{"--algorithm", "annealing"},
 		{"--algorithm", "pso", "--particles", "0"},
 		{"--algorithm", "pso", "--iterations", "-3"},
+		{"--algorithm", "pso", "--time-limit", "-1s"},
 		{"--export-lp", filepath.Join(t.TempDir(), "no", "such", "dir", "m.lp")},
 	} {
 		code, out, errs := packer(t, "", append([]string{"plan"}, args...)...)
