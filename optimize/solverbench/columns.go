@@ -87,38 +87,47 @@ func (b *bencher) columns() error {
 	return b.columnsLarge()
 }
 
-// columnsLarge is the per-instance table for M = 50, 100, 200 and 1,000.
+// columnsLarge is the per-instance table for M = 50, 100, 200 (one table
+// per host count, emitted as soon as it is full) and M = 1,000 on 200 hosts,
+// the last as `auto` under the default time limit.
 func (b *bencher) columnsLarge() error {
 	seeds, ms := 5, []int{50, 100, 200}
 	if b.quick {
 		seeds, ms = 1, []int{50}
 	}
-	t := b.newTable("M", "hosts", "seed", "columns plan", "bound", "gap", "time", "swarm plan", "swarm time")
-	row := func(m, hosts, s int, r columnRun) {
+	head := []string{"M", "hosts", "seed", "columns plan", "bound", "gap", "time", "swarm plan", "swarm time"}
+	row := func(t *table, m, hosts, s int, r columnRun) {
 		t.Append([]string{strconv.Itoa(m), strconv.Itoa(hosts), strconv.Itoa(s), fmt.Sprintf("%.1f", r.plan), fmt.Sprintf("%.1f", r.bound),
 			fmt.Sprintf("%.1f %%", gap(r.plan, r.bound)), r.took.Round(time.Millisecond).String(), fmt.Sprintf("%.1f", r.swarm), r.swarmTook.Round(time.Millisecond).String()})
 	}
 	for _, hosts := range []int{9, 50} {
+		t := b.newTable(head...)
 		for _, m := range ms {
 			for s := 1; s <= seeds; s++ {
 				r, err := b.solveBoth(randomInstance(uint64(s), m, hosts), false, columnsLimit)
 				if err != nil {
 					return err
 				}
-				row(m, hosts, s, r)
+				row(t, m, hosts, s, r)
 			}
 		}
-	}
-	if !b.quick {
-		r, err := b.solveBoth(randomInstance(1, 1000, 200), true, optimize.DefaultTimeLimit)
-		if err != nil {
+		if err := t.Render(); err != nil {
 			return err
 		}
-		row(1000, 200, 1, r)
 	}
-	if err := t.Render(); err != nil {
+	if err := b.text("columns: seeded with the pair plan only, %v limit; bound = max(Farley's bound on the LP duals, optimize.LowerBound)\n", columnsLimit); err != nil {
 		return err
 	}
-	return b.text("columns: seeded with the pair plan only (M = 1,000: and the swarm's), %v limit (M = 1,000: %v), bound = max(Farley's bound on the LP duals, optimize.LowerBound)\n",
-		columnsLimit, optimize.DefaultTimeLimit)
+	if b.quick {
+		return nil
+	}
+	p := randomInstance(1, 1000, 200)
+	t0 := time.Now()
+	res, err := optimize.Solve(p, optimize.MethodAuto, &optimize.Settings{Swarm: b.settings(), TimeLimit: optimize.DefaultTimeLimit})
+	if err != nil {
+		return err
+	}
+	ms1000 := p.Makespan(res.Schedule)
+	return b.text("M = 1,000 on 200 hosts, auto with the default %v limit: plan %.1f, bound %.1f (gap %.1f %%), swarm's plan %.1f after %d iterations, %v in all\n",
+		optimize.DefaultTimeLimit, ms1000, *res.LowerBound, gap(ms1000, *res.LowerBound), res.Swarm.F, res.Swarm.Iterations, time.Since(t0).Round(time.Millisecond))
 }
