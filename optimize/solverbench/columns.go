@@ -14,6 +14,14 @@ import (
 // tables below: the acceptance bar for M ≤ 200.
 const columnsLimit = 10 * time.Second
 
+// columnsLimit is columnsLimit, or 2 s for a quick run.
+func (b *bencher) columnsLimit() time.Duration {
+	if b.quick {
+		return 2 * time.Second
+	}
+	return columnsLimit
+}
+
 // columnRun is one instance solved by column generation and by the swarm.
 type columnRun struct {
 	plan, bound, swarm float64
@@ -57,17 +65,17 @@ func (b *bencher) columns() error {
 	if err := b.text("\n5. Column generation (plan, proven bound, gap = plan ÷ bound − 1) beside the swarm (%d × %d), random workloads, k = r = 2, alpha = 1.3\n", b.particles, b.iterations); err != nil {
 		return err
 	}
-	seeds := 10
+	seeds, ms := 10, []int{20, 30}
 	if b.quick {
-		seeds = 2
+		seeds, ms = 2, []int{20}
 	}
 	t := b.newTable("M", "hosts", "instances", "median gap", "worst gap", "plan ≤ swarm", "median time")
-	for _, m := range []int{20, 30} {
+	for _, m := range ms {
 		var gaps []float64
 		var times []time.Duration
 		notWorse := 0
 		for s := 1; s <= seeds; s++ {
-			r, err := b.solveBoth(randomInstance(uint64(s), m, 9), true, columnsLimit)
+			r, err := b.solveBoth(randomInstance(uint64(s), m, 9), true, b.columnsLimit())
 			if err != nil {
 				return err
 			}
@@ -91,20 +99,20 @@ func (b *bencher) columns() error {
 // per host count, emitted as soon as it is full) and M = 1,000 on 200 hosts,
 // the last as `auto` under the default time limit.
 func (b *bencher) columnsLarge() error {
-	seeds, ms := 5, []int{50, 100, 200}
+	seeds, ms, hostCounts := 5, []int{50, 100, 200}, []int{9, 50}
 	if b.quick {
-		seeds, ms = 1, []int{50}
+		seeds, ms, hostCounts = 1, []int{50}, []int{9}
 	}
 	head := []string{"M", "hosts", "seed", "columns plan", "bound", "gap", "time", "swarm plan", "swarm time"}
 	row := func(t *table, m, hosts, s int, r columnRun) {
 		t.Append([]string{strconv.Itoa(m), strconv.Itoa(hosts), strconv.Itoa(s), fmt.Sprintf("%.1f", r.plan), fmt.Sprintf("%.1f", r.bound),
 			fmt.Sprintf("%.1f %%", gap(r.plan, r.bound)), r.took.Round(time.Millisecond).String(), fmt.Sprintf("%.1f", r.swarm), r.swarmTook.Round(time.Millisecond).String()})
 	}
-	for _, hosts := range []int{9, 50} {
+	for _, hosts := range hostCounts {
 		t := b.newTable(head...)
 		for _, m := range ms {
 			for s := 1; s <= seeds; s++ {
-				r, err := b.solveBoth(randomInstance(uint64(s), m, hosts), false, columnsLimit)
+				r, err := b.solveBoth(randomInstance(uint64(s), m, hosts), false, b.columnsLimit())
 				if err != nil {
 					return err
 				}
@@ -115,7 +123,7 @@ func (b *bencher) columnsLarge() error {
 			return err
 		}
 	}
-	if err := b.text("columns: seeded with the pair plan only, %v limit; bound = max(Farley's bound on the LP duals, optimize.LowerBound)\n", columnsLimit); err != nil {
+	if err := b.text("columns: seeded with the pair plan only, %v limit; bound = max(Farley's bound on the LP duals, optimize.LowerBound)\n", b.columnsLimit()); err != nil {
 		return err
 	}
 	if b.quick {
