@@ -159,8 +159,8 @@ func (b *brancher) pickJob(r float64) int {
 // the column the LP uses most (and with it every column at λ ≥ 0.99), then
 // re-solves the LP over the columns that share no job with the fixed ones,
 // and repeats until every job is covered. Job j alone is always a column, so
-// the dive always ends in a partition. stop, if not nil, cuts the re-solves
-// short (the dive then follows the last LP's values).
+// the dive always ends in a partition. Once stop (if not nil) says so, it
+// re-solves no more and rounds the last LP's values greedily.
 func (cg *columnGen) dive(stop func() bool) model.Schedule {
 	m := len(cg.p.Jobs)
 	covered := make([]bool, m)
@@ -203,6 +203,9 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		}
 		if left == 0 {
 			break
+		}
+		if stop != nil && stop() {
+			continue // out of time: round the last LP's values greedily
 		}
 		cols, lam, ids = cg.subLP(covered, stop)
 	}
