@@ -85,6 +85,12 @@ func (c Cluster) WithDefaults() Cluster {
 	return c
 }
 
+// MaxPrimaryVMs bounds N = hosts × disks_per_host. Solvers tabulate every
+// job's runtime on every VM count up to N, so a mistyped host or disk count
+// (10⁸) would exhaust memory; 2²⁰ VMs is far beyond any cluster a plan is
+// made for (the packing paper's has 18).
+const MaxPrimaryVMs = 1 << 20
+
 // Validate rejects a cluster no plan can be made for; the message names the
 // field as the plan document spells it.
 func (c Cluster) Validate() error {
@@ -93,6 +99,8 @@ func (c Cluster) Validate() error {
 		return fmt.Errorf("cluster: hosts must be at least 1, got %d", c.Hosts)
 	case c.DisksPerHost < 1:
 		return fmt.Errorf("cluster: disks_per_host must be at least 1, got %d", c.DisksPerHost)
+	case c.Hosts > MaxPrimaryVMs/c.DisksPerHost:
+		return fmt.Errorf("cluster: hosts %d × disks_per_host %d exceeds %d primary VMs, the most a plan's tables fit in memory", c.Hosts, c.DisksPerHost, MaxPrimaryVMs)
 	case c.ExtraRatio < 1:
 		return fmt.Errorf("cluster: extra_ratio must be at least 1, got %d", c.ExtraRatio)
 	case c.ExtraRatio > c.DisksPerHost:

@@ -32,13 +32,15 @@ func TestClusterValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for field, mutate := range map[string]func(*Cluster){
-		"hosts":               func(c *Cluster) { c.Hosts = 0 },
-		"disks_per_host":      func(c *Cluster) { c.DisksPerHost = 0 },
-		"extra_ratio":         func(c *Cluster) { c.ExtraRatio = 0 },
-		"extra_ratio 3":       func(c *Cluster) { c.ExtraRatio = 3 },
-		"overcommit_penalty":  func(c *Cluster) { c.Alpha = 0.99 },
-		"cores_per_host":      func(c *Cluster) { c.CoresPerHost = 0 },
-		"memory_mib_per_host": func(c *Cluster) { c.MemoryMiBPerHost = -1 },
+		"hosts":                            func(c *Cluster) { c.Hosts = 0 },
+		"disks_per_host":                   func(c *Cluster) { c.DisksPerHost = 0 },
+		"hosts 100000000 × disks_per_host": func(c *Cluster) { c.Hosts = 100_000_000 },
+		"hosts 9 × disks_per_host":         func(c *Cluster) { c.DisksPerHost = 1 << 20 },
+		"extra_ratio":                      func(c *Cluster) { c.ExtraRatio = 0 },
+		"extra_ratio 3":                    func(c *Cluster) { c.ExtraRatio = 3 },
+		"overcommit_penalty":               func(c *Cluster) { c.Alpha = 0.99 },
+		"cores_per_host":                   func(c *Cluster) { c.CoresPerHost = 0 },
+		"memory_mib_per_host":              func(c *Cluster) { c.MemoryMiBPerHost = -1 },
 	} {
 		c := PaperCluster()
 		mutate(&c)

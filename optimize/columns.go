@@ -15,9 +15,13 @@ import (
 type ColumnsOptions struct {
 	// Rounds caps the pricing rounds; 0 means 200.
 	Rounds int
-	// Stop, when set, is asked after every round; true ends the search with
-	// the best plan and bound so far (Solve uses it for Settings.TimeLimit).
+	// Stop, when set, is asked between pricing rounds and simplex pivots;
+	// true ends column generation with the best bound so far (Solve uses it
+	// for Settings.TimeLimit).
 	Stop func() bool
+	// BranchStop, when set, is asked during the integer search over the
+	// columns; true ends it with the best plan so far. nil means Stop.
+	BranchStop func() bool
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.
 	Progress func(incumbent, bound float64)
@@ -46,26 +50,26 @@ type ColumnsResult struct {
 // relaxation (covering, coverLP) bounds every schedule from below.
 //
 // Pricing: for duals π and a candidate phase length D, each job needs the
-// fewest VMs that meet D in each role it may take; a dynamic programme picks
-// the subset and roles that maximise Σπ under two capacities every phase
-// obeys, Pr + H ≤ N and Pr + (k/⌊k/r⌋)·E ≤ N (primary VMs, host VMs and
-// extras; the second holds because the extras overcommit at least
-// E/⌊k/r⌋ machines, whose k disks primaries may not use). That is a
-// relaxation of the phase (it omits r·E ≤ H ≤ k·E), so the subset is then
-// priced exactly (phaseSolver) and repaired if needed; a phase whose real
-// duration T has T − Σπ < 0 enters.
+// fewest VMs that meet D in each role it may take; a knapsack by dynamic
+// programming picks the subset and roles that maximise Σπ among the sets that
+// fit one phase, exactly (columns_price.go: for each count O of overcommitted
+// machines the phase's constraints split into three capacities). A phase
+// whose real duration T has T − Σπ < 0 enters. When N is large the
+// capacities are counted in units of several VMs: floored for the bound (a
+// relaxation), rounded up for the columns (sets that fit).
 //
 // The bound is Farley's: for any π ≥ 0, θ = min over phases of
-// duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; the
-// pricing relaxation only over-estimates π(phase), so θ stays valid. When
+// duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; a
+// relaxed pricing only over-estimates π(phase), so θ stays valid. When
 // the candidate durations are too many, they are thinned to a geometric grid
 // and θ uses the grid point below each phase: still valid, slightly weaker.
-// The bound is the best of these and LowerBound's.
+// The bound is the best of these and LowerBound's. Converged with exact
+// pricing, it is the LP optimum over all phases.
 //
-// The integer plan: the LP's columns picked greedily (largest λ first, then
-// least duration per job), no two sharing a job, and the seed schedules
-// (Solve passes the pair and, for auto, the swarm plan); the best wins, so it
-// is never worse than any seed.
+// The integer plan (price-and-branch): a dive that fixes the LP's most-used
+// columns and re-solves, then a branch-and-bound over the generated columns
+// (brancher), and the seed schedules (Solve passes the pair plan and, for
+// auto, the swarm's); the best wins, so it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
@@ -90,9 +94,11 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.SeedMakespan = res.Makespan
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
-		res.LPValue = cg.lp.solve(50 * m)
-		added, bound := cg.price()
-		res.LowerBound = max(res.LowerBound, bound)
+		res.LPValue = cg.lp.solve(50*m, opt.Stop)
+		added, bound, full := cg.price(res.Rounds)
+		if full {
+			res.LowerBound = max(res.LowerBound, bound)
+		}
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
 		}
@@ -104,7 +110,13 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			break
 		}
 	}
-	if s := cg.integer(); p.Makespan(s) < res.Makespan {
+	if opt.BranchStop == nil {
+		opt.BranchStop = opt.Stop
+	}
+	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
+		res.Schedule, res.Makespan = s, p.Makespan(s)
+	}
+	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, opt.BranchStop); ok && p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}
 	res.Schedule = model.Normalize(res.Schedule)
@@ -129,14 +141,19 @@ type columnGen struct {
 	grid   []float64 // candidate phase lengths priced, ascending
 	exact  bool      // grid holds every candidate duration
 	scale  int       // capacity units of the pricing programme, in VMs
-	cap    int       // ⌊N/scale⌋
 	pi     []float64
 }
 
-// maxGrid is the most candidate durations priced per round.
-const maxGrid = 300
+// pricingWork is about the most table cells the pricing programme fills per
+// round, summed over the candidate durations it prices: it sets how many
+// durations are priced (at least minGrid) when there are too many to price
+// them all.
+const (
+	pricingWork = 40_000_000
+	minGrid     = 60
+)
 
-// maxCells bounds the pricing programme's table, (cap+1)².
+// maxCells bounds one pricing table, (⌊N/scale⌋+1)².
 const maxCells = 1600
 
 func newColumnGen(p *model.Problem) *columnGen {
@@ -155,8 +172,8 @@ func newColumnGen(p *model.Problem) *columnGen {
 	for (n/cg.scale+1)*(n/cg.scale+1) > maxCells {
 		cg.scale++
 	}
-	cg.cap = n / cg.scale
-	cg.grid, cg.exact = thinGrid(ps.cands, maxGrid)
+	side := n/cg.scale + 1
+	cg.grid, cg.exact = thinGrid(ps.cands, max(minGrid, pricingWork/(2*side*side*m)))
 	return cg
 }
 
@@ -205,19 +222,59 @@ func (cg *columnGen) addPhase(ph model.Phase) bool {
 	return true
 }
 
+// Pricing rounds. A full round prices every grid duration and yields
+// Farley's bound; in between, a round prices a rotating sample of
+// sampleSize durations and stops there if columns entered, so most rounds
+// cost a fraction of a full one. Every fullEvery-th round is full, for the
+// bound's sake, and so is a round whose sample finds nothing: converging is
+// declared only by a full round. At most maxEnter columns enter per round.
+const (
+	sampleSize = 40
+	fullEvery  = 8
+	maxEnter   = 16
+)
+
 // price runs one pricing round on the LP's duals: it returns how many
-// columns entered and Farley's bound for these duals.
-func (cg *columnGen) price() (int, float64) {
+// columns entered and, if the round was full, Farley's bound for these duals.
+func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	y := cg.lp.duals()
-	var sum float64
 	for j := range y {
 		y[j] = max(y[j], 0)
-		sum += y[j]
 	}
 	cg.pi = y
-	best := make([]float64, len(cg.grid))
-	for i, D := range cg.grid {
-		best[i], _, _ = cg.knapsack(D, false)
+	g := len(cg.grid)
+	if g > sampleSize && round%fullEvery != 0 {
+		idx := make([]int, 0, sampleSize)
+		for i := round % (g / sampleSize); i < g && len(idx) < sampleSize; i += g / sampleSize {
+			idx = append(idx, i)
+		}
+		if added = cg.enter(idx, cg.values(idx)); added > 0 {
+			return added, 0, false
+		}
+	}
+	idx := make([]int, g)
+	for i := range idx {
+		idx[i] = i
+	}
+	best := cg.values(idx)
+	return cg.enter(idx, best), cg.farley(best), true
+}
+
+// values prices the grid durations at the given indices (the programme's
+// optimum Σπ, floored weights: a relaxation).
+func (cg *columnGen) values(idx []int) []float64 {
+	best := make([]float64, len(idx))
+	for k, i := range idx {
+		best[k], _, _ = cg.knapsack(cg.grid[i], false, false)
+	}
+	return best
+}
+
+// farley is Farley's bound θ·Σπ from the values of a full round.
+func (cg *columnGen) farley(best []float64) float64 {
+	var sum float64
+	for _, v := range cg.pi {
+		sum += v
 	}
 	theta := math.Inf(1)
 	for i, D := range cg.grid {
@@ -229,29 +286,35 @@ func (cg *columnGen) price() (int, float64) {
 			theta = min(theta, at/best[i])
 		}
 	}
-	bound := 0.0
-	if !math.IsInf(theta, 1) {
-		bound = theta * sum
+	if math.IsInf(theta, 1) {
+		return 0
 	}
-	order := make([]int, len(cg.grid))
-	for i := range order {
-		order[i] = i
+	return theta * sum
+}
+
+// enter builds columns at the durations whose programme value beats them
+// most, up to maxEnter, and returns how many entered. With scaled capacities
+// the sets are rebuilt with weights rounded up, so that they fit.
+func (cg *columnGen) enter(idx []int, best []float64) int {
+	order := make([]int, len(idx))
+	for k := range order {
+		order[k] = k
 	}
 	sort.Slice(order, func(a, b int) bool {
-		return cg.grid[order[a]]-best[order[a]] < cg.grid[order[b]]-best[order[b]]
+		return cg.grid[idx[order[a]]]-best[order[a]] < cg.grid[idx[order[b]]]-best[order[b]]
 	})
 	added := 0
-	for _, i := range order[:min(8, len(order))] {
-		D := cg.grid[i]
-		if D-best[i] >= -1e-9*D {
+	for _, k := range order[:min(maxEnter, len(order))] {
+		D := cg.grid[idx[k]]
+		if D-best[k] >= -1e-9*D {
 			break
 		}
-		_, jobs, roles := cg.knapsack(D, true)
+		_, jobs, roles := cg.knapsack(D, true, cg.scale > 1)
 		if cg.realize(jobs, roles) {
 			added++
 		}
 	}
-	return added, bound
+	return added
 }
 
 // realize prices a subset exactly and adds it as a column if its reduced

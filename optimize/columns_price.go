@@ -2,137 +2,212 @@ package optimize
 
 import (
 	"math"
-	"sort"
-
-	"github.com/packer-sched/packer/model"
 )
 
-// knapOption is one role a job may take in a phase of length D, with its
-// weights in the pricing programme's two capacities (see Columns).
-type knapOption struct {
-	role   int
-	w1, w2 int
+// The pricing programme. For a phase length D every job j has, in each role
+// it may take, a fewest VM count that meets D (phaseSolver.span): p_j as
+// primary, h_j as host, e_j as extra. A set of jobs in those roles, with
+// totals Pr, H and E of these counts, can run as one phase of length ≤ D
+// exactly when either it has no host or extra jobs and Pr ≤ N, or it has both
+// and some number O of overcommitted machines, 1 ≤ O ≤ P, gives
+//
+//	Pr ≤ k·(P − O),  H ≤ k·O,  E ≤ ⌊k/r⌋·O.
+//
+// (⇒: take O = Cluster.OvercommittedHosts of the phase's real totals. ⇐: with
+// E' = max(E, ⌈H/k⌉) extras and H' = max(H, r·E') host VMs, padding jobs with
+// VMs they can use since runtimes do not rise with VMs, every constraint of
+// model.Problem.Check holds; phaseSolver.totalsFit is the same test.) The
+// padding assumes non-increasing runtimes; where a model's runtime rises, the
+// programme only over-estimates what a phase can hold, so Farley's bound
+// stays valid and realize checks the phase exactly.
+//
+// For a fixed O the three capacities are separate, and a job takes one role,
+// so the programme is a knapsack per group of jobs: I/O-only jobs (primary or
+// host) over (Pr, H), CPU-only jobs (primary or extra) over (Pr, E), the rest
+// over Pr alone; each two-resource table also records whether a host (or
+// extra) was chosen, since hosts need extras beside them and the reverse.
+// The groups share Pr, joined by a max-plus convolution per O. Counts are in
+// units of scale VMs, weights and capacities floored, which only relaxes the
+// programme: Σ⌊w/s⌋ ≤ ⌊Σw/s⌋ ≤ ⌊C/s⌋.
+
+// groupDP is one group's knapsack table: val[f][a][b] is the most Σπ using at
+// most a primary units and b units of the group's second resource, with f = 1
+// when at least one job took the second role (−Inf if none can).
+type groupDP struct {
+	capA, capB int
+	val        [2][]float64
+	// choice[i][f·cells+a·(capB+1)+b] records, in trace mode, item i's
+	// decision for that state: 0 skipped, 1 primary, 2 second role from
+	// flag 0, 3 second role from flag 1.
+	choice [][]int8
+	items  []int
+	wA, wB []int // per item: primary units (−1: no primary), second units (−1: none)
 }
 
-// knapsack is the pricing programme for phase length D: the most Σπ over
-// subsets and roles within the two capacities (Columns), every job at the
-// fewest VMs that meet D. Weights are floored to units of scale VMs and the
-// capacities too, which only relaxes them: Σ⌊w/s⌋ ≤ ⌊Σw/s⌋ ≤ ⌊N/s⌋. With
-// trace it also returns the subset and roles.
-func (cg *columnGen) knapsack(D float64, trace bool) (float64, []int, []int) {
-	c := cg.cap
-	width := c + 1
-	dp := make([]float64, width*width)
-	var items []int
-	var choice [][]int8
-	var opts []knapOption
-	for j := range cg.p.Jobs {
-		if cg.pi[j] <= 0 {
-			continue
-		}
-		opts = cg.options(j, D, opts[:0])
-		if len(opts) == 0 {
-			continue
-		}
-		var ch []int8
-		if trace {
-			ch = make([]int8, width*width)
-			for i := range ch {
-				ch[i] = -1
-			}
-		}
-		v := cg.pi[j]
-		for a := c; a >= 0; a-- {
-			for b := c; b >= 0; b-- {
-				cell := a*width + b
-				for oi, o := range opts {
-					if o.w1 > a || o.w2 > b {
-						continue
-					}
-					if t := dp[(a-o.w1)*width+b-o.w2] + v; t > dp[cell] {
-						dp[cell] = t
+func newGroupDP(capA, capB int) *groupDP {
+	g := &groupDP{capA: capA, capB: capB}
+	cells := (capA + 1) * (capB + 1)
+	for f := range 2 {
+		g.val[f] = make([]float64, cells)
+	}
+	for i := range g.val[1] {
+		g.val[1][i] = math.Inf(-1)
+	}
+	return g
+}
+
+// add runs one item through the table (0/1 knapsack, a fresh layer per item).
+func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
+	w := g.capB + 1
+	cells := len(g.val[0])
+	var ch []int8
+	if trace {
+		ch = make([]int8, 2*cells)
+	}
+	var next [2][]float64
+	for f := range 2 {
+		next[f] = make([]float64, cells)
+		copy(next[f], g.val[f])
+	}
+	for a := range g.capA + 1 {
+		for b := range w {
+			cell := a*w + b
+			for f := range 2 {
+				if wa >= 0 && a >= wa {
+					if t := g.val[f][cell-wa*w] + v; t > next[f][cell] {
+						next[f][cell] = t
 						if trace {
-							ch[cell] = int8(oi)
+							ch[f*cells+cell] = 1
+						}
+					}
+				}
+			}
+			if wb >= 0 && b >= wb {
+				for f := range 2 {
+					if t := g.val[f][cell-wb] + v; t > next[1][cell] {
+						next[1][cell] = t
+						if trace {
+							ch[cells+cell] = int8(2 + f)
 						}
 					}
 				}
 			}
 		}
-		if trace {
-			items = append(items, j)
-			choice = append(choice, ch)
+	}
+	g.val = next
+	if trace {
+		g.choice = append(g.choice, ch)
+		g.items = append(g.items, item)
+		g.wA, g.wB = append(g.wA, wa), append(g.wB, wb)
+	}
+}
+
+// at is val[f][a][b].
+func (g *groupDP) at(f, a, b int) float64 { return g.val[f][a*(g.capB+1)+b] }
+
+// back walks the trace from state (f, a, b) and appends the chosen items and
+// their roles (primary, or second).
+func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
+	w := g.capB + 1
+	cells := len(g.val[0])
+	for i := len(g.items) - 1; i >= 0; i-- {
+		switch c := g.choice[i][f*cells+a*w+b]; c {
+		case 1:
+			jobs, roles = append(jobs, g.items[i]), append(roles, rolePrimary)
+			a -= g.wA[i]
+		case 2, 3:
+			jobs, roles = append(jobs, g.items[i]), append(roles, second)
+			b -= g.wB[i]
+			f = int(c) - 2
 		}
 	}
-	best := dp[c*width+c]
+	return jobs, roles
+}
+
+// knapsack is the pricing programme for phase length D (see above): the most
+// Σπ over job sets that fit one phase of length ≤ D; with trace it also
+// returns the set and its roles. With up, weights are rounded up instead of
+// down: a restriction rather than a relaxation, whose sets always fit.
+func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int) {
+	ps, s := cg.ps, cg.scale
+	units := func(w int) int {
+		if up {
+			return (w + s - 1) / s
+		}
+		return w / s
+	}
+	capA := ps.n / s
+	hosts := newGroupDP(capA, ps.n/s)
+	extras := newGroupDP(capA, ps.emax/s)
+	plain := newGroupDP(capA, 0)
+	for j := range cg.p.Jobs {
+		if cg.pi[j] <= 0 {
+			continue
+		}
+		wa := -1
+		if lo, hi := ps.span(j, rolePrimary, D); lo <= hi {
+			wa = units(lo)
+		}
+		g, wb := plain, -1
+		if ps.canHost[j] {
+			g = hosts
+			if lo, hi := ps.span(j, roleHost, D); lo <= hi {
+				wb = units(lo)
+			}
+		} else if ps.canExtra[j] {
+			g = extras
+			if lo, hi := ps.span(j, roleExtra, D); lo <= hi {
+				wb = units(lo)
+			}
+		}
+		if wa >= 0 || wb >= 0 {
+			g.add(j, wa, wb, cg.pi[j], trace)
+		}
+	}
+	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain)
 	if !trace {
 		return best, nil, nil
 	}
 	var jobs, roles []int
-	a, b := c, c
-	for i := len(items) - 1; i >= 0; i-- {
-		oi := choice[i][a*width+b]
-		if oi < 0 {
-			continue
-		}
-		o := cg.options(items[i], D, nil)[oi]
-		jobs = append(jobs, items[i])
-		roles = append(roles, o.role)
-		a, b = a-o.w1, b-o.w2
+	if bo == 0 {
+		jobs, roles = hosts.back(0, ba[0], 0, roleHost, jobs, roles)
+		jobs, roles = extras.back(0, ba[1], 0, roleExtra, jobs, roles)
+	} else {
+		jobs, roles = hosts.back(1, ba[0], bh[0], roleHost, jobs, roles)
+		jobs, roles = extras.back(1, ba[1], bh[1], roleExtra, jobs, roles)
 	}
+	jobs, roles = plain.back(0, ba[2], 0, rolePrimary, jobs, roles)
 	return best, jobs, roles
 }
 
-// options lists job j's roles that meet D, with their weights.
-func (cg *columnGen) options(j int, D float64, out []knapOption) []knapOption {
+// joinGroups is the convolution over O: the best value, its O, the primary
+// units of each group and the second-resource units of hosts and extras.
+func (cg *columnGen) joinGroups(hosts, extras, plain *groupDP) (best float64, bo int, ba [3]int, bh [2]int) {
 	ps, s := cg.ps, cg.scale
-	if lo, hi := ps.span(j, rolePrimary, D); lo <= hi {
-		out = append(out, knapOption{rolePrimary, lo / s, lo / s})
-	}
-	if ps.canHost[j] {
-		if lo, hi := ps.span(j, roleHost, D); lo <= hi {
-			out = append(out, knapOption{roleHost, lo / s, 0})
+	c := ps.p.Cluster
+	epp := c.ExtrasPerHost()
+	best = math.Inf(-1)
+	for o := 0; o <= c.Hosts; o++ {
+		f, ch, ce := 1, ps.k*o/s, epp*o/s
+		if o == 0 {
+			f, ch, ce = 0, 0, 0
+		}
+		capA := ps.k * (c.Hosts - o) / s
+		for a1 := 0; a1 <= capA; a1++ {
+			v1 := hosts.at(f, a1, ch)
+			if math.IsInf(v1, -1) {
+				continue
+			}
+			for a2 := 0; a1+a2 <= capA; a2++ {
+				v2 := extras.at(f, a2, ce)
+				if math.IsInf(v2, -1) {
+					continue
+				}
+				if t := v1 + v2 + plain.at(0, capA-a1-a2, 0); t > best {
+					best, bo, ba, bh = t, o, [3]int{a1, a2, capA - a1 - a2}, [2]int{ch, ce}
+				}
+			}
 		}
 	}
-	if ps.canExtra[j] {
-		if lo, hi := ps.span(j, roleExtra, D); lo <= hi && lo <= ps.emax {
-			e := ps.p.Cluster.ExtrasPerHost()
-			out = append(out, knapOption{roleExtra, 0, ps.k * lo / (e * s)})
-		}
-	}
-	return out
-}
-
-// integer builds a schedule from the LP's columns: those with the largest λ
-// first, then the least duration per job, never two sharing a job. Job j's
-// singleton is a column, so every job is covered.
-func (cg *columnGen) integer() model.Schedule {
-	lam := cg.lp.values()
-	order := make([]int, len(cg.phases))
-	for i := range order {
-		order[i] = i
-	}
-	ratio := func(i int) float64 { return cg.lp.cost[i] / float64(len(cg.lp.cols[i])) }
-	sort.SliceStable(order, func(a, b int) bool {
-		la, lb := math.Round(lam[order[a]]*1e6), math.Round(lam[order[b]]*1e6)
-		if la != lb {
-			return la > lb
-		}
-		return ratio(order[a]) < ratio(order[b])
-	})
-	used := make([]bool, len(cg.p.Jobs))
-	var s model.Schedule
-	for _, i := range order {
-		free := true
-		for _, j := range cg.lp.cols[i] {
-			free = free && !used[j]
-		}
-		if !free {
-			continue
-		}
-		for _, j := range cg.lp.cols[i] {
-			used[j] = true
-		}
-		s.Phases = append(s.Phases, cg.phases[i])
-	}
-	return s
+	return best, bo, ba, bh
 }

@@ -12,6 +12,7 @@
 //	      PairSchedule        the packing paper's pair scheduler, exact pairing up to MaxExactPairJobs
 //	      Exact               the optimum of the packing paper's phase model, up to MaxExactJobs
 //	      Swarm               particle swarm (package pso) over the same model, any size
+//	      Columns             column generation: a plan and a proven lower bound, any size
 //	  → OrderForCompletion    phases ordered for the least mean job completion
 //	  → Problem.Check         every constraint of the packing paper, section 5.2
 //	  → Place, per phase      hosts, disks, roles (end of section 5.2)
@@ -19,6 +20,9 @@
 //	    LowerBound judges schedules the exact solver cannot prove, WriteLP
 //	    hands the model to a MILP solver.
 //
-// Everything here is pure: no clocks, files, processes or randomness without
-// a seed.
+// Solve is the one driver: it picks the solver by Method, applies the size
+// limits (CheckSize), orders and places the schedule.
+//
+// Everything here is pure: no files, processes or randomness without a seed,
+// and no clock except Settings.TimeLimit, read by Solve alone.
 package optimize

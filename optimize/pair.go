@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sort"
 
 	"github.com/packer-sched/packer/model"
 )
@@ -95,16 +96,52 @@ type PairResult struct {
 }
 
 // pairCosts prices every pair i < j at cost[i][j] and every job alone at
-// cost[i][i], the upper triangle the matchings read.
+// cost[i][i], the upper triangle the matchings read. It is PricePair's
+// arithmetic on runtimes tabulated once per job (M·N of them rather than
+// M²·N), without the phases: PairSchedule builds those for the chosen pairs.
 func pairCosts(p *model.Problem) [][]PairCost {
-	m := len(p.Jobs)
+	m, c := len(p.Jobs), p.Cluster
+	n := c.PrimaryVMs()
+	e := c.ExtrasFor(n)
+	prim := make([][]float64, m)
+	host, extra := make([]float64, m), make([]float64, m)
+	for j := range m {
+		prim[j] = make([]float64, n+1)
+		for x := 1; x <= n; x++ {
+			prim[j][x] = p.Runtime(j, x, model.Primary)
+		}
+		host[j] = p.Runtime(j, n, model.Host)
+		if e > 0 {
+			extra[j] = p.Runtime(j, e, model.Extra)
+		}
+	}
 	cost := make([][]PairCost, m)
 	for i := range m {
 		cost[i] = make([]PairCost, m)
 		for j := i + 1; j < m; j++ {
-			cost[i][j] = PricePair(p, i, j)
+			best := PairCost{I: i, J: j, Option: PairSequential, Cost: prim[i][n] + prim[j][n]}
+			cx := math.Inf(1)
+			for x := 1; x < n; x++ {
+				cx = min(cx, max(prim[i][x], prim[j][n-x]))
+			}
+			if cx < best.Cost {
+				best.Option, best.Cost = PairConcurrent, cx
+			}
+			ji, jj := p.Jobs[i], p.Jobs[j]
+			o := math.Inf(1)
+			switch {
+			case e == 0:
+			case ji.CanHost() && jj.CanBeExtra():
+				o = max(host[i], extra[j])
+			case jj.CanHost() && ji.CanBeExtra():
+				o = max(host[j], extra[i])
+			}
+			if o < best.Cost {
+				best.Option, best.Cost = PairOvercommit, o
+			}
+			cost[i][j] = best
 		}
-		cost[i][i] = PriceAlone(p, i)
+		cost[i][i] = PairCost{I: i, J: -1, Option: PairAlone, Cost: prim[i][n]}
 	}
 	return cost
 }
@@ -132,8 +169,13 @@ func PairSchedule(p *model.Problem) (PairResult, error) {
 		chosen = matchGreedy(cost)
 	}
 	var s model.Schedule
-	for _, c := range chosen {
-		s.Phases = append(s.Phases, c.Phases...)
+	for k, c := range chosen {
+		if c.J < 0 {
+			chosen[k] = PriceAlone(p, c.I)
+		} else {
+			chosen[k] = PricePair(p, c.I, c.J)
+		}
+		s.Phases = append(s.Phases, chosen[k].Phases...)
 	}
 	s = model.Normalize(s)
 	if err := p.Check(s); err != nil {
@@ -183,23 +225,24 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 	m := len(cost)
 	used := make([]bool, m)
 	var out []PairCost
-	for {
-		bi, bj, bs := -1, -1, math.Inf(-1)
-		for i := range m {
-			for j := i + 1; j < m; j++ {
-				if used[i] || used[j] {
-					continue
-				}
-				if s := cost[i][i].Cost + cost[j][j].Cost - cost[i][j].Cost; s > bs {
-					bi, bj, bs = i, j, s
-				}
-			}
+	// Pairs by saving, largest first (ties in index order); taking each whose
+	// jobs are both free is the repeated "best pair left" in O(M² log M).
+	type cand struct {
+		i, j int
+		save float64
+	}
+	cands := make([]cand, 0, m*(m-1)/2)
+	for i := range m {
+		for j := i + 1; j < m; j++ {
+			cands = append(cands, cand{i, j, cost[i][i].Cost + cost[j][j].Cost - cost[i][j].Cost})
 		}
-		if bi < 0 {
-			break
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].save > cands[b].save })
+	for _, c := range cands {
+		if !used[c.i] && !used[c.j] {
+			used[c.i], used[c.j] = true, true
+			out = append(out, cost[c.i][c.j])
 		}
-		used[bi], used[bj] = true, true
-		out = append(out, cost[bi][bj])
 	}
 	for i := range m {
 		if !used[i] {
@@ -215,7 +258,8 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 		}
 		return cost[a][b]
 	}
-	for improved := true; improved; {
+	// Each pass is O(M²); passes are capped so that large M stays fast.
+	for pass, improved := 0, true; improved && pass < 50; pass++ {
 		improved = false
 		for x := range out {
 			for y := x + 1; y < len(out); y++ {

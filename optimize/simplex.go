@@ -63,11 +63,15 @@ func (lp *coverLP) duals() []float64 {
 	return y
 }
 
-// solve pivots (Dantzig's rule) until no column prices out or maxPivots
-// pivots; it returns the objective.
-func (lp *coverLP) solve(maxPivots int) float64 {
+// solve pivots (Dantzig's rule) until no column prices out, maxPivots
+// pivots, or stop (if not nil, asked every 16 pivots) says so; it returns the
+// objective.
+func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	d := make([]float64, lp.m)
-	for range maxPivots {
+	for it := range maxPivots {
+		if stop != nil && it%16 == 15 && stop() {
+			break
+		}
 		y := lp.duals()
 		enter, best := 0, -1e-9*(1+lp.objective())
 		found := false

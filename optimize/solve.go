@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/pso"
@@ -15,7 +16,7 @@ type Method string
 
 // The methods. MethodSwarm is called "pso" on the command line and in plans.
 const (
-	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodSwarm
+	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodColumns seeded with MethodSwarm
 	MethodExact      Method = "exact"      // Exact: the proven optimum, up to MaxExactJobs jobs
 	MethodSwarm      Method = "pso"        // Swarm: particle swarm, any size, seeded
 	MethodColumns    Method = "columns"    // Columns: column generation with a proven lower bound
@@ -72,6 +73,43 @@ type Settings struct {
 	// (OrderForCompletion), which lowers the mean job completion time and
 	// leaves the makespan unchanged.
 	KeepOrder bool
+	// TimeLimit bounds pso and columns (so auto past ExactJobs): when it
+	// passes they return the best plan and the best bound found so far. Auto
+	// gives the swarm that seeds column generation the first third, column
+	// generation up to four fifths and the integer search the rest. 0 means
+	// no limit. It is the only place Solve reads the clock.
+	TimeLimit time.Duration
+	// Progress, if not nil, is called by column generation after every
+	// pricing round with the best plan's makespan and the best proven lower
+	// bound so far (seconds).
+	Progress func(incumbent, bound float64)
+}
+
+// DefaultTimeLimit is the time limit the command line uses unless told
+// otherwise: 1,000 jobs on 200 hosts get a plan and a bound well under a
+// minute.
+const DefaultTimeLimit = 45 * time.Second
+
+// FormatProgress is the progress line for Settings.Progress's arguments:
+// "columns: plan 1234.5 s (20m34s), bound 1200 s (20m0s), gap 2.88 %".
+func FormatProgress(incumbent, bound float64) string {
+	return fmt.Sprintf("columns: plan %s, bound %s, gap %.2f %%", model.FormatSeconds(incumbent), model.FormatSeconds(bound), 100*(incumbent/bound-1))
+}
+
+// FormatSwarmProgress is the progress line for a swarm's pso.Progress:
+// "pso: iteration 12/200, best makespan 1234.5 s (20m34s)".
+func FormatSwarmProgress(pr pso.Progress) string {
+	return fmt.Sprintf("pso: iteration %d/%d, best makespan %s", pr.Iteration, pr.Iterations, model.FormatSeconds(pr.Best))
+}
+
+// stopAfter returns a function that reports whether fraction f of the time
+// limit has passed since start, or nil when there is no limit.
+func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
+	if s.TimeLimit <= 0 {
+		return nil
+	}
+	at := start.Add(time.Duration(f * float64(s.TimeLimit)))
+	return func() bool { return !time.Now().Before(at) }
 }
 
 // validate fills defaults and rejects nonsense, naming the field.
@@ -81,6 +119,8 @@ func (s *Settings) validate() error {
 		s.ExactJobs = AutoExactJobs
 	case s.ExactJobs < 0 || s.ExactJobs > MaxExactJobs:
 		return fmt.Errorf("optimize: settings: ExactJobs %d outside 1..%d", s.ExactJobs, MaxExactJobs)
+	case s.TimeLimit < 0:
+		return fmt.Errorf("optimize: settings: TimeLimit %v is negative", s.TimeLimit)
 	}
 	return nil
 }
@@ -124,9 +164,18 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err := set.validate(); err != nil {
 		return nil, err
 	}
+	swarmSet := set.Swarm
+	if method != MethodAuto && method != MethodSwarm {
+		swarmSet = &pso.Settings{Particles: 1}
+	}
+	if err := CheckSize(p, swarmSet); err != nil {
+		return nil, err
+	}
+	start := time.Now()
 	var sol model.Solution // notes, bounds and swarm settings until placed
-	if method == MethodAuto {
-		method = MethodSwarm
+	auto := method == MethodAuto
+	if auto {
+		method = MethodColumns
 		if len(p.Jobs) <= set.ExactJobs {
 			method = MethodExact
 		}
@@ -143,9 +192,9 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	case MethodExact:
 		s, err = exactOptimum(p, &sol)
 	case MethodSwarm:
-		s, err = r.swarm(p, &set, &sol)
+		s, err = r.swarm(p, &set, &sol, set.stopAfter(start, 1))
 	case MethodColumns:
-		s, err = columnsBound(p, &sol)
+		s, err = r.columns(p, &set, &sol, auto, start)
 	default:
 		_, err = ParseMethod(string(method))
 		err = fmt.Errorf("optimize: %w", err)
@@ -193,14 +242,24 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	return res.Schedule, nil
 }
 
-// columnsBound runs column generation seeded with the pair plan and records
-// the bound it proves.
-func columnsBound(p *model.Problem, sol *model.Solution) (model.Schedule, error) {
+// columns runs column generation seeded with the pair plan, and for auto
+// with the swarm's plan too (so auto is never worse than the swarm), and
+// records the bound it proves.
+func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto bool, start time.Time) (model.Schedule, error) {
 	pr, err := PairSchedule(p)
 	if err != nil {
 		return model.Schedule{}, err
 	}
-	res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{})
+	seeds := []model.Schedule{pr.Schedule}
+	if auto {
+		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1.0/3))
+		if err != nil {
+			return model.Schedule{}, err
+		}
+		seeds = append(seeds, sw)
+		sol.LowerBound = nil
+	}
+	res, err := Columns(p, seeds, ColumnsOptions{Stop: set.stopAfter(start, 0.8), BranchStop: set.stopAfter(start, 1), Progress: set.Progress})
 	if err != nil {
 		return model.Schedule{}, err
 	}
@@ -210,16 +269,21 @@ func columnsBound(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	if !res.Converged {
 		state = "stopped before converging"
 	}
-	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (Farley's bound on the LP duals); the pair plan it started from: %s",
-		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), model.FormatSeconds(p.Makespan(pr.Schedule))))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (Farley's bound on the LP duals); the best plan it started from (pair plan%s): %s",
+		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
 	return res.Schedule, nil
 }
 
 // swarm runs the particle swarm, records its settings, and judges its plan
 // against the exact optimum when the problem is small enough, else against
 // LowerBound.
-func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution) (model.Schedule, error) {
-	res, err := Swarm(p, set.Swarm)
+func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, stop func() bool) (model.Schedule, error) {
+	var ps pso.Settings
+	if set.Swarm != nil {
+		ps = *set.Swarm
+	}
+	ps.Stop = stop
+	res, err := Swarm(p, &ps)
 	if err != nil {
 		return model.Schedule{}, err
 	}
@@ -227,8 +291,8 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution) (mo
 	r.Swarm, r.PairMakespan = run, res.PairMakespan
 	seed := run.Settings.Seed
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
-	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations, seed %d, %d evaluations, last improvement at iteration %d; the pair plan it started from: %s",
-		run.Settings.Particles, run.Settings.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.PairMakespan)))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%d run), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
+		run.Settings.Particles, run.Settings.Iterations, run.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
 	if len(p.Jobs) <= set.ExactJobs {
 		ex, err := Exact(p)
 		if err != nil {

@@ -100,21 +100,26 @@ func TestSolveMethods(t *testing.T) {
 }
 
 // TestSolveAutoSwarm: with ExactJobs 2 the three jobs are too many for auto's
-// exact solver, so it runs the swarm and, past ExactJobs, judges it against
-// LowerBound instead of the optimum.
+// exact solver, so it runs column generation seeded with the swarm and
+// records the bound column generation proves, at least LowerBound's.
 func TestSolveAutoSwarm(t *testing.T) {
 	p := threeJobs(t)
 	res, err := Solve(p, MethodAuto, &Settings{Swarm: &pso.Settings{Particles: 30, Iterations: 10, Seed: 5}, ExactJobs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Method != MethodSwarm || res.Algorithm != "pso" || res.Optimum != nil || res.LowerBound == nil {
+	if res.Method != MethodColumns || res.Algorithm != "columns" || res.Optimum != nil || res.LowerBound == nil || res.Swarm == nil {
 		t.Fatalf("method %q, optimum %v, lower bound %v", res.Method, res.Optimum, res.LowerBound)
 	}
-	if lb := LowerBound(p); !near(*res.LowerBound, lb) || lb > p.Makespan(res.Schedule)+1e-9 {
-		t.Errorf("lower bound %v, LowerBound %v, makespan %v", *res.LowerBound, lb, p.Makespan(res.Schedule))
+	sw, err := Swarm(p, &pso.Settings{Particles: 30, Iterations: 10, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := "auto chose pso: 3 jobs (exact up to 2)"; res.Notes[0] != want {
+	ms := p.Makespan(res.Schedule)
+	if lb := LowerBound(p); *res.LowerBound < lb*(1-1e-12) || *res.LowerBound > ms+1e-9 || ms > sw.Makespan+1e-9 {
+		t.Errorf("lower bound %v, LowerBound %v, makespan %v, swarm %v", *res.LowerBound, lb, ms, sw.Makespan)
+	}
+	if want := "auto chose columns: 3 jobs (exact up to 2)"; res.Notes[0] != want {
 		t.Errorf("note %q, want %q", res.Notes[0], want)
 	}
 }
@@ -194,5 +199,16 @@ func TestSolveConcurrent(t *testing.T) {
 		if m != p.Makespan(first.Schedule) {
 			t.Errorf("run %d: makespan %v, the first run %v", i, m, p.Makespan(first.Schedule))
 		}
+	}
+}
+
+// TestFormatProgress: the progress lines' wording and arithmetic
+// (1100 / 1000 − 1 = 10 %).
+func TestFormatProgress(t *testing.T) {
+	if got, want := FormatProgress(1100, 1000), "columns: plan 1100.0 s (18m20s), bound 1000.0 s (16m40s), gap 10.00 %"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := FormatSwarmProgress(pso.Progress{Iteration: 3, Iterations: 200, Best: 60}), "pso: iteration 3/200, best makespan 60.0 s (1m00s)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -90,6 +90,10 @@ type Settings struct {
 	// Recorder, if not nil, is called by Minimize's goroutine after the
 	// initial evaluation (Iteration 0) and after every iteration.
 	Recorder func(Progress)
+	// Stop, if not nil, is asked after every iteration; true ends the run
+	// early with the best point so far (Result.Iterations says how many ran).
+	// Solvers use it for time limits.
+	Stop func() bool
 }
 
 // Progress is what a Recorder sees.
@@ -147,8 +151,8 @@ type Result struct {
 	// Improved is the last iteration that improved the global best (0 when the
 	// initial swarm's best was never beaten).
 	Improved int
-	// Settings are the settings used, defaults filled in (Initial and Recorder
-	// are cleared).
+	// Settings are the settings used, defaults filled in (Initial, Recorder
+	// and Stop are cleared).
 	Settings Settings
 }
 
@@ -228,7 +232,7 @@ func Minimize(p Problem, settings *Settings) (*Result, error) {
 	sw := newSwarm(p, s)
 	sw.init()
 	res := &Result{Settings: s}
-	res.Settings.Initial, res.Settings.Recorder = nil, nil
+	res.Settings.Initial, res.Settings.Recorder, res.Settings.Stop = nil, nil, nil
 	sw.record(0)
 	for it := 1; it <= s.Iterations && sw.best >= 0; it++ {
 		sw.step()
@@ -237,6 +241,9 @@ func Minimize(p Problem, settings *Settings) (*Result, error) {
 		}
 		res.Iterations = it
 		sw.record(it)
+		if s.Stop != nil && s.Stop() {
+			break
+		}
 	}
 	res.Evaluations = sw.evals
 	if sw.best < 0 {

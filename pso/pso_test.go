@@ -218,3 +218,18 @@ func ExampleMinimize() {
 	// Output:
 	// IterationLimit: f = 0.000000 at (1.000, 1.000) after 4040 evaluations
 }
+
+// TestStop: a Stop that answers true after the third call ends the run after
+// iteration 3, with 10 initial evaluations + 3 × 10 and the best so far.
+func TestStop(t *testing.T) {
+	lo, hi := box(2, -5, 5)
+	calls := 0
+	res, err := Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 10, Iterations: 100, Seed: 1,
+		Stop: func() bool { calls++; return calls >= 3 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 3 || res.Evaluations != 10+3*10 || res.Settings.Stop != nil || res.F != sphere(res.X) {
+		t.Errorf("%d iterations, %d evaluations, f %v at %v", res.Iterations, res.Evaluations, res.F, res.X)
+	}
+}

@@ -29,8 +29,10 @@ var planCommand = &cli.Command{
 		"The model is that of Aboulnaga et al., \"Packing the Most Onto Your Cloud\" (CloudDB 2009).\n" +
 		"Algorithms: pair (the paper's pair scheduler, exact pairing), sequential (every job alone\n" +
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
-		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded) and auto, the\n" +
-		"default (exact up to 16 jobs, else pso). exact, pso and auto order the phases for the least mean job\n" +
+		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
+		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
+		"columns seeded with pso; never worse than pso). --time-limit stops pso, columns and auto with\n" +
+		"the best plan and bound so far. exact, pso and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
 		"lower bound, and the gap. --output writes the plan document (JSON) for apply and simulate;\n" +
 		"--export-lp writes the phase model as a CPLEX-LP MILP for cbc, glpsol or any MILP solver;\n" +
@@ -41,6 +43,7 @@ var planCommand = &cli.Command{
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
+		&cli.DurationFlag{Name: "time-limit", Value: optimize.DefaultTimeLimit, Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
 		chartFlag,
@@ -69,6 +72,9 @@ func planAction(c *cli.Context) error {
 	}
 	if c.Int("particles") < 1 {
 		return badUsage("--particles: must be at least 1, got %d", c.Int("particles"))
+	}
+	if c.Duration("time-limit") < 0 {
+		return badUsage("--time-limit: must not be negative, got %v", c.Duration("time-limit"))
 	}
 	if c.Int("iterations") < 1 {
 		return badUsage("--iterations: must be at least 1, got %d", c.Int("iterations"))
@@ -128,10 +134,15 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	if err != nil {
 		return nil, badUsage("%v", err)
 	}
-	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")}}
+	line := progress.New(c.App.ErrWriter)
+	defer line.Done()
+	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
+		TimeLimit: c.Duration("time-limit"), Progress: func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }}
 	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
 		set.Swarm.Recorder = bar.record
 		defer bar.done()
+	} else {
+		set.Swarm.Recorder = func(pr pso.Progress) { line.Report(false, "%s", optimize.FormatSwarmProgress(pr)) }
 	}
 	res, err := optimize.Solve(p, method, set)
 	if err != nil {

@@ -63,8 +63,9 @@ func TestPlanPSO(t *testing.T) {
 	}
 }
 
-// TestPlanAutoLarge: auto chooses the swarm past 16 jobs and, with no optimum
-// known, records the lower bound and the gap to it.
+// TestPlanAutoLarge: auto chooses column generation (seeded with the swarm)
+// past 16 jobs and, with no optimum known, records the lower bound and the
+// gap to it.
 func TestPlanAutoLarge(t *testing.T) {
 	w := optimize.RandomWorkload(3, 20)
 	data, err := json.Marshal(w)
@@ -72,10 +73,10 @@ func TestPlanAutoLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	pl, _ := planJSON(t, string(data), "-w", "-", "--algorithm", "auto", "--particles", "50", "--iterations", "10")
-	if pl.Algorithm != "pso" || pl.Optimum != nil || pl.LowerBound == nil || *pl.LowerBound > pl.Makespan {
+	if pl.Algorithm != "columns" || pl.Optimum != nil || pl.LowerBound == nil || *pl.LowerBound > pl.Makespan {
 		t.Fatalf("algorithm %q, optimum %v, lower bound %v, makespan %v", pl.Algorithm, pl.Optimum, pl.LowerBound, pl.Makespan)
 	}
-	if !strings.Contains(strings.Join(pl.Notes, "\n"), "auto chose pso: 20 jobs") {
+	if !strings.Contains(strings.Join(pl.Notes, "\n"), "auto chose columns: 20 jobs") {
 		t.Errorf("notes do not say what auto chose: %q", pl.Notes)
 	}
 	// The exact solver refuses 20 jobs with exit code 2 and one line.
@@ -91,6 +92,7 @@ func TestPlanBadAlgorithmFlags(t *testing.T) {
 		{"--algorithm", "annealing"},
 		{"--algorithm", "pso", "--particles", "0"},
 		{"--algorithm", "pso", "--iterations", "-3"},
+		{"--algorithm", "pso", "--time-limit", "-1s"},
 		{"--export-lp", filepath.Join(t.TempDir(), "no", "such", "dir", "m.lp")},
 	} {
 		code, out, errs := packer(t, "", append([]string{"plan"}, args...)...)
@@ -145,7 +147,7 @@ func TestBenchQuick(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1"} {
+	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1", "5. Column generation"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

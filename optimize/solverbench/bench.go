@@ -49,7 +49,7 @@ func (t *table) Append(row []string) { t.rows = append(t.rows, row) }
 // Render emits the table.
 func (t *table) Render() error { return t.b.emit(Block{Header: t.head, Rows: t.rows}) }
 
-// Run runs the four measurements in order and hands the report to emit one
+// Run runs the five measurements in order and hands the report to emit one
 // block at a time, as each is ready, so that a long run shows its progress;
 // it stops at the first error, emit's included.
 func Run(set Settings, emit func(Block) error) error {
@@ -64,7 +64,7 @@ func Run(set Settings, emit func(Block) error) error {
 		b.particles, b.iterations, b.seed, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH); err != nil {
 		return err
 	}
-	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth} {
+	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns} {
 		if err := step(); err != nil {
 			return err
 		}

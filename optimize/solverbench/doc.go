@@ -1,8 +1,9 @@
 // Package solverbench measures the phase optimizers of package optimize: the
 // exact solver against cbc on the exported LP, the swarm's gap to the exact
 // optimum on the built-in and on random workloads, the swarm where the exact
-// solver cannot go (judged by LowerBound), and how time grows with the job
-// count, the swarm size and the cores.
+// solver cannot go (judged by LowerBound), how time grows with the job
+// count, the swarm size and the cores, and column generation's certified
+// gaps (plan against its proven bound) beside the swarm.
 //
 // Unlike optimize itself it reads the clock and runs a process (cbc, when it
 // is installed): it is the harness around the pure solvers, kept out of them.

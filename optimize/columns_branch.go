@@ -1,0 +1,263 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// branch is the integer master (price-and-branch): a depth-first
+// branch-and-bound over the generated columns for a set partition of the jobs
+// into phases, cheapest first. With LP duals y ≥ 0 every partition costs
+// Σ_j y_j + Σ_c rc_c, rc_c = cost_c − Σ_{j∈c} y_j ≥ 0 being a column's
+// reduced cost, so a node whose reduced costs already reach
+// incumbent − Σ y is cut, and a column whose own reduced cost does is never
+// tried. Each node branches on the uncovered job with the fewest columns left
+// that fit beside the chosen ones (none: a dead end), over those columns by
+// reduced cost. It stops after maxNodes nodes, when stop says so, or when the
+// incumbent meets bound; it returns the best partition found if it beats
+// incumbent, and whether the search finished (then no partition of these
+// columns is cheaper).
+type brancher struct {
+	cg       *columnGen
+	rc       []float64
+	byJob    [][]int // columns holding each job, by reduced cost
+	covered  []bool
+	chosen   []int
+	best     []int
+	bestCost float64
+	slack    float64 // incumbent − Σ y: the reduced cost still affordable
+	ysum     float64
+	nodes    int
+	maxNodes int
+	stop     func() bool
+	count    []int
+}
+
+func (cg *columnGen) branch(incumbent, bound float64, maxNodes int, stop func() bool) (model.Schedule, bool, bool) {
+	m := len(cg.p.Jobs)
+	y := cg.lp.duals()
+	b := &brancher{cg: cg, rc: make([]float64, len(cg.lp.cols)), byJob: make([][]int, m), covered: make([]bool, m),
+		bestCost: incumbent, maxNodes: maxNodes, stop: stop, count: make([]int, m)}
+	for j := range y {
+		y[j] = max(y[j], 0)
+		b.ysum += y[j]
+	}
+	for c, jobs := range cg.lp.cols {
+		rc := cg.lp.cost[c]
+		for _, j := range jobs {
+			rc -= y[j]
+		}
+		b.rc[c] = max(rc, 0)
+		for _, j := range jobs {
+			b.byJob[j] = append(b.byJob[j], c)
+		}
+	}
+	for j := range b.byJob {
+		sort.SliceStable(b.byJob[j], func(x, z int) bool { return b.rc[b.byJob[j][x]] < b.rc[b.byJob[j][z]] })
+	}
+	goal := bound * (1 + 1e-9)
+	b.slack = incumbent - b.ysum
+	b.search(0, m, goal)
+	done := b.nodes < b.maxNodes && (stop == nil || !stop())
+	if b.best == nil {
+		return model.Schedule{}, false, done
+	}
+	var s model.Schedule
+	for _, c := range b.best {
+		s.Phases = append(s.Phases, cg.phases[c])
+	}
+	return s, true, done
+}
+
+// search extends the partial partition whose reduced costs sum to r, with
+// left jobs uncovered; it returns false when the search must end.
+func (b *brancher) search(r float64, left int, goal float64) bool {
+	b.nodes++
+	if b.nodes >= b.maxNodes || (b.stop != nil && b.nodes%16 == 0 && b.stop()) {
+		return false
+	}
+	if left == 0 {
+		var cost float64
+		for _, c := range b.chosen {
+			cost += b.cg.lp.cost[c]
+		}
+		if cost < b.bestCost*(1-1e-12) {
+			b.bestCost, b.best = cost, slices.Clone(b.chosen)
+			b.slack = cost - b.ysum
+		}
+		return cost > goal
+	}
+	j := b.pickJob(r)
+	if j < 0 {
+		return true
+	}
+	for _, c := range b.byJob[j] {
+		if r+b.rc[c] >= b.slack*(1-1e-12) {
+			break // sorted: the rest cost more
+		}
+		if !b.fits(c) {
+			continue
+		}
+		cols := b.cg.lp.cols[c]
+		for _, i := range cols {
+			b.covered[i] = true
+		}
+		b.chosen = append(b.chosen, c)
+		more := b.search(r+b.rc[c], left-len(cols), goal)
+		b.chosen = b.chosen[:len(b.chosen)-1]
+		for _, i := range cols {
+			b.covered[i] = false
+		}
+		if !more {
+			return false
+		}
+	}
+	return true
+}
+
+// fits reports whether column c shares no job with the chosen columns.
+func (b *brancher) fits(c int) bool {
+	for _, i := range b.cg.lp.cols[c] {
+		if b.covered[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// pickJob returns the uncovered job with the fewest affordable columns that
+// fit, or −1 if some uncovered job has none.
+func (b *brancher) pickJob(r float64) int {
+	best, bestN := -1, math.MaxInt
+	for j, cs := range b.byJob {
+		if b.covered[j] {
+			continue
+		}
+		n := 0
+		for _, c := range cs {
+			if r+b.rc[c] >= b.slack*(1-1e-12) {
+				break
+			}
+			if b.fits(c) {
+				n++
+			}
+		}
+		if n == 0 {
+			return -1
+		}
+		if n < bestN {
+			best, bestN = j, n
+		}
+	}
+	return best
+}
+
+// dive is the integer heuristic that precedes the branch-and-bound: it fixes
+// the column the LP uses most (and with it every column at λ ≥ 0.99), then
+// re-solves the LP over the columns that share no job with the fixed ones,
+// and repeats until every job is covered. Job j alone is always a column, so
+// the dive always ends in a partition. Once stop (if not nil) says so, it
+// re-solves no more and rounds the last LP's values greedily.
+func (cg *columnGen) dive(stop func() bool) model.Schedule {
+	m := len(cg.p.Jobs)
+	covered := make([]bool, m)
+	left := m
+	var s model.Schedule
+	cols, lam := cg.lp.cols, cg.lp.values()
+	ids := make([]int, len(cols)) // column index in cg of each LP column
+	for i := range ids {
+		ids[i] = i
+	}
+	for left > 0 {
+		pick, best := -1, -1.0
+		var sure []int
+		for c, jobs := range cols {
+			if lam[c] <= 1e-9 || !disjoint(jobs, covered) {
+				continue
+			}
+			if lam[c] >= 0.99 {
+				sure = append(sure, c)
+			}
+			if lam[c] > best {
+				pick, best = c, lam[c]
+			}
+		}
+		if pick < 0 {
+			break // no positive column fits: the rest go alone below
+		}
+		if len(sure) == 0 {
+			sure = []int{pick}
+		}
+		for _, c := range sure {
+			if !disjoint(cols[c], covered) {
+				continue
+			}
+			for _, j := range cols[c] {
+				covered[j] = true
+				left--
+			}
+			s.Phases = append(s.Phases, cg.phases[ids[c]])
+		}
+		if left == 0 {
+			break
+		}
+		if stop != nil && stop() {
+			continue // out of time: round the last LP's values greedily
+		}
+		cols, lam, ids = cg.subLP(covered, stop)
+	}
+	for j := range m {
+		if !covered[j] {
+			s.Phases = append(s.Phases, cg.phases[j]) // column j is job j alone
+		}
+	}
+	return s
+}
+
+// subLP solves the LP over the columns disjoint from the covered jobs, rows
+// for the others only; it returns those columns (in cg's job numbers), their
+// λ and their indices in cg.
+func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64, []int) {
+	row := make([]int, len(covered))
+	var single []float64
+	var ids []int
+	for j, c := range covered {
+		row[j] = -1
+		if !c {
+			row[j] = len(single)
+			single = append(single, cg.lp.cost[j])
+			ids = append(ids, j)
+		}
+	}
+	lp := newCoverLP(single)
+	for c := len(covered); c < len(cg.lp.cols); c++ {
+		jobs := cg.lp.cols[c]
+		if !disjoint(jobs, covered) {
+			continue
+		}
+		rows := make([]int, len(jobs))
+		for k, j := range jobs {
+			rows[k] = row[j]
+		}
+		lp.add(rows, cg.lp.cost[c])
+		ids = append(ids, c)
+	}
+	lp.solve(50*len(single), stop)
+	cols := make([][]int, len(ids))
+	for k, c := range ids {
+		cols[k] = cg.lp.cols[c]
+	}
+	return cols, lp.values(), ids
+}
+
+func disjoint(jobs []int, covered []bool) bool {
+	for _, j := range jobs {
+		if covered[j] {
+			return false
+		}
+	}
+	return true
+}
