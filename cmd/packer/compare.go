@@ -27,6 +27,7 @@ var compareCommand = &cli.Command{
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed"},
+		timeLimitFlag,
 		chartFlag,
 		formatFlag,
 	}, clusterFlags...),

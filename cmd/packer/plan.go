@@ -43,7 +43,7 @@ var planCommand = &cli.Command{
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
-		&cli.DurationFlag{Name: "time-limit", Value: optimize.DefaultTimeLimit, Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"},
+		timeLimitFlag,
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
 		chartFlag,
@@ -72,9 +72,6 @@ func planAction(c *cli.Context) error {
 	}
 	if c.Int("particles") < 1 {
 		return badUsage("--particles: must be at least 1, got %d", c.Int("particles"))
-	}
-	if c.Duration("time-limit") < 0 {
-		return badUsage("--time-limit: must not be negative, got %v", c.Duration("time-limit"))
 	}
 	if c.Int("iterations") < 1 {
 		return badUsage("--iterations: must be at least 1, got %d", c.Int("iterations"))
@@ -134,6 +131,9 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	if err != nil {
 		return nil, badUsage("%v", err)
 	}
+	if c.Duration("time-limit") < 0 {
+		return nil, badUsage("--time-limit: must not be negative, got %v", c.Duration("time-limit"))
+	}
 	line := progress.New(c.App.ErrWriter)
 	defer line.Done()
 	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
@@ -150,6 +150,9 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	}
 	return plan.New(p, workload, res.Solution)
 }
+
+// timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
+var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", Value: optimize.DefaultTimeLimit, Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
 
 // progressBar draws the swarm's progress on a terminal: one line, redrawn.
 type progressBar struct {
