@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/workloads/traces"
@@ -132,7 +133,12 @@ func openTrace(c *cli.Context, path string) (io.Reader, string, func(), error) {
 	if err != nil {
 		return nil, "", nil, badInput(&model.InputError{File: path, Err: err})
 	}
-	return f, path, func() { f.Close() }, nil
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	line := progress.New(c.App.ErrWriter)
+	return progress.Reader(f, size, line, "import"), path, func() { line.Done(); f.Close() }, nil
 }
 
 // importOptions reads import's flags into the importer's options.

@@ -97,3 +97,30 @@ func NewTerminal(w io.Writer) *Line {
 	}
 	return New(w)
 }
+
+// Reader passes r's bytes on and reports on l how far through size bytes
+// the reading is ("LABEL: read 120 of 800 MB (15 %)"): an importer that
+// reads its input once is as far through its work as through its file.
+// size ≤ 0 (a pipe) reports the bytes alone.
+func Reader(r io.Reader, size int64, l *Line, label string) io.Reader {
+	return &reader{r: r, size: size, l: l, label: label}
+}
+
+type reader struct {
+	r     io.Reader
+	n     int64
+	size  int64
+	l     *Line
+	label string
+}
+
+func (p *reader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if p.size > 0 {
+		p.l.Report(false, "%s: read %d of %d MB (%d %%)", p.label, p.n>>20, p.size>>20, 100*p.n/p.size)
+	} else {
+		p.l.Report(false, "%s: read %d MB", p.label, p.n>>20)
+	}
+	return n, err
+}

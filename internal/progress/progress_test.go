@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +66,29 @@ func TestNilLine(t *testing.T) {
 		t.Error("a nil line reported")
 	}
 	l.Done()
+}
+
+// Reader: the bytes pass through unchanged, and the line says how far
+// through the file the reading is, or the bytes alone when the size is not
+// known.
+func TestReader(t *testing.T) {
+	for _, tc := range []struct {
+		size int64
+		want string
+	}{{8 << 20, "import: read 2 of 8 MB (25 %)\n"}, {0, "import: read 2 MB\n"}} {
+		l, b, c := newFake(false)
+		data := strings.Repeat("x", 2<<20)
+		r := Reader(strings.NewReader(data), tc.size, l, "import")
+		got, err := io.ReadAll(r) // within the first ten seconds: nothing shown
+		if err != nil || string(got) != data || b.Len() != 0 {
+			t.Fatalf("read %d bytes, %v; shown %q", len(got), err, b.String())
+		}
+		c.t = c.t.Add(LogEvery) // ten seconds on, the next read is reported
+		if n, err := r.Read(make([]byte, 10)); n != 0 || err != io.EOF {
+			t.Fatalf("read past the end: %d, %v", n, err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("size %d: reported %q, want %q", tc.size, b.String(), tc.want)
+		}
+	}
 }
