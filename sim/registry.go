@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // PolicyOptions carry what a policy's name leaves open: the parameters a
@@ -221,41 +223,19 @@ func unknownPolicy(name string) error {
 	return fmt.Errorf("%w %q (want one of %s%s)", ErrUnknownPolicy, name, strings.Join(names, ", "), hint)
 }
 
-// nearest is the name within a small edit distance of s (at most 2, or a
-// third of its length, and less than its length, so that a suggestion keeps
-// something of what was typed), or "" if none is.
+// nearest is the name within a small edit distance (model.EditDistance) of s
+// (at most 2, or a third of its length, and less than its length, so that a
+// suggestion keeps something of what was typed), or "" if none is. It is
+// looser than a workload's field check (model.CloseField): a policy name
+// that matches nothing is refused anyway, so a wrong guess costs only a
+// hint, while a misspelt field is refused only because of the guess.
 func nearest(s string, names []string) string {
 	best, bestD := "", min(max(2, len(s)/3)+1, len(s))
 	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
+		if d := model.EditDistance(s, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
 }
 
-// editDistance is the optimal string alignment distance between a and b in
-// bytes: insertions, deletions, substitutions and swaps of neighbours, each
-// 1, so the common typo "fiar" is 1 from "fair", not 2.
-func editDistance(a, b string) int {
-	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
-	for j := range rows[1] {
-		rows[1][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		pp, prev, cur := rows[0], rows[1], rows[2]
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], pp[j-2]+1)
-			}
-		}
-		rows = [3][]int{prev, cur, pp}
-	}
-	return rows[1][len(b)]
-}
