@@ -238,4 +238,3 @@ func nearest(s string, names []string) string {
 	}
 	return best
 }
-
