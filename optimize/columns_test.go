@@ -207,3 +207,36 @@ func TestCheckSize(t *testing.T) {
 		t.Errorf("2^20 particles × 10 coordinates: %v", err)
 	}
 }
+
+// TestColumnsBoundWithScaledPricing: past 39 VMs pricing counts capacity in
+// units of several VMs (rounded down for the bound, up for new columns);
+// the bound must still never pass the exact optimum, and the plan never go
+// below it. The other tests' clusters have at most 18 VMs, so this is the
+// only check of the scaled case against the optimum.
+func TestColumnsBoundWithScaledPricing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 77))
+	scaled := 0
+	for i := range 16 {
+		m := 4 + i%5
+		k := 2 + rng.IntN(4)
+		c := model.Cluster{Hosts: 40/k + 1 + rng.IntN(20), DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k), Alpha: 1 + rng.Float64()}.WithDefaults()
+		p, err := model.NewProblem(RandomWorkload(uint64(7000+i), m), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := Exact(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if newColumnGen(p).scale > 1 {
+			scaled++
+		}
+		_, res := pairSeededColumns(t, p)
+		if res.LowerBound > ex.Makespan*(1+1e-9) || res.Makespan < ex.Makespan*(1-1e-9) {
+			t.Errorf("case %d (M = %d, N = %d): bound %v, plan %v, optimum %v", i, m, c.PrimaryVMs(), res.LowerBound, res.Makespan, ex.Makespan)
+		}
+	}
+	if scaled < 12 {
+		t.Errorf("only %d of 16 cases had scaled pricing: the test no longer tests it", scaled)
+	}
+}

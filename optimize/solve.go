@@ -3,6 +3,7 @@ package optimize
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,6 +103,17 @@ func FormatSwarmProgress(pr pso.Progress) string {
 	return fmt.Sprintf("pso: iteration %d/%d, best makespan %s", pr.Iteration, pr.Iterations, model.FormatSeconds(pr.Best))
 }
 
+// stopped reports whether the time limit ended a search begun at start.
+func (s *Settings) stopped(start time.Time) bool {
+	return s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
+}
+
+// timeLimitNote says that a plan depends on how fast the machine was: a
+// search the time limit cut short stops wherever it had got to.
+func timeLimitNote(d time.Duration) string {
+	return fmt.Sprintf("the time limit (%v) ended the search: this plan depends on the machine's speed and load, not only on the seed; --time-limit 0 searches to the end and gives the same plan for the same seed every time", d)
+}
+
 // stopAfter returns a function that reports whether fraction f of the time
 // limit has passed since start, or nil when there is no limit.
 func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
@@ -146,8 +158,12 @@ type Result struct {
 // the document. It writes once the rules the command line's plan and compare
 // share:
 //
-//   - auto runs exact up to Settings.ExactJobs jobs, else pso, and says so in
-//     a note;
+//   - auto runs exact up to Settings.ExactJobs jobs, else column generation
+//     seeded with the pair plan and a swarm given a third of the time limit
+//     (so never worse than that swarm; -a pso alone gets the whole limit),
+//     and says so in a note;
+//   - a search that the time limit ends says so in a note: its plan then
+//     depends on timing, not only on the seed;
 //   - exact records the proven optimum; pso records the exact optimum up to
 //     Settings.ExactJobs jobs, else LowerBound; pair and sequential record
 //     neither;
@@ -269,8 +285,15 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	if !res.Converged {
 		state = "stopped before converging"
 	}
-	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (Farley's bound on the LP duals); the best plan it started from (pair plan%s): %s",
-		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
+	source := "Farley's bound on the LP duals"
+	if lb <= LowerBound(p) {
+		source = "the area and longest-job bound: the LP's did not pass it"
+	}
+	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
+		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
+	if note := timeLimitNote(set.TimeLimit); set.stopped(start) && !slices.Contains(sol.Notes, note) {
+		sol.Notes = append(sol.Notes, note)
+	}
 	return res.Schedule, nil
 }
 
@@ -293,6 +316,9 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, sto
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
 	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%d run), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
 		run.Settings.Particles, run.Settings.Iterations, run.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
+	if stop != nil && run.Iterations < run.Settings.Iterations {
+		sol.Notes = append(sol.Notes, timeLimitNote(set.TimeLimit))
+	}
 	if len(p.Jobs) <= set.ExactJobs {
 		ex, err := Exact(p)
 		if err != nil {

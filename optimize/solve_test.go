@@ -3,9 +3,11 @@ package optimize
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/pso"
@@ -210,5 +212,30 @@ func TestFormatProgress(t *testing.T) {
 	}
 	if got, want := FormatSwarmProgress(pso.Progress{Iteration: 3, Iterations: 200, Best: 60}), "pso: iteration 3/200, best makespan 60.0 s (1m00s)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A search the time limit ends says so in the plan's notes (its plan
+// depends on timing); one without a limit does not.
+func TestSolveNotesTheTimeLimit(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(3, 40), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := func(r *Result) bool {
+		return slices.ContainsFunc(r.Solution.Notes, func(n string) bool { return strings.Contains(n, "the time limit (") })
+	}
+	for _, m := range []Method{MethodSwarm, MethodAuto} {
+		r, err := Solve(p, m, &Settings{TimeLimit: time.Millisecond, Swarm: &pso.Settings{Particles: 200, Iterations: 200, Seed: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !limited(r) {
+			t.Errorf("%s stopped after 1 ms: no note of the time limit in %q", m, r.Solution.Notes)
+		}
+	}
+	r, err := Solve(p, MethodSwarm, &Settings{Swarm: &pso.Settings{Particles: 10, Iterations: 5, Seed: 1}})
+	if err != nil || limited(r) {
+		t.Errorf("no limit: %v, notes %q", err, r.Solution.Notes)
 	}
 }

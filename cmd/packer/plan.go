@@ -31,8 +31,10 @@ var planCommand = &cli.Command{
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
 		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
-		"columns seeded with pso; never worse than pso). --time-limit stops pso, columns and auto with\n" +
-		"the best plan and bound so far. exact, pso and auto order the phases for the least mean job\n" +
+		"columns seeded with a pso run given a third of --time-limit, and never worse than that run).\n" +
+		"--time-limit stops pso, columns and auto with the best plan and bound so far; a plan it cut\n" +
+		"short says so and depends on timing (0: no limit, the same plan for the same seed).\n" +
+		"exact, pso, columns and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
 		"lower bound, and the gap. --output writes the plan document (JSON) for apply and simulate;\n" +
 		"--export-lp writes the phase model as a CPLEX-LP MILP for cbc, glpsol or any MILP solver;\n" +
@@ -42,7 +44,7 @@ var planCommand = &cli.Command{
 		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: optimize.MethodList()},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan unless --time-limit cut the search short"},
 		timeLimitFlag,
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
