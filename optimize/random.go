@@ -34,3 +34,24 @@ func RandomWorkload(seed uint64, m int) *model.Workload {
 	}
 	return w
 }
+
+// MaxRandomJobs bounds the jobs a random workload name may ask for: the
+// optimizer's own limits stop far below it, and a typo of a few digits must
+// not allocate gigabytes.
+const MaxRandomJobs = 100_000
+
+// RandomByName returns RandomWorkload(S, M) for a name of the form
+// random-mM-seedS (the name RandomWorkload gives its workload), so that the
+// command line can plan the workloads the tests and benchmarks use, as
+// -w random-m20-seed1; ok is false for any other name.
+func RandomByName(name string) (w *model.Workload, ok bool, err error) {
+	var m int
+	var seed uint64
+	if n, _ := fmt.Sscanf(name, "random-m%d-seed%d", &m, &seed); n != 2 || fmt.Sprintf("random-m%d-seed%d", m, seed) != name {
+		return nil, false, nil
+	}
+	if m < 1 || m > MaxRandomJobs {
+		return nil, true, fmt.Errorf("optimize: workload %s: %d jobs, want 1 to %d", name, m, MaxRandomJobs)
+	}
+	return RandomWorkload(seed, m), true, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -64,9 +65,15 @@ func loadWorkload(c *cli.Context) (*model.Workload, error) {
 	return loadWorkloadNamed(c, c.String("workload"))
 }
 
-// loadWorkloadNamed resolves a workload name: a path if such a file exists or
-// the name looks like one, else a built-in name.
+// loadWorkloadNamed resolves a workload name: a random workload's name
+// (random-m20-seed1), a path if such a file exists or the name looks like
+// one, else a built-in name.
 func loadWorkloadNamed(c *cli.Context, name string) (*model.Workload, error) {
+	if w, ok, err := optimize.RandomByName(name); ok && err != nil { // random-mM-seedS, as the tests use
+		return nil, badInput(err)
+	} else if ok {
+		return w, nil
+	}
 	w, builtin, err := workloads.Open(name, c.App.Reader)
 	switch {
 	case err != nil && builtin:

@@ -181,3 +181,19 @@ func TestProgressBar(t *testing.T) {
 		t.Errorf("got %q\nwant %q", buf.String(), want)
 	}
 }
+
+// The random workloads of the tests and benchmarks are named on the command
+// line as they name themselves (random-mM-seedS), so that the docs' numbers
+// on them can be rerun; a size out of range is refused.
+func TestRandomWorkloadNames(t *testing.T) {
+	want, _ := optimize.RandomWorkload(2, 5).MarshalIndent()
+	if code, out, errs := packer(t, "", "workloads", "show", "random-m5-seed2"); code != 0 || out != string(want) {
+		t.Errorf("show: exit %d, stderr %q, stdout\n%s", code, errs, out)
+	}
+	if code, out, errs := packer(t, "", "plan", "-w", "random-m5-seed2", "-a", "pair"); code != 0 || !strings.Contains(out, "workload random-m5-seed2 (5 jobs)") {
+		t.Errorf("plan: exit %d, stderr %q, stdout\n%s", code, errs, out)
+	}
+	if code, _, errs := packer(t, "", "plan", "-w", "random-m0-seed1"); code != 2 || !strings.Contains(errs, "0 jobs, want 1 to 100000") {
+		t.Errorf("random-m0-seed1: exit %d, stderr %q", code, errs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
 )
 
@@ -30,13 +31,16 @@ var workloadsCommand = &cli.Command{
 	Subcommands: []*cli.Command{
 		{
 			Name:      "show",
-			Usage:     "print a built-in workload as a workload file (JSON)",
+			Usage:     "print a built-in workload (or a random one: random-m20-seed1) as a workload file (JSON)",
 			ArgsUsage: "NAME",
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return badUsage("workloads show takes one workload name, got %d arguments", c.NArg())
 				}
-				w, err := workloads.Get(c.Args().First())
+				w, ok, err := optimize.RandomByName(c.Args().First())
+				if !ok {
+					w, err = workloads.Get(c.Args().First())
+				}
 				if err != nil {
 					return badInput(err)
 				}
