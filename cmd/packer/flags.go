@@ -57,7 +57,7 @@ var workloadFlag = &cli.StringFlag{
 	Name:    "workload",
 	Aliases: []string{"w"},
 	Value:   workloads.Default,
-	Usage:   "built-in workload name (see: packer workloads) or workload file path (- for stdin)",
+	Usage:   "built-in workload name (see: packer workloads), workload file path (- for stdin), or random-mM-seedS (M random jobs)",
 }
 
 // loadWorkload resolves --workload.
