@@ -340,6 +340,26 @@ func (h *frozen) Destroy(name string) error   { h.block(); return h.Hypervisor.D
 func (h *frozen) Undefine(name string) error  { h.block(); return h.Hypervisor.Undefine(name) }
 func (h *frozen) DeleteVolume(p string) error { h.block(); return h.Hypervisor.DeleteVolume(p) }
 
+// settledFile returns path's content once it has not changed for quiet
+// (failing after 20 s).
+func settledFile(t *testing.T, path string, quiet time.Duration) []byte {
+	t.Helper()
+	last, since := []byte(nil), time.Now()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, last) {
+			last, since = data, time.Now()
+		} else if time.Since(since) >= quiet {
+			return data
+		}
+	}
+	t.Fatalf("%s still changing after 20 s", path)
+	return nil
+}
+
 // TestProfileKilledMidRunDestroyFindsAll: with a journal (StatePath), a
 // profile stopped dead in its second run when it starts a domain it has
 // defined (every later change to the hosts blocked, as SIGKILL would leave
@@ -363,11 +383,12 @@ func TestProfileKilledMidRunDestroyFindsAll(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("profile ended before its second run started: %v", err)
 	}
+	// The other host's deployment may be inside a step (a disk being made)
+	// when the freeze comes; it journals that step and freezes at its next
+	// call, as a process killed between steps would stand. Read the journal
+	// once it has stopped changing.
+	data := settledFile(t, set.StatePath, 500*time.Millisecond)
 	// The dead process's lock went with it: Destroy works on a copy.
-	data, err := os.ReadFile(set.StatePath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	killed := filepath.Join(t.TempDir(), "killed.state.json")
 	if err := os.WriteFile(killed, data, 0o644); err != nil {
 		t.Fatal(err)
