@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/packer-sched/packer/plan"
@@ -451,13 +452,46 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := hv.Start(vm.Name); err != nil {
+	if err := startRetrying(ctx, hv, vm.Name); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
 	if r.set.Started != nil {
 		r.set.Started(vm.Host, vm.Name)
 	}
 	return r.step(rec(StateRunning), "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
+}
+
+// startTries and startBackoff bound the tries of a start the host refused
+// for now: 0.5, 1 and 2 s apart.
+const (
+	startTries   = 4
+	startBackoff = 500 * time.Millisecond
+)
+
+// startRetrying starts a defined domain, trying again after a pause when the
+// host says it cannot just now (EAGAIN, "Resource temporarily unavailable":
+// seen from the kernel refusing libvirt's cgroup BPF device program during a
+// burst of starts). A failed start leaves the domain defined and stopped, so
+// trying again is safe; any other error fails at once.
+func startRetrying(ctx context.Context, hv Hypervisor, name string) error {
+	delay := startBackoff
+	for try := 1; ; try++ {
+		err := hv.Start(name)
+		if err == nil || try == startTries || !transientStart(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+}
+
+// transientStart tells a start refused for now from one that will not work.
+func transientStart(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "Resource temporarily unavailable")
 }
 
 // eventQueue collects events from libvirt's event loop without ever blocking

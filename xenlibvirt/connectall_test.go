@@ -1,7 +1,13 @@
 package xenlibvirt_test
 
 import (
+	"context"
+	"errors"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,5 +83,53 @@ func TestConnectClosesEveryHostWhenOneFails(t *testing.T) {
 	}
 	if made.Load() != 3 || closed.Load() != 3 {
 		t.Errorf("%d connections made, %d closed; want 3 and 3", made.Load(), closed.Load())
+	}
+}
+
+// flakyStart refuses the first starts of every domain the way a host under a
+// burst of starts does (EAGAIN from the kernel), or with a lasting error.
+type flakyStart struct {
+	xenlibvirt.Hypervisor
+	mu      *sync.Mutex
+	tries   map[string]int
+	refuse  int
+	lasting bool
+}
+
+func (h flakyStart) Start(name string) error {
+	h.mu.Lock()
+	h.tries[name]++
+	n := h.tries[name]
+	h.mu.Unlock()
+	switch {
+	case h.lasting:
+		return errors.New("internal error: no such device")
+	case n <= h.refuse:
+		return errors.New("internal error: failed to load cgroup BPF prog: Resource temporarily unavailable")
+	}
+	return h.Hypervisor.Start(name)
+}
+
+// TestApplyRetriesAStartRefusedForNow: a start the host refuses for now is
+// tried again and the plan applies; a lasting error fails at the first try.
+func TestApplyRetriesAStartRefusedForNow(t *testing.T) {
+	pl := plantest.PaperPair(t, "W2", 2)
+	for _, lasting := range []bool{false, true} {
+		c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+		libvirttest.NewAppliance(t, c, nil)
+		var mu sync.Mutex
+		tries := map[string]int{}
+		hs := connect(t, pl, c, func(_ int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+			return flakyStart{hv, &mu, tries, 2, lasting}
+		})
+		j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: filepath.Join(t.TempDir(), "s.json")})
+		mu.Lock()
+		if !lasting && (err != nil || j.Status != xenlibvirt.StatusDone || len(tries) != 14 || slices.Min(slices.Collect(maps.Values(tries))) != 3 || slices.Max(slices.Collect(maps.Values(tries))) != 3) {
+			t.Errorf("refused twice per VM: %v; tries %v", err, tries)
+		}
+		if lasting && (err == nil || !strings.Contains(err.Error(), "no such device") || slices.Max(slices.Collect(maps.Values(tries))) != 1) {
+			t.Errorf("lasting error: %v; tries %v", err, tries)
+		}
+		mu.Unlock()
 	}
 }
