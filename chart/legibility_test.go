@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/internal/plantest"
+	"github.com/packer-sched/packer/plan"
 )
 
 func TestTextWidth(t *testing.T) {
@@ -211,10 +212,10 @@ func checkTextApart(t *testing.T, s *Scene) {
 	}
 }
 
-// TestGanttLegibleAtSixtyJobs: 60 jobs in 32 phases, far more than the eight
-// colours, most bars too narrow for a name.
-func TestGanttLegibleAtSixtyJobs(t *testing.T) {
-	pl := manyJobsPlan(t)
+// checkGanttLegible draws pl's Gantt chart, checks that its jobs are told
+// apart and its texts do not collide, and returns the chart.
+func checkGanttLegible(t *testing.T, pl *plan.Plan) *Scene {
+	t.Helper()
 	var jobs []string
 	for _, j := range pl.Jobs {
 		jobs = append(jobs, j.Name)
@@ -222,6 +223,13 @@ func TestGanttLegibleAtSixtyJobs(t *testing.T) {
 	s := Gantt(pl)
 	checkSeriesLegible(t, s, jobs)
 	checkTextApart(t, s)
+	return s
+}
+
+// TestGanttLegibleAtSixtyJobs: 60 jobs in 32 phases, far more than the eight
+// colours, most bars too narrow for a name.
+func TestGanttLegibleAtSixtyJobs(t *testing.T) {
+	s := checkGanttLegible(t, manyJobsPlan(t))
 	// The SVG draws every pattern it names: one overlay per patterned bar
 	// and swatch, over a defined <pattern>.
 	svg := string(s.SVG())
@@ -244,14 +252,7 @@ func TestGanttLegibleAtSixtyJobs(t *testing.T) {
 func TestGanttLegibleOnCatalogue(t *testing.T) {
 	for _, name := range []string{"W1", "W2", "W3", "W4", "W5", "W6"} {
 		t.Run(name, func(t *testing.T) {
-			pl := plantest.PaperPair(t, name, 9)
-			var jobs []string
-			for _, j := range pl.Jobs {
-				jobs = append(jobs, j.Name)
-			}
-			s := Gantt(pl)
-			checkSeriesLegible(t, s, jobs)
-			checkTextApart(t, s)
+			checkGanttLegible(t, plantest.PaperPair(t, name, 9))
 		})
 	}
 }

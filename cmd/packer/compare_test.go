@@ -11,11 +11,10 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
-// TestCompareSkipsWhatExactCannotTake: the default algorithms include exact,
-// which takes at most 18 jobs; a 20-job workload is compared with the rest
-// and exact skipped, said once on stderr and shown in the output, instead of
-// an exit 2 after the other algorithms have run.
-func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
+// writeMy20 writes a 20-job workload, "my20", past exact's 18 jobs, and
+// returns its path.
+func writeMy20(t *testing.T) string {
+	t.Helper()
 	w := &model.Workload{Name: "my20"}
 	for i := range 20 {
 		w.Jobs = append(w.Jobs, model.Job{Name: fmt.Sprintf("j%02d", i), Model: model.PowerLaw{A: 500 + 50*float64(i), B: -0.6}})
@@ -25,6 +24,15 @@ func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestCompareSkipsWhatExactCannotTake: the default algorithms include exact,
+// which takes at most 18 jobs; a 20-job workload is compared with the rest
+// and exact skipped, said once on stderr and shown in the output, instead of
+// an exit 2 after the other algorithms have run.
+func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
+	path := writeMy20(t)
 	const skipped = "packer: compare: exact skipped for my20: 20 jobs, exact takes at most 18\n"
 	args := []string{"compare", "--workloads", "W1," + path, "--particles", "20", "--iterations", "5"}
 	code, out, errs := packer(t, "", args...)
@@ -61,15 +69,7 @@ func TestCompareSkipsWhatExactCannotTake(t *testing.T) {
 // have nothing to be measured against: they say so rather than "skipped";
 // when every algorithm is skipped, nothing was compared: a usage error.
 func TestCompareWithoutItsBaseline(t *testing.T) {
-	w := &model.Workload{Name: "my20"}
-	for i := range 20 {
-		w.Jobs = append(w.Jobs, model.Job{Name: fmt.Sprintf("j%02d", i), Model: model.PowerLaw{A: 500 + 50*float64(i), B: -0.6}})
-	}
-	b, _ := w.MarshalIndent()
-	path := filepath.Join(t.TempDir(), "my20.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeMy20(t)
 	code, out, _ := packer(t, "", "compare", "--workloads", path, "--algorithms", "exact,pair,sequential")
 	if code != 0 || strings.Count(out, "n/a (exact skipped)") != 2 || strings.Count(out, "skipped") != 3 {
 		t.Errorf("exit %d:\n%s", code, out)
