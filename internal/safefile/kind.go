@@ -147,6 +147,11 @@ func writeInPlace(path string, data []byte) error {
 var formatNames = map[string]bool{"json": true, "yaml": true, "yml": true, "table": true, "wide": true,
 	"csv": true, "text": true, "name": true, "html": true, "svg": true, "png": true, "lp": true, "arff": true}
 
+// ErrDash is Check's error for "-". Many tools read it as standard output;
+// packer prints its report there, so a document sent there too would come
+// out mixed with the table, and a file called "-" is seldom meant either.
+var ErrDash = errors.New(`"-" is not taken as standard output here: give /dev/stdout to write there (beside the report, if the command prints one), or ./- for a file called -`)
+
 // ErrFormatName is wrapped by Check's error for a path that is a bare format
 // name.
 var ErrFormatName = errors.New("looks like a format, not a file")
@@ -157,6 +162,9 @@ var ErrFormatName = errors.New("looks like a format, not a file")
 // user who types -o json almost never means as a file name. The errors name
 // neither the path nor the flag; the caller adds them.
 func Check(path string) error {
+	if path == "-" {
+		return ErrDash
+	}
 	if formatNames[strings.ToLower(path)] {
 		return fmt.Errorf("%w (a format is chosen with --format, or by the file's extension; to make a file called %s, give ./%s)", ErrFormatName, path, path)
 	}

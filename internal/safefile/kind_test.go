@@ -174,6 +174,8 @@ func TestCheck(t *testing.T) {
 		{"YAML", "looks like a format"},
 		{"csv", "give ./csv"},
 		{"./json", ""},
+		{"-", "give /dev/stdout"},
+		{"./-", ""},
 		{"json.json", ""},
 		{filepath.Join(dir, "json"), ""},
 		{filepath.Join(dir, "plan.json"), ""},
