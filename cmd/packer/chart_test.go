@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -116,5 +117,34 @@ func TestSimulateChartNinePolicies(t *testing.T) {
 	}
 	if texts, pinned := strings.Count(string(b), "<text "), strings.Count(string(b), `textLength="`); texts == 0 || pinned != texts {
 		t.Errorf("%d of %d texts have a pinned width", pinned, texts)
+	}
+}
+
+// TestChartToAPipe: a pipe or device named without an extension
+// (--chart >(display), --chart /dev/null) gets an SVG; a regular file with
+// no extension still has no format and is refused.
+func TestChartToAPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pic")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	if code, _, errs := packer(t, "", "plan", "--chart", fifo); code != 0 {
+		t.Fatalf("--chart FIFO: exit %d: %s", code, errs)
+	}
+	if b := <-got; !strings.Contains(string(b), "<svg") {
+		t.Errorf("the pipe read %d bytes, no SVG: %.80q", len(b), b)
+	}
+	if code, _, errs := packer(t, "", "plan", "--chart", os.DevNull); code != 0 {
+		t.Errorf("--chart /dev/null: exit %d: %s", code, errs)
+	}
+	plain := filepath.Join(dir, "picture")
+	if code, _, errs := packer(t, "", "plan", "--chart", plain); code != 2 || !strings.Contains(errs, "unknown picture format") {
+		t.Errorf("--chart without extension: exit %d, %q", code, errs)
 	}
 }

@@ -126,7 +126,7 @@ func emitWorkload(c *cli.Context, w *model.Workload, results []*profile.Result, 
 		if err != nil {
 			return err
 		}
-		if pic, err = g.Encode(path); err != nil {
+		if pic, err = g.Encode(pictureName(path)); err != nil {
 			return err
 		}
 	}

@@ -129,7 +129,7 @@ func writeOutput(path string, data []byte) error {
 }
 
 // chartFlag asks a command for a picture of its result.
-var chartFlag = &cli.StringFlag{Name: "chart", Usage: "also draw the result to `FILE` (.svg or .png)"}
+var chartFlag = &cli.StringFlag{Name: "chart", Usage: "also draw the result to `FILE` (.svg or .png; SVG to a pipe or device)"}
 
 // checkChart rejects a --chart path packer cannot write before any work is
 // done: an unknown picture format, a missing directory, or a directory.
@@ -138,12 +138,22 @@ func checkChart(c *cli.Context) error {
 	if path == "" {
 		return nil
 	}
-	switch strings.ToLower(filepath.Ext(path)) {
+	switch strings.ToLower(filepath.Ext(pictureName(path))) {
 	case ".svg", ".png":
 	default:
 		return badUsage("--chart %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
 	}
 	return checkOutputPath("chart", path)
+}
+
+// pictureName is the name whose extension picks --chart's format: the path,
+// or, for a device, FIFO or descriptor named without one (--chart /dev/null,
+// --chart >(display)), an SVG.
+func pictureName(path string) string {
+	if filepath.Ext(path) == "" && safefile.InPlace(path) {
+		return path + ".svg"
+	}
+	return path
 }
 
 // writeChart renders a picture to --chart, if given, atomically.
@@ -152,7 +162,7 @@ func writeChart(c *cli.Context, pic chart.Picture) error {
 	if path == "" {
 		return nil
 	}
-	b, err := pic.Encode(path)
+	b, err := pic.Encode(pictureName(path))
 	if err != nil {
 		return err
 	}

@@ -147,6 +147,13 @@ func writeInPlace(path string, data []byte) error {
 var formatNames = map[string]bool{"json": true, "yaml": true, "yml": true, "table": true, "wide": true,
 	"csv": true, "text": true, "name": true, "html": true, "svg": true, "png": true, "lp": true, "arff": true}
 
+// InPlace tells whether an output to path would be written in place: it
+// names a character device, a FIFO or one of packer's own descriptors.
+func InPlace(path string) bool {
+	t, err := resolve(path)
+	return err == nil && t.inPlace
+}
+
 // ErrDash is Check's error for "-". Many tools read it as standard output;
 // packer prints its report there, so a document sent there too would come
 // out mixed with the table, and a file called "-" is seldom meant either.

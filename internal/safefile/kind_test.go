@@ -239,3 +239,18 @@ func TestInheritedDescriptorIsWrittenInPlace(t *testing.T) {
 		t.Error("/dev/fd/x taken for a descriptor")
 	}
 }
+
+// TestInPlace: devices and packer's own descriptors are written in place;
+// regular files and paths yet to be created are not.
+func TestInPlace(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{os.DevNull: true, "/dev/stdout": true, file: false, filepath.Join(dir, "new"): false} {
+		if got := InPlace(path); got != want {
+			t.Errorf("InPlace(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
