@@ -110,6 +110,11 @@ func parseInventory(data []byte, name, dir string) (*Inventory, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&inv); err != nil {
+		// Only a file that is not an inventory is sniffed, so a good
+		// inventory is parsed once.
+		if wrong := model.WrongFile(data, model.FileInventory); wrong != nil {
+			return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %w", ErrBadInventory, wrong)}
+		}
 		return nil, &model.InputError{File: name, Err: fmt.Errorf("%w: %s", ErrBadInventory, jsonErr(data, dec, err))}
 	}
 	if dec.More() {

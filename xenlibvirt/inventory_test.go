@@ -46,6 +46,8 @@ func TestParseInventoryErrors(t *testing.T) {
 		{edit(`["/srv/d0", "/srv/d1"]`, `["/srv/d0", "/srv/d0"]`), `inv.json: invalid inventory: hosts[1].disks[1]: "/srv/d0" is already disks[0]`},
 		{edit(`["/srv/d0", "/srv/d1"]`, `[]`), `inv.json: invalid inventory: hosts[1].disks: no disks`},
 		{`{"image": "/x", "hosts": []}`, `inv.json: invalid inventory: hosts: no hosts`},
+		{`{"version": 1, "jobs": [], "phases": [], "makespan": 1}`, `inv.json: invalid inventory: a plan document (from packer plan --output), not a host inventory`},
+		{`{"jobs": [{"name": "j", "model": {"a": 1, "b": -1}}]}`, `inv.json: invalid inventory: a packer workload file (job models), not a host inventory`},
 		{edit(`"image": "/var`, `"initrd": "/i", "image": "/var`), `inv.json: invalid inventory: initrd: "/i" given without a kernel`},
 		{edit(`"br0"`, `"user"`), `inv.json: invalid inventory: hosts[1].network: "user" is QEMU's user-mode network; a xen host needs a libvirt network`},
 	} {
