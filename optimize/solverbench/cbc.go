@@ -113,7 +113,8 @@ func writeLP(dir string, p *model.Problem, name string) (string, error) {
 	return path, os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
-// runCBCFor gives the LP at path to cbc with a time limit and parses its
+// runCBCFor gives the LP at path to cbc with a limit on its CPU time (cbc's
+// "sec"; on a loaded machine its wall time is longer) and parses its
 // report; it returns cbc's wall time too.
 func runCBCFor(path string, limit time.Duration) (cbcRun, time.Duration, error) {
 	t0 := time.Now()
@@ -132,7 +133,7 @@ func runCBCFor(path string, limit time.Duration) (cbcRun, time.Duration, error) 
 // cbcLimit. Each gives a plan and a proven bound.
 func (b *bencher) lpVsCBC() error {
 	limit := b.cbcLimit()
-	if err := b.text("\n6. The exported LP (M = 20, random-m20-seed1, 9 hosts) given to cbc for %v, beside auto with no time limit\n", limit); err != nil {
+	if err := b.text("\n6. The exported LP (M = 20, random-m20-seed1, 9 hosts) given to cbc for %v of CPU (its sec limit), beside auto with no time limit\n", limit); err != nil {
 		return err
 	}
 	p := randomInstance(1, 20, 9)
