@@ -17,8 +17,12 @@ var benchCommand = &cli.Command{
 		"  2. the swarm with the given settings (default: the packing paper's 1500 × 200) on W1–W6 and on 50\n" +
 		"     random 8-job workloads (seeds 1–50): gap to the exact optimum, its distribution;\n" +
 		"  3. the swarm on W3 and on random 30- and 50-job workloads: time and gap to the lower bound;\n" +
-		"  4. how time grows with M (exact and swarm), with particles and with cores (GOMAXPROCS).\n" +
-		"The full run takes several minutes on 2 cores; --quick cuts every count for a smoke test.",
+		"  4. how time grows with M (exact and swarm), with particles and with cores (GOMAXPROCS);\n" +
+		"  5. column generation (plan, proven bound, gap, time) beside the swarm: M = 20 and 30 (10 seeds),\n" +
+		"     M = 50, 100, 200 (5 seeds, 9 and 50 hosts), M = 1,000 on 200 hosts (auto, default limit);\n" +
+		"  6. the exported LP of random-m20-seed1 given to cbc for 120 s: its incumbent and bound beside auto's.\n" +
+		"The full run is long: on a loaded 2-core machine 53 minutes did not get past step 5's 50-host table\n" +
+		"(one swarm at M = 200 takes up to 3 min); --quick cuts every count (cbc gets 5 s): about a minute.",
 	Flags: []cli.Flag{
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (the packing paper: 200)"},

@@ -147,7 +147,7 @@ func TestBenchQuick(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1", "5. Column generation"} {
+	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1", "5. Column generation", "6. The exported LP"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -33,11 +33,13 @@ type Line struct {
 	drawn    bool
 }
 
-// Intervals between reports: a terminal redraw, and a line to a file or pipe.
-const (
-	TerminalEvery = 100 * time.Millisecond
-	LogEvery      = 10 * time.Second
-)
+// TerminalEvery is the interval between redraws on a terminal.
+const TerminalEvery = 100 * time.Millisecond
+
+// LogEvery is the interval between lines to a file or pipe. It is a
+// variable only so that a command's tests can shorten it (0: every report)
+// instead of running for ten seconds; nothing else changes it.
+var LogEvery = 10 * time.Second
 
 // New reports on w: redrawn in place if w is a terminal, else a line every
 // LogEvery.

@@ -1,7 +1,6 @@
 package solverbench
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -49,7 +48,7 @@ func (t *table) Append(row []string) { t.rows = append(t.rows, row) }
 // Render emits the table.
 func (t *table) Render() error { return t.b.emit(Block{Header: t.head, Rows: t.rows}) }
 
-// Run runs the five measurements in order and hands the report to emit one
+// Run runs the six measurements in order and hands the report to emit one
 // block at a time, as each is ready, so that a long run shows its progress;
 // it stops at the first error, emit's included.
 func Run(set Settings, emit func(Block) error) error {
@@ -64,7 +63,7 @@ func Run(set Settings, emit func(Block) error) error {
 		b.particles, b.iterations, b.seed, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH); err != nil {
 		return err
 	}
-	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns} {
+	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns, b.lpVsCBC} {
 		if err := step(); err != nil {
 			return err
 		}
@@ -163,14 +162,11 @@ func runCBC(p *model.Problem, name string) (float64, time.Duration, error) {
 		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
-	var buf bytes.Buffer
-	if err := optimize.WriteLP(&buf, p, name); err != nil {
+	lp, err := writeLP(dir, p, name)
+	if err != nil {
 		return 0, 0, err
 	}
-	lp, sol := filepath.Join(dir, "model.lp"), filepath.Join(dir, "solution.txt")
-	if err := os.WriteFile(lp, buf.Bytes(), 0o644); err != nil {
-		return 0, 0, err
-	}
+	sol := filepath.Join(dir, "solution.txt")
 	t0 := time.Now()
 	out, err := exec.Command("cbc", lp, "solve", "solu", sol).CombinedOutput()
 	d := time.Since(t0)
