@@ -435,7 +435,7 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 		return failed(err)
 	}
 	r := tally.Run(set.VCPUs)
-	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, vCPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s\n",
+	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s\n",
 		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), r.CPUOffered.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6, r.IOSpan.Seconds())
 	return r, nil
 }
