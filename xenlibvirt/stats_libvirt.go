@@ -45,16 +45,17 @@ func (c *Conn) Counters(name string) (Counters, error) {
 			return fmt.Errorf("domain %s: no CPU time or no block statistics", name)
 		}
 		out.CPU = time.Duration(st.Cpu.Time)
-		out.VCPU = out.CPU
-		if len(st.Vcpu) > 0 {
-			out.VCPU = 0
-			for _, v := range st.Vcpu {
-				if !v.TimeSet {
-					return fmt.Errorf("domain %s: no vCPU time", name)
-				}
+		timed := false
+		for _, v := range st.Vcpu {
+			// An offline vCPU has no time: it ran nothing.
+			if v.TimeSet {
 				out.VCPU += time.Duration(v.Time)
 				out.Delay += time.Duration(v.Delay)
+				timed = true
 			}
+		}
+		if !timed {
+			out.VCPU = out.CPU // a driver without vCPU statistics
 		}
 		for _, b := range st.Block {
 			if !b.RdBytesSet || !b.WrBytesSet {
