@@ -20,6 +20,12 @@ type Run struct {
 	// CPU is the user plus system time of the process and every descendant
 	// it waited for.
 	CPU time.Duration
+	// CPUOffered, when positive, is the CPU time the job could have used
+	// while CPU was counted (an executor that knows it better than wall ×
+	// nodes × vCPUs sets it: the libvirt one leaves out the VMs' boot and
+	// the time the host ran other work); utilisation is then CPU /
+	// CPUOffered.
+	CPUOffered time.Duration
 	// ReadBytes and WriteBytes are the bytes the process tree made the
 	// kernel read from and write to storage (page-cache hits excluded).
 	ReadBytes, WriteBytes int64
@@ -238,7 +244,8 @@ func runAt(ctx context.Context, argv []string, set *MeasureSettings, n, rep int,
 }
 
 // observe turns a run into an observation: utilisation is CPU seconds over
-// the CPU seconds the nodes offered, the I/O rate is all bytes over wall time
+// the CPU seconds the nodes offered (wall × nodes × vCPUs, or Run.CPUOffered
+// when the executor measured it), the I/O rate is all bytes over wall time
 // (over Run.IOSpan when the executor measured it).
 func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	o := model.Observation{Nodes: nodes, Repeat: repeat, Seconds: r.Wall.Seconds(),
@@ -257,6 +264,9 @@ func observe(r Run, nodes, repeat, vcpus int) model.Observation {
 	}
 	if wall := r.Wall.Seconds(); wall > 0 {
 		u := r.CPU.Seconds() / (wall * float64(nodes*vcpus))
+		if r.CPUOffered > 0 {
+			u = r.CPU.Seconds() / r.CPUOffered.Seconds()
+		}
 		io := float64(r.ReadBytes+r.WriteBytes) / 1e6 / wall
 		if r.IOSpan > 0 && r.IOSpan < r.Wall {
 			io = float64(r.ReadBytes+r.WriteBytes) / 1e6 / r.IOSpan.Seconds()

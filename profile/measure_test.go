@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,6 +125,32 @@ func TestMeasureRateOverIOSpan(t *testing.T) {
 		}
 		if got := *obs[0].IOMBps; got != c.want {
 			t.Errorf("IOSpan %v: rate %v MB/s, want %v", c.span, got, c.want)
+		}
+	}
+}
+
+// An executor that knows the CPU time its nodes offered sets CPUOffered:
+// utilisation is CPU over it, not over wall × nodes × vCPUs.
+func TestMeasureUtilisationOverCPUOffered(t *testing.T) {
+	for _, c := range []struct {
+		offered time.Duration
+		want    float64
+	}{
+		{0, 0.1},                 // 4 s / (10 s × 2 nodes × 2 vCPUs)
+		{5 * time.Second, 0.8},   // 4 s of the 5 s offered
+		{4 * time.Second, 1},     // all of it
+		{40 * time.Second, 0.1},  // as much as the wall time offered
+		{80 * time.Second, 0.05}, // more: the executor's word stands
+	} {
+		fx := &fakeExecutor{run: func(int) Run {
+			return Run{Wall: 10 * time.Second, CPU: 4 * time.Second, CPUOffered: c.offered}
+		}}
+		obs, err := Measure(context.Background(), []string{"job"}, &MeasureSettings{Nodes: []int{2}, VCPUsPerNode: 2, Executor: fx, Env: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *obs[0].CPUUtil; math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("CPUOffered %v: utilisation %v, want %v", c.offered, got, c.want)
 		}
 	}
 }

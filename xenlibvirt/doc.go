@@ -23,4 +23,14 @@
 // only deletes a disk that its journal says it created, on top of this plan's
 // image. Every step is journaled atomically, so `packer status`, `apply
 // --resume` and `destroy` work from the state file alone.
+//
+// Profiling (Profile, packer profile --inventory) runs a job alone on n VMs
+// and measures it from libvirt's counters only. Its CPU number is the VMs'
+// vCPU time (vcpu.N.time: not QEMU's emulator and I/O threads) over the
+// time the vCPUs could have run (their window less vcpu.N.delay, the time
+// they waited for a host CPU), in a window that leaves out the boot of a
+// VM whose job does I/O but not of one whose job does none; under TCG the
+// emulation of a guest's disk requests runs on its vCPU too.
+// ProfileSettings says in full what each number is, where it comes from and
+// what it misses.
 package xenlibvirt

@@ -17,14 +17,20 @@ type VMSpan struct {
 	Name        string
 	Start, Stop time.Time
 	First, Last Counters
+	// FirstAt and LastAt are when the reads of First and Last began.
+	FirstAt, LastAt time.Time
 	// IOFrom is when the last read began before the VM's byte counters
 	// first moved by at least ioSpanFloor from one sample to the next, IOTo
 	// when the read that showed their last such move ended: the VM's job
 	// did its I/O within [IOFrom, IOTo]. Both are zero when the bytes never
 	// moved that much.
 	IOFrom, IOTo time.Time
-	// at is when the last read began.
-	at time.Time
+	// Job is the sample that opens the window the VM's CPU utilisation is
+	// taken over, read at JobAt: the one read at IOFrom, the job's first
+	// I/O (the boot before it left out), or First when the bytes never
+	// moved that much. The window closes with Last.
+	Job   Counters
+	JobAt time.Time
 	// Sampled is false when not even the first sample could be read.
 	Sampled bool
 }
@@ -32,12 +38,17 @@ type VMSpan struct {
 // Tally is the VMs of one run.
 type Tally []VMSpan
 
-// Run sums a run up as profile.Run: Wall is the latest Stop minus the
-// earliest Start (a VM with no Stop, which only a failed run has, ends at
-// neither); CPU and bytes are Σ over the VMs of Last − First; IOSpan is the
-// latest IOTo minus the earliest IOFrom (0 when no VM's bytes moved 1 MiB
-// in a poll), which spans every such move.
-func (t Tally) Run() profile.Run {
+// Run sums a run of VMs of vcpus vCPUs each up as profile.Run: Wall is the
+// latest Stop minus the earliest Start (a VM with no Stop, which only a
+// failed run has, ends at neither); bytes are Σ over the VMs of Last −
+// First; IOSpan is the latest IOTo minus the earliest IOFrom (0 when no
+// VM's bytes moved 1 MiB in a poll), which spans every such move. CPU is
+// the vCPU time of the VMs' windows, Σ Last.VCPU − Job.VCPU, and CPUOffered
+// the time their vCPUs could have run in them, Σ vcpus × (LastAt − JobAt)
+// − (Last.Delay − Job.Delay): the window less the time the vCPUs waited
+// for a host CPU (never below the VM's vCPU time, which sampling jitter
+// could otherwise put it under).
+func (t Tally) Run(vcpus int) profile.Run {
 	var r profile.Run
 	var first, last, ioFrom, ioTo time.Time
 	for _, v := range t {
@@ -54,7 +65,10 @@ func (t Tally) Run() profile.Run {
 			last = v.Stop
 		}
 		if v.Sampled {
-			r.CPU += v.Last.CPU - v.First.CPU
+			busy := v.Last.VCPU - v.Job.VCPU
+			offered := time.Duration(max(vcpus, 1))*v.LastAt.Sub(v.JobAt) - (v.Last.Delay - v.Job.Delay)
+			r.CPU += busy
+			r.CPUOffered += max(offered, busy)
 			r.ReadBytes += v.Last.ReadBytes - v.First.ReadBytes
 			r.WriteBytes += v.Last.WriteBytes - v.First.WriteBytes
 		}
@@ -156,23 +170,25 @@ func (m *meter) read(k vmKey) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v := m.vms[k]
-	if v.Sampled && (c.CPU < v.Last.CPU || c.ReadBytes < v.Last.ReadBytes || c.WriteBytes < v.Last.WriteBytes) {
+	if v.Sampled && (c.CPU < v.Last.CPU || c.VCPU < v.Last.VCPU || c.Delay < v.Last.Delay ||
+		c.ReadBytes < v.Last.ReadBytes || c.WriteBytes < v.Last.WriteBytes) {
 		// Cumulative counters fall only when they vanish: a domain that
 		// is powering off can report zeros. The last sample stands.
 		return
 	}
-	if _, stopped := m.stops[k]; !stopped {
-		if !v.Sampled {
-			v.First, v.Sampled = c, true
-		}
-		if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
-			if v.IOFrom.IsZero() {
-				v.IOFrom = v.at
-			}
-			v.IOTo = after
-		}
-		v.Last, v.at = c, before
+	if _, stopped := m.stops[k]; stopped {
+		return
 	}
+	if !v.Sampled {
+		v.First, v.FirstAt, v.Job, v.JobAt, v.Sampled = c, before, c, before, true
+	} else if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
+		if v.IOFrom.IsZero() {
+			// The job's first I/O: its CPU window opens here too.
+			v.IOFrom, v.Job, v.JobAt = v.LastAt, v.Last, v.LastAt
+		}
+		v.IOTo = after
+	}
+	v.Last, v.LastAt = c, before
 }
 
 // sample reads VM k every poll until it powers off or finish.

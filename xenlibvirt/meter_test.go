@@ -42,7 +42,7 @@ func (h *clockHV) Counters(name string) (Counters, error) {
 		return Counters{}, nil // as QEMU's domain reads while it powers off
 	}
 	up := time.Since(h.start[name])
-	return Counters{CPU: up, ReadBytes: diskBytes(name, up)}, nil
+	return Counters{CPU: up, VCPU: up, ReadBytes: diskBytes(name, up)}, nil
 }
 
 // diskBytes is what VM "disk" has read after running up: the 4 KiB a boot
@@ -100,6 +100,10 @@ func TestMeterSlowDomainDoesNotStallOthers(t *testing.T) {
 	if fast.Stop.Sub(fast.Start) < 300*time.Millisecond {
 		t.Errorf("fast VM ran %v", fast.Stop.Sub(fast.Start))
 	}
+	// No I/O: its CPU window is all its samples.
+	if fast.Job != fast.First || !fast.JobAt.Equal(fast.FirstAt) || !fast.LastAt.After(fast.FirstAt) {
+		t.Errorf("fast VM's window opens with %+v at %v, want its first sample %+v at %v", fast.Job, fast.JobAt, fast.First, fast.FirstAt)
+	}
 }
 
 // TestMeterIOSpan: VM "disk" reads 4 KiB at boot and 20 MiB from 200 ms to
@@ -138,5 +142,10 @@ func TestMeterIOSpan(t *testing.T) {
 	}
 	if got := v.Last.ReadBytes - v.First.ReadBytes; got != 4096+20<<20 {
 		t.Errorf("read %d bytes, want 4 KiB + 20 MiB", got)
+	}
+	// The CPU window opens with the I/O span, at the sample that had read
+	// the boot probe's 4 KiB and less than 1 MiB more.
+	if !v.JobAt.Equal(v.IOFrom) || v.Job.ReadBytes < 4096 || v.Job.ReadBytes >= 4096+1<<20 || v.Job.VCPU < 50*time.Millisecond {
+		t.Errorf("window opens with %+v at %v, want the sample at the I/O span's start %v (4 KiB to 1 MiB read)", v.Job, v.JobAt.Sub(start), from)
 	}
 }

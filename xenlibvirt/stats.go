@@ -12,6 +12,15 @@ type Counters struct {
 	// for QEMU/KVM the user and system time of the whole QEMU process, its
 	// vCPU threads and the emulator and I/O threads that serve the guest.
 	CPU time.Duration
+	// VCPU is the time the domain's vCPU threads ran, summed over its
+	// vCPUs (vcpu.N.time; virDomainGetVcpus where the statistics lack it,
+	// and CPU where a driver reports neither): the guest's own work, and
+	// under TCG the emulation of it, without the emulator and I/O threads.
+	VCPU time.Duration
+	// Delay is the time the vCPU threads were ready to run but waited for
+	// a host CPU, summed over the vCPUs (vcpu.N.delay: the threads' run
+	// delay from /proc/…/schedstat); 0 where libvirt does not report it.
+	Delay time.Duration
 	// ReadBytes and WriteBytes are the bytes the guest read from and wrote
 	// to its virtual disks (virDomainBlockStats), summed over every disk.
 	ReadBytes, WriteBytes int64

@@ -13,8 +13,8 @@ import (
 var _ CounterReader = (*Conn)(nil)
 
 // Counters implements CounterReader with one virConnectGetAllDomainStats
-// call for the domain's state, total CPU time and its disks' block
-// statistics. Only a running domain has counters: a QEMU domain that is
+// call for the domain's state, total CPU time, its vCPUs' times and run
+// delays and its disks' block statistics. Only a running domain has counters: a QEMU domain that is
 // shutting down still answers, with its block bytes gone (zero or absent)
 // and its CPU time unreliable, so any state but running, and a record that
 // lacks a number, is an error rather than a sample. A driver whose
@@ -25,7 +25,7 @@ func (c *Conn) Counters(name string) (Counters, error) {
 	var out Counters
 	err := c.domain(name, func(d *libvirt.Domain) error {
 		sts, err := c.conn.GetAllDomainStats([]*libvirt.Domain{d},
-			libvirt.DOMAIN_STATS_STATE|libvirt.DOMAIN_STATS_CPU_TOTAL|libvirt.DOMAIN_STATS_BLOCK, 0)
+			libvirt.DOMAIN_STATS_STATE|libvirt.DOMAIN_STATS_CPU_TOTAL|libvirt.DOMAIN_STATS_VCPU|libvirt.DOMAIN_STATS_BLOCK, 0)
 		if err != nil {
 			return lvErr(err)
 		}
@@ -45,6 +45,18 @@ func (c *Conn) Counters(name string) (Counters, error) {
 			return fmt.Errorf("domain %s: no CPU time or no block statistics", name)
 		}
 		out.CPU = time.Duration(st.Cpu.Time)
+		timed := false
+		for _, v := range st.Vcpu {
+			// An offline vCPU has no time: it ran nothing.
+			if v.TimeSet {
+				out.VCPU += time.Duration(v.Time)
+				out.Delay += time.Duration(v.Delay)
+				timed = true
+			}
+		}
+		if !timed {
+			out.VCPU = out.CPU // a driver without vCPU statistics
+		}
 		for _, b := range st.Block {
 			if !b.RdBytesSet || !b.WrBytesSet {
 				return fmt.Errorf("domain %s: disk %s: no byte counts", name, b.Name)
@@ -57,13 +69,21 @@ func (c *Conn) Counters(name string) (Counters, error) {
 	return out, err
 }
 
-// countersOneByOne reads d's counters with a call per number.
+// countersOneByOne reads d's counters with a call per number (no run
+// delay among them).
 func countersOneByOne(name string, d *libvirt.Domain, out *Counters) error {
 	info, err := d.GetInfo()
 	if err != nil {
 		return lvErr(err)
 	}
 	out.CPU = time.Duration(info.CpuTime)
+	vcpus, err := d.GetVcpus()
+	if err != nil {
+		return fmt.Errorf("domain %s: vCPUs: %w", name, lvErr(err))
+	}
+	for _, v := range vcpus {
+		out.VCPU += time.Duration(v.CpuTime)
+	}
 	desc, err := d.GetXMLDesc(0)
 	if err != nil {
 		return lvErr(err)
