@@ -17,7 +17,7 @@ type Method string
 
 // The methods. MethodSwarm is called "pso" on the command line and in plans.
 const (
-	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodSwarm's run, then MethodColumns seeded with it
+	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodColumns seeded with MethodSwarm
 	MethodExact      Method = "exact"      // Exact: the proven optimum, up to MaxExactJobs jobs
 	MethodSwarm      Method = "pso"        // Swarm: particle swarm, any size, seeded
 	MethodColumns    Method = "columns"    // Columns: column generation with a proven lower bound
@@ -76,12 +76,9 @@ type Settings struct {
 	KeepOrder bool
 	// TimeLimit bounds pso and columns (so auto past ExactJobs): when it
 	// passes they return the best plan and the best bound found so far. Auto
-	// first runs the swarm exactly as pso would (same settings, same
-	// deadline: the whole limit), then gives column generation four fifths
-	// of the time left and its integer search the rest; when the swarm used
-	// the whole limit, column generation still prices one round, for a
-	// bound, and so overruns the limit by that round. 0 means no limit. It
-	// is the only place Solve reads the clock.
+	// gives the swarm that seeds column generation the first third, column
+	// generation up to four fifths and the integer search the rest. 0 means
+	// no limit. It is the only place Solve reads the clock.
 	TimeLimit time.Duration
 	// Progress, if not nil, is called by column generation after every
 	// pricing round with the best plan's makespan and the best proven lower
@@ -106,14 +103,9 @@ func FormatSwarmProgress(pr pso.Progress) string {
 	return fmt.Sprintf("pso: iteration %d/%d, best makespan %s", pr.Iteration, pr.Iterations, model.FormatSeconds(pr.Best))
 }
 
-// now is the clock Solve reads for Settings.TimeLimit; tests replace it
-// with a logical clock so that a limit's effect does not depend on the
-// machine's speed.
-var now = time.Now
-
 // stopped reports whether the time limit ended a search begun at start.
 func (s *Settings) stopped(start time.Time) bool {
-	return s.TimeLimit > 0 && now().Sub(start) >= s.TimeLimit
+	return s.TimeLimit > 0 && time.Since(start) >= s.TimeLimit
 }
 
 // timeLimitNote says that a plan depends on how fast the machine was: a
@@ -128,12 +120,8 @@ func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
 	if s.TimeLimit <= 0 {
 		return nil
 	}
-	return stopAt(start.Add(time.Duration(f * float64(s.TimeLimit))))
-}
-
-// stopAt returns a function that reports whether the clock has reached at.
-func stopAt(at time.Time) func() bool {
-	return func() bool { return !now().Before(at) }
+	at := start.Add(time.Duration(f * float64(s.TimeLimit)))
+	return func() bool { return !time.Now().Before(at) }
 }
 
 // validate fills defaults and rejects nonsense, naming the field.
@@ -170,12 +158,10 @@ type Result struct {
 // the document. It writes once the rules the command line's plan and compare
 // share:
 //
-//   - auto runs exact up to Settings.ExactJobs jobs, else the swarm exactly
-//     as pso runs it (same settings and seed, the whole time limit) and then
-//     column generation seeded with the pair plan and the swarm's plan in
-//     the time left: so auto is never worse than pso after as many
-//     iterations, and with no limit, or a limit the swarm finishes within,
-//     never worse than pso; it says so in a note;
+//   - auto runs exact up to Settings.ExactJobs jobs, else column generation
+//     seeded with the pair plan and a swarm given a third of the time limit
+//     (so never worse than that swarm; -a pso alone gets the whole limit),
+//     and says so in a note;
 //   - a search that the time limit ends says so in a note: its plan then
 //     depends on timing, not only on the seed;
 //   - exact records the proven optimum; pso records the exact optimum up to
@@ -201,7 +187,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err := CheckSize(p, swarmSet); err != nil {
 		return nil, err
 	}
-	start := now()
+	start := time.Now()
 	var sol model.Solution // notes, bounds and swarm settings until placed
 	auto := method == MethodAuto
 	if auto {
@@ -272,43 +258,24 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	return res.Schedule, nil
 }
 
-// columns runs column generation seeded with the pair plan, and records the
-// bound it proves. For auto it first runs the swarm as MethodSwarm does,
-// with the same deadline, and seeds column generation with its plan too, so
-// auto is never worse than that run; column generation then gets four
-// fifths of the time left, and its integer search the rest.
+// columns runs column generation seeded with the pair plan, and for auto
+// with the swarm's plan too (so auto is never worse than the swarm), and
+// records the bound it proves.
 func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto bool, start time.Time) (model.Schedule, error) {
-	var swarmPlan []model.Schedule
-	stop, branchStop := set.stopAfter(start, 0.8), set.stopAfter(start, 1)
+	pr, err := PairSchedule(p)
+	if err != nil {
+		return model.Schedule{}, err
+	}
+	seeds := []model.Schedule{pr.Schedule}
 	if auto {
-		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1))
+		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1.0/3))
 		if err != nil {
 			return model.Schedule{}, err
 		}
-		swarmPlan = append(swarmPlan, sw)
+		seeds = append(seeds, sw)
 		sol.LowerBound = nil
-		if branchStop != nil {
-			t := now()
-			stop = stopAt(t.Add(max(0, start.Add(set.TimeLimit).Sub(t)) * 4 / 5))
-		}
 	}
-	var seeds []model.Schedule
-	from := "pair plan"
-	if !auto || !set.stopped(start) {
-		pr, err := PairSchedule(p)
-		if err != nil {
-			return model.Schedule{}, err
-		}
-		seeds = append(seeds, pr.Schedule)
-		from += map[bool]string{true: " and swarm"}[auto]
-	} else {
-		// The swarm used the whole limit and started from the pair plan,
-		// so its plan is no worse: column generation prices one round for
-		// a bound, without computing the pair plan again.
-		from = "swarm"
-	}
-	seeds = append(seeds, swarmPlan...)
-	res, err := Columns(p, seeds, ColumnsOptions{Stop: stop, BranchStop: branchStop, Progress: set.Progress})
+	res, err := Columns(p, seeds, ColumnsOptions{Stop: set.stopAfter(start, 0.8), BranchStop: set.stopAfter(start, 1), Progress: set.Progress})
 	if err != nil {
 		return model.Schedule{}, err
 	}
@@ -322,8 +289,8 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	if lb <= LowerBound(p) {
 		source = "the area and longest-job bound: the LP's did not pass it"
 	}
-	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (%s); the best plan it started from (%s): %s",
-		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), source, from, model.FormatSeconds(res.SeedMakespan)))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
+		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
 	if note := timeLimitNote(set.TimeLimit); set.stopped(start) && !slices.Contains(sol.Notes, note) {
 		sol.Notes = append(sol.Notes, note)
 	}

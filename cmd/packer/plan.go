@@ -31,8 +31,7 @@ var planCommand = &cli.Command{
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
 		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
-		"the run -a pso makes, same seed and deadline, then columns seeded with it in the time left:\n" +
-		"never worse than -a pso when both swarms ran as many iterations, so always without a limit).\n" +
+		"columns seeded with a pso run given a third of --time-limit, and never worse than that run).\n" +
 		"--time-limit stops pso, columns and auto with the best plan and bound so far; a plan it cut\n" +
 		"short says so and depends on timing (0: no limit, the same plan for the same seed).\n" +
 		"exact, pso, columns and auto order the phases for the least mean job\n" +
