@@ -57,8 +57,9 @@
 //
 // CPU utilisation is CPU seconds / (wall × nodes × vCPUs per node): the share
 // of the CPU the job's nodes offered that it used (an Executor that knows
-// what they offered better sets Run.CPUOffered: the libvirt one, which
-// leaves out the VMs' boot and the time their host ran other work). The I/O rate is (bytes read
+// what they offered better sets Run.CPUOffered: the libvirt one counts
+// from each VM's first disk activity, which leaves out the boot of a job
+// that reads or writes, and leaves out the time the host ran other work). The I/O rate is (bytes read
 // + bytes written) / 10⁶ / wall, in MB/s, aggregated over all nodes as the packing
 // paper's 100 MB/s threshold is; an Executor that knows the span in which the
 // bytes moved (Run.IOSpan: the libvirt one, whose runs include the VMs' boot)

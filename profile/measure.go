@@ -22,8 +22,9 @@ type Run struct {
 	CPU time.Duration
 	// CPUOffered, when positive, is the CPU time the job could have used
 	// while CPU was counted (an executor that knows it better than wall ×
-	// nodes × vCPUs sets it: the libvirt one leaves out the VMs' boot and
-	// the time the host ran other work); utilisation is then CPU /
+	// nodes × vCPUs sets it: the libvirt one counts from each VM's first
+	// disk activity, so the boot of a job that does I/O is left out, and
+	// leaves out the time the host ran other work); utilisation is then CPU /
 	// CPUOffered.
 	CPUOffered time.Duration
 	// ReadBytes and WriteBytes are the bytes the process tree made the

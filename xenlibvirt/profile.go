@@ -70,8 +70,13 @@ import (
 // over the boot plus the sleep). Under TCG a guest's disk requests are
 // also emulated on its vCPU thread, so even a disk-bound guest's vCPU runs
 // for about half its I/O (0.47–0.66 over the I/O span with O_DIRECT and
-// 1 MiB blocks, 0.81 with 4 KiB blocks), where under KVM it halts. The second the appliance
-// lingers before powering off is idle and in every window.
+// 1 MiB blocks, 0.81 with 4 KiB blocks), where under KVM it halts. The
+// window opens at a job's first MiB of disk traffic, wherever that comes: a
+// job that computes first and only writes its result at the end is measured
+// over that tail, and its CPU work before it is missed (a MapReduce task
+// reads its input first, so this is rare in the jobs packer plans). The
+// second the appliance lingers before powering off is idle and in every
+// window.
 //
 // A guest's job reports no exit status to the hypervisor: a VM that powers
 // off by itself is a finished run, whatever its job printed.

@@ -13,9 +13,13 @@ type Counters struct {
 	// vCPU threads and the emulator and I/O threads that serve the guest.
 	CPU time.Duration
 	// VCPU is the time the domain's vCPU threads ran, summed over its
-	// vCPUs (vcpu.N.time; virDomainGetVcpus where the statistics lack it,
-	// and CPU where a driver reports neither): the guest's own work, and
-	// under TCG the emulation of it, without the emulator and I/O threads.
+	// vCPUs: the guest's own work, and under TCG the emulation of it,
+	// without the emulator and I/O threads. It is vcpu.N.time from the
+	// domain statistics; virDomainGetVcpus's times for a driver that
+	// answers only the older calls; and CPU where neither gives a vCPU
+	// time. A vCPU the guest takes offline mid-run drops out of the sum,
+	// which then falls, and the meter ignores samples until it has
+	// recovered (packer's appliance never does this).
 	VCPU time.Duration
 	// Delay is the time the vCPU threads were ready to run but waited for
 	// a host CPU, summed over the vCPUs (vcpu.N.delay: the threads' run

@@ -79,10 +79,13 @@ func countersOneByOne(name string, d *libvirt.Domain, out *Counters) error {
 	out.CPU = time.Duration(info.CpuTime)
 	vcpus, err := d.GetVcpus()
 	if err != nil {
-		return fmt.Errorf("domain %s: vCPUs: %w", name, lvErr(err))
+		vcpus = nil // a driver without per-vCPU times: CPU stands in below
 	}
 	for _, v := range vcpus {
 		out.VCPU += time.Duration(v.CpuTime)
+	}
+	if len(vcpus) == 0 {
+		out.VCPU = out.CPU
 	}
 	desc, err := d.GetXMLDesc(0)
 	if err != nil {
