@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestFitChart(t *testing.T) {
@@ -137,8 +138,16 @@ func TestChartToAPipe(t *testing.T) {
 	if code, _, errs := packer(t, "", "plan", "--chart", fifo); code != 0 {
 		t.Fatalf("--chart FIFO: exit %d: %s", code, errs)
 	}
-	if b := <-got; !strings.Contains(string(b), "<svg") {
-		t.Errorf("the pipe read %d bytes, no SVG: %.80q", len(b), b)
+	select {
+	case b := <-got:
+		if !strings.Contains(string(b), "<svg") {
+			t.Errorf("the pipe read %d bytes, no SVG: %.80q", len(b), b)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("packer exited 0 and never wrote the pipe")
+	}
+	if code, _, errs := packer(t, "", "plan", "--chart", "-"); code != 2 || !strings.Contains(errs, "give /dev/stdout") {
+		t.Errorf("--chart -: exit %d, %q", code, errs)
 	}
 	if code, _, errs := packer(t, "", "plan", "--chart", os.DevNull); code != 0 {
 		t.Errorf("--chart /dev/null: exit %d: %s", code, errs)

@@ -138,12 +138,14 @@ func checkChart(c *cli.Context) error {
 	if path == "" {
 		return nil
 	}
+	if err := checkOutputPath("chart", path); err != nil {
+		return err
+	}
 	switch strings.ToLower(filepath.Ext(pictureName(path))) {
 	case ".svg", ".png":
-	default:
-		return badUsage("--chart %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
+		return nil
 	}
-	return checkOutputPath("chart", path)
+	return badUsage("--chart %s: unknown picture format %q (want .svg or .png)", path, filepath.Ext(path))
 }
 
 // pictureName is the name whose extension picks --chart's format: the path,
