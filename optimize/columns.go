@@ -25,6 +25,12 @@ type ColumnsOptions struct {
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.
 	Progress func(incumbent, bound float64)
+	// cells, when not 0, replaces maxCells (tests force scaled pricing
+	// with it on clusters small enough for the exact solver).
+	cells int
+	// grid, when not 0, is the most durations a full round prices before
+	// refining between them (tests thin the grid with it).
+	grid int
 }
 
 // ColumnsResult is Columns' answer.
@@ -78,7 +84,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.Rounds == 0 {
 		opt.Rounds = 200
 	}
-	cg := newColumnGen(p)
+	cg := newColumnGen(p, opt.cells, opt.grid)
 	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: LowerBound(p), RelaxedPricing: cg.scale > 1 || !cg.exact}
 	for _, s := range seeds {
 		if err := p.Check(s); err != nil {
@@ -92,6 +98,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 	}
 	res.SeedMakespan = res.Makespan
+	cg.incumbent = res.Makespan
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
 		res.LPValue = cg.lp.solve(50*m, opt.Stop)
@@ -139,9 +146,24 @@ type columnGen struct {
 	phases []model.Phase
 	seen   map[string]bool
 	grid   []float64 // candidate phase lengths priced, ascending
+	// gridIdx[i] is grid[i]'s index in ps.cands.
+	gridIdx []int
+	// incumbent is the best plan's makespan: Farley's bound looks only at
+	// phases shorter than it.
+	incumbent float64
+	// thetaAt is the candidate where the last full round's θ was attained
+	// (an index into ps.cands), or −1.
+	thetaAt int
 	exact  bool      // grid holds every candidate duration
 	scale  int       // capacity units of the pricing programme, in VMs
-	pi     []float64
+	// quickScale is the capacity unit of quick rounds' programme (≥ scale).
+	quickScale int
+	// pi are the duals a round prices at; y the LP's own (clamped at 0),
+	// which decide whether a column enters; centre the duals of the best
+	// bound so far, bestBound (the stabilisation centre, nil at first).
+	pi, y, centre []float64
+	bestBound     float64
+	dp            [3]*groupDP // the pricing programme's tables, reused
 }
 
 // pricingWork is about the most table cells the pricing programme fills per
@@ -153,10 +175,18 @@ const (
 	minGrid     = 60
 )
 
-// maxCells bounds one pricing table, (⌊N/scale⌋+1)².
-const maxCells = 1600
+// maxCells bounds one pricing table of a full round, (⌊N/scale⌋+1)²: up to
+// N = 100 primary VMs (50 hosts of 2 disks) pricing is exact. quickCells
+// bounds a quick round's.
+const (
+	maxCells   = 101 * 101
+	quickCells = 40 * 40
+)
 
-func newColumnGen(p *model.Problem) *columnGen {
+// newColumnGen starts column generation on p with the singleton columns;
+// cells bounds a full round's pricing table (0: maxCells) and grid the
+// durations it prices (0: as pricingWork allows).
+func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
 	ps := newPhaseSolver(p)
 	m := len(p.Jobs)
 	n := ps.n
@@ -169,12 +199,30 @@ func newColumnGen(p *model.Problem) *columnGen {
 		cg.seen[phaseKey(ph)] = true
 	}
 	cg.lp = newCoverLP(single)
-	for (n/cg.scale+1)*(n/cg.scale+1) > maxCells {
-		cg.scale++
+	if cells == 0 {
+		cells = maxCells
 	}
+	cg.scale = unitFor(n, cells)
+	cg.quickScale = max(cg.scale, unitFor(n, quickCells))
 	side := n/cg.scale + 1
-	cg.grid, cg.exact = thinGrid(ps.cands, max(minGrid, pricingWork/(2*side*side*m)))
+	if grid == 0 {
+		grid = max(minGrid, pricingWork/(2*side*side*m))
+	}
+	cg.grid, cg.exact = thinGrid(ps.cands, grid)
+	for _, D := range cg.grid {
+		cg.gridIdx = append(cg.gridIdx, sort.SearchFloat64s(ps.cands, D))
+	}
+	cg.incumbent = math.Inf(1)
 	return cg
+}
+
+// unitFor is the least unit s of VMs with (⌊n/s⌋+1)² ≤ cells.
+func unitFor(n, cells int) int {
+	s := 1
+	for (n/s+1)*(n/s+1) > cells {
+		s++
+	}
+	return s
 }
 
 // thinGrid keeps every candidate when there are at most g, else about g of
@@ -222,103 +270,8 @@ func (cg *columnGen) addPhase(ph model.Phase) bool {
 	return true
 }
 
-// Pricing rounds. A full round prices every grid duration and yields
-// Farley's bound; in between, a round prices a rotating sample of
-// sampleSize durations and stops there if columns entered, so most rounds
-// cost a fraction of a full one. Every fullEvery-th round is full, for the
-// bound's sake, and so is a round whose sample finds nothing: converging is
-// declared only by a full round. At most maxEnter columns enter per round.
-const (
-	sampleSize = 40
-	fullEvery  = 8
-	maxEnter   = 16
-)
-
-// price runs one pricing round on the LP's duals: it returns how many
-// columns entered and, if the round was full, Farley's bound for these duals.
-func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
-	y := cg.lp.duals()
-	for j := range y {
-		y[j] = max(y[j], 0)
-	}
-	cg.pi = y
-	g := len(cg.grid)
-	if g > sampleSize && round%fullEvery != 0 {
-		idx := make([]int, 0, sampleSize)
-		for i := round % (g / sampleSize); i < g && len(idx) < sampleSize; i += g / sampleSize {
-			idx = append(idx, i)
-		}
-		if added = cg.enter(idx, cg.values(idx)); added > 0 {
-			return added, 0, false
-		}
-	}
-	idx := make([]int, g)
-	for i := range idx {
-		idx[i] = i
-	}
-	best := cg.values(idx)
-	return cg.enter(idx, best), cg.farley(best), true
-}
-
-// values prices the grid durations at the given indices (the programme's
-// optimum Σπ, floored weights: a relaxation).
-func (cg *columnGen) values(idx []int) []float64 {
-	best := make([]float64, len(idx))
-	for k, i := range idx {
-		best[k], _, _ = cg.knapsack(cg.grid[i], false, false)
-	}
-	return best
-}
-
-// farley is Farley's bound θ·Σπ from the values of a full round.
-func (cg *columnGen) farley(best []float64) float64 {
-	var sum float64
-	for _, v := range cg.pi {
-		sum += v
-	}
-	theta := math.Inf(1)
-	for i, D := range cg.grid {
-		at := D // phases of length in (grid[i−1], D] cost more than grid[i−1]
-		if !cg.exact && i > 0 {
-			at = cg.grid[i-1]
-		}
-		if best[i] > 0 {
-			theta = min(theta, at/best[i])
-		}
-	}
-	if math.IsInf(theta, 1) {
-		return 0
-	}
-	return theta * sum
-}
-
-// enter builds columns at the durations whose programme value beats them
-// most, up to maxEnter, and returns how many entered. With scaled capacities
-// the sets are rebuilt with weights rounded up, so that they fit.
-func (cg *columnGen) enter(idx []int, best []float64) int {
-	order := make([]int, len(idx))
-	for k := range order {
-		order[k] = k
-	}
-	sort.Slice(order, func(a, b int) bool {
-		return cg.grid[idx[order[a]]]-best[order[a]] < cg.grid[idx[order[b]]]-best[order[b]]
-	})
-	added := 0
-	for _, k := range order[:min(maxEnter, len(order))] {
-		D := cg.grid[idx[k]]
-		if D-best[k] >= -1e-9*D {
-			break
-		}
-		_, jobs, roles := cg.knapsack(D, true, cg.scale > 1)
-		if cg.realize(jobs, roles) {
-			added++
-		}
-	}
-	return added
-}
-
 // realize prices a subset exactly and adds it as a column if its reduced
-// cost is negative; an infeasible role choice falls back to all primary, and
+// cost under the LP's duals is negative; an infeasible role choice falls back to all primary, and
 // then the job with the least dual leaves until the rest fits.
 func (cg *columnGen) realize(jobs, roles []int) bool {
 	ps := cg.ps
@@ -334,7 +287,7 @@ func (cg *columnGen) realize(jobs, roles []int) bool {
 		if !math.IsInf(T, 1) {
 			var pi float64
 			for _, j := range jobs {
-				pi += cg.pi[j]
+				pi += cg.y[j]
 			}
 			if T-pi >= -1e-9*T {
 				return false
