@@ -154,8 +154,8 @@ type columnGen struct {
 	// thetaAt is the candidate where the last full round's θ was attained
 	// (an index into ps.cands), or −1.
 	thetaAt int
-	exact  bool      // grid holds every candidate duration
-	scale  int       // capacity units of the pricing programme, in VMs
+	exact   bool // grid holds every candidate duration
+	scale   int  // capacity units of the pricing programme, in VMs
 	// quickScale is the capacity unit of quick rounds' programme (≥ scale).
 	quickScale int
 	// pi are the duals a round prices at; y the LP's own (clamped at 0),
