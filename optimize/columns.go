@@ -13,7 +13,7 @@ import (
 
 // ColumnsOptions tune Columns. The zero value is valid.
 type ColumnsOptions struct {
-	// Rounds caps the pricing rounds; 0 means 200.
+	// Rounds caps the pricing rounds; 0 means 1000.
 	Rounds int
 	// Stop, when set, is asked between pricing rounds and simplex pivots;
 	// true ends column generation with the best bound so far (Solve uses it
@@ -25,12 +25,31 @@ type ColumnsOptions struct {
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.
 	Progress func(incumbent, bound float64)
+	// Tolerance ends column generation once the proven bound is within this
+	// fraction of the LP's value, leaving the rest of the time to the integer
+	// search: the last rounds of column generation move the LP little and
+	// cost as much as the first. 0 means DefaultTolerance; negative means
+	// none (generate until no column prices out).
+	Tolerance float64
 	// cells, when not 0, replaces maxCells (tests force scaled pricing
 	// with it on clusters small enough for the exact solver).
 	cells int
 	// grid, when not 0, is the most durations a full round prices before
 	// refining between them (tests thin the grid with it).
 	grid int
+}
+
+// DefaultTolerance is ColumnsOptions.Tolerance's default: 0.5 %.
+const DefaultTolerance = 0.005
+
+func (o ColumnsOptions) tolerance() float64 {
+	switch {
+	case o.Tolerance < 0:
+		return 0
+	case o.Tolerance == 0:
+		return DefaultTolerance
+	}
+	return o.Tolerance
 }
 
 // ColumnsResult is Columns' answer.
@@ -82,7 +101,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		return ColumnsResult{}, fmt.Errorf("optimize: columns: no jobs")
 	}
 	if opt.Rounds == 0 {
-		opt.Rounds = 200
+		opt.Rounds = 1000
 	}
 	cg := newColumnGen(p, opt.cells, opt.grid)
 	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: LowerBound(p), RelaxedPricing: cg.scale > 1 || !cg.exact}
@@ -112,6 +131,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		if added == 0 {
 			res.Converged = true
 			break
+		}
+		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
+			break // the bound is as good as this LP will make it, nearly
 		}
 		if opt.Stop != nil && opt.Stop() {
 			break
@@ -146,8 +168,10 @@ type columnGen struct {
 	phases []model.Phase
 	seen   map[string]bool
 	grid   []float64 // candidate phase lengths priced, ascending
-	// gridIdx[i] is grid[i]'s index in ps.cands.
+	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
+	// size (farleyTheta grows it).
 	gridIdx []int
+	grid0   int
 	// incumbent is the best plan's makespan: Farley's bound looks only at
 	// phases shorter than it.
 	incumbent float64
@@ -212,6 +236,7 @@ func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
 	for _, D := range cg.grid {
 		cg.gridIdx = append(cg.gridIdx, sort.SearchFloat64s(ps.cands, D))
 	}
+	cg.grid0 = len(cg.grid)
 	cg.incumbent = math.Inf(1)
 	return cg
 }

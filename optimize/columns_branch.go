@@ -162,9 +162,9 @@ func (b *brancher) pickJob(r float64) int {
 // pricing new columns for the jobs left (diveRounds quick rounds at most, on
 // the residual LP's duals), and repeats until every job is covered. Without
 // that pricing the residual LP soon has only single jobs left to choose
-// from. Job j alone is always a column, so the dive always ends in a
-// partition. Once stop (if not nil) says so, it re-solves no more and rounds
-// the last LP's values greedily.
+// from. Once stop (if not nil) says so, it re-solves no more and rounds
+// the last LP's values greedily; the jobs no column is left for go to
+// finish, so the dive always ends in a partition.
 func (cg *columnGen) dive(stop func() bool) model.Schedule {
 	m := len(cg.p.Jobs)
 	covered := make([]bool, m)
@@ -187,7 +187,7 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		}
 		sort.SliceStable(sure, func(a, b int) bool { return lam[sure[a]] > lam[sure[b]] })
 		// The most-used column, and every other at λ ≥ diveFix that fits.
-		n := 1
+		n := max(1, len(sure)/diveShare)
 		for n < len(sure) && lam[sure[n]] >= diveFix {
 			n++
 		}
@@ -210,10 +210,40 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		}
 		cols, lam, ids = cg.subLP(covered, stop)
 	}
-	for j := range m {
-		if !covered[j] {
+	return cg.finish(s, covered)
+}
+
+// finish completes a dive's partial schedule: the jobs it did not cover
+// (out of time, or no LP column left for them) are planned by the pair
+// scheduler on their own, or alone if that fails.
+func (cg *columnGen) finish(s model.Schedule, covered []bool) model.Schedule {
+	var rest []int
+	for j, c := range covered {
+		if !c {
+			rest = append(rest, j)
+		}
+	}
+	if len(rest) == 0 {
+		return s
+	}
+	sub := &model.Problem{Jobs: make([]model.Job, len(rest)), Cluster: cg.p.Cluster}
+	for k, j := range rest {
+		sub.Jobs[k] = cg.p.Jobs[j]
+	}
+	pr, err := PairSchedule(sub)
+	if err != nil {
+		for _, j := range rest {
 			s.Phases = append(s.Phases, cg.phases[j]) // column j is job j alone
 		}
+		return s
+	}
+	for _, ph := range pr.Schedule.Phases {
+		var out model.Phase
+		for _, a := range ph.Jobs {
+			a.Job = rest[a.Job]
+			out.Jobs = append(out.Jobs, a)
+		}
+		s.Phases = append(s.Phases, out)
 	}
 	return s
 }
@@ -224,6 +254,7 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 const (
 	diveRounds = 3
 	diveFix    = 0.6
+	diveShare  = 8
 )
 
 // subLP solves the LP over the columns disjoint from the covered jobs, rows

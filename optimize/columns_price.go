@@ -35,7 +35,10 @@ import (
 // when at least one job took the second role (−Inf if none can).
 type groupDP struct {
 	capA, capB int
-	val        [2][]float64
+	// Only cells with ca·a + cb·b ≤ lim are kept (cb = 0: all): the join
+	// never reads the others (see knapsack), so the table is a triangle.
+	ca, cb, lim int
+	val         [2][]float64
 	// choice[i][f·cells+a·(capB+1)+b] records, in trace mode, item i's
 	// decision for that state: 0 skipped, 1 primary, 2 second role from
 	// flag 0, 3 second role from flag 1.
@@ -44,15 +47,9 @@ type groupDP struct {
 	wA, wB []int // per item: primary units (−1: no primary), second units (−1: none)
 }
 
-func newGroupDP(capA, capB int) *groupDP {
-	g := &groupDP{}
-	g.reset(capA, capB)
-	return g
-}
-
 // reset empties the table for new capacities, reusing its memory.
-func (g *groupDP) reset(capA, capB int) {
-	g.capA, g.capB = capA, capB
+func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
+	g.capA, g.capB, g.ca, g.cb, g.lim = capA, capB, ca, cb, lim
 	cells := (capA + 1) * (capB + 1)
 	for f := range 2 {
 		if cap(g.val[f]) < cells {
@@ -80,7 +77,11 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	}
 	v0, v1 := g.val[0], g.val[1]
 	for a := g.capA; a >= 0; a-- {
-		for b := g.capB; b >= 0; b-- {
+		top := g.capB
+		if g.cb > 0 {
+			top = min(top, (g.lim-g.ca*a)/g.cb)
+		}
+		for b := top; b >= 0; b-- {
 			cell := a*w + b
 			n0, n1 := v0[cell], v1[cell]
 			var c0, c1 int8
@@ -152,9 +153,12 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 		cg.dp = [3]*groupDP{{}, {}, {}}
 	}
 	hosts, extras, plain := cg.dp[0], cg.dp[1], cg.dp[2]
-	hosts.reset(capA, ps.n/s)
-	extras.reset(capA, ps.emax/s)
-	plain.reset(capA, 0)
+	// The join reads hosts at a + b ≤ ⌊k(P−O)/s⌋ + ⌊kO/s⌋ ≤ ⌊N/s⌋ and
+	// extras at e·a + k·b ≤ e·k·(P−O)/s + k·e·O/s = e·k·P/s, e = ⌊k/r⌋.
+	e := ps.p.Cluster.ExtrasPerHost()
+	hosts.reset(capA, ps.n/s, 1, 1, ps.n/s)
+	extras.reset(capA, ps.emax/s, e, ps.k, e*ps.n/s)
+	plain.reset(capA, 0, 0, 0, 0)
 	for j := range cg.p.Jobs {
 		if cg.pi[j] <= 0 {
 			continue

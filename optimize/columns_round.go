@@ -27,6 +27,10 @@ const (
 	fullEvery  = 8
 	maxEnter   = 16
 	smoothing  = 0.5 // α
+	// refineFactor times the grid size (at least minGrid) is the most
+	// durations farleyTheta prices between the grid points per round.
+	refineFactor = 1
+	gridGrowth   = 2
 )
 
 // price runs one pricing round on the LP's duals: it returns how many
@@ -189,15 +193,32 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 		if r.lo == r.hi {
 			return r.ratio, r.lo
 		}
-		if spent >= max(minGrid, len(cg.grid)) {
+		if spent >= refineFactor*max(minGrid, len(cg.grid)) {
 			return r.ratio, -1
 		}
 		mid := (r.lo + r.hi - 1) / 2
 		v, _, _ := cg.knapsack(cands[mid], cg.scale, false, false)
 		push(candRange{lo: r.lo, hi: mid, val: v})
 		push(candRange{lo: mid + 1, hi: r.hi, val: r.val})
+		cg.grow(mid)
 	}
 	return math.Inf(1), -1
+}
+
+// grow adds candidate i to the grid, while the grid is below gridGrowth
+// times its first size: where θ was tight in one round it is likely tight in
+// the next, whose duals are close, so the grid grows dense there and both
+// the bound and the columns entered come from exact durations.
+func (cg *columnGen) grow(i int) {
+	if len(cg.grid) >= gridGrowth*cg.grid0 {
+		return
+	}
+	k, found := slices.BinarySearch(cg.gridIdx, i)
+	if found {
+		return
+	}
+	cg.gridIdx = slices.Insert(cg.gridIdx, k, i)
+	cg.grid = slices.Insert(cg.grid, k, cg.ps.cands[i])
 }
 
 // rangeHeap is a binary min-heap of candRanges by ratio.
