@@ -118,6 +118,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
+	cg.stop = opt.Stop
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
 		res.LPValue = cg.lp.solve(50*m, opt.Stop)
@@ -127,6 +128,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
+		}
+		if cg.cut {
+			break // stopped in the middle of the round
 		}
 		if added == 0 {
 			res.Converged = true
@@ -142,6 +146,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BranchStop == nil {
 		opt.BranchStop = opt.Stop
 	}
+	cg.stop, cg.cut = opt.BranchStop, false
 	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}
@@ -188,6 +193,10 @@ type columnGen struct {
 	pi, y, centre []float64
 	bestBound     float64
 	dp            [3]*groupDP // the pricing programme's tables, reused
+	// stop, if not nil, is asked during a round's pricing; cut records that
+	// it said yes, so that the round's result is not taken for convergence.
+	stop func() bool
+	cut  bool
 }
 
 // pricingWork is about the most table cells the pricing programme fills per

@@ -226,6 +226,14 @@ func (cg *columnGen) finish(s model.Schedule, covered []bool) model.Schedule {
 	if len(rest) == 0 {
 		return s
 	}
+	if len(rest) > maxFinishJobs {
+		// Far from done: this plan loses to the seeds anyway, and the pair
+		// scheduler would take seconds.
+		for _, j := range rest {
+			s.Phases = append(s.Phases, cg.phases[j])
+		}
+		return s
+	}
 	sub := &model.Problem{Jobs: make([]model.Job, len(rest)), Cluster: cg.p.Cluster}
 	for k, j := range rest {
 		sub.Jobs[k] = cg.p.Jobs[j]
@@ -255,6 +263,8 @@ const (
 	diveRounds = 3
 	diveFix    = 0.6
 	diveShare  = 8
+	// maxFinishJobs is the most jobs finish hands to the pair scheduler.
+	maxFinishJobs = 256
 )
 
 // subLP solves the LP over the columns disjoint from the covered jobs, rows

@@ -80,6 +80,9 @@ func (cg *columnGen) fullRound() (int, float64) {
 		idx[i] = i
 	}
 	best := cg.values(idx, cg.scale, false)
+	if best == nil {
+		return 0, 0
+	}
 	added := cg.enter(idx, best, cg.scale, cg.scale > 1)
 	bound := cg.farley(best)
 	if at := cg.thetaAt; at >= 0 && added < maxEnter {
@@ -97,12 +100,25 @@ func (cg *columnGen) fullRound() (int, float64) {
 
 // values prices the grid durations at the given indices in units of s VMs,
 // weights rounded up (a restriction) or down (a relaxation, exact at s = 1).
+// It returns nil, and sets cg.cut, if cg.stop ends the round first.
 func (cg *columnGen) values(idx []int, s int, up bool) []float64 {
 	best := make([]float64, len(idx))
 	for k, i := range idx {
+		if cg.stopped(k) {
+			return nil
+		}
 		best[k], _, _ = cg.knapsack(cg.grid[i], s, false, up)
 	}
 	return best
+}
+
+// stopped asks cg.stop every fourth call (k counts them) and records a yes
+// in cg.cut.
+func (cg *columnGen) stopped(k int) bool {
+	if cg.stop != nil && k%4 == 3 && cg.stop() {
+		cg.cut = true
+	}
+	return cg.cut
 }
 
 // enter builds columns at the durations whose programme value beats them
@@ -110,6 +126,9 @@ func (cg *columnGen) values(idx []int, s int, up bool) []float64 {
 // whose reduced cost under the LP's duals is negative). With scaled
 // capacities the sets are rebuilt with weights rounded up, so that they fit.
 func (cg *columnGen) enter(idx []int, best []float64, s int, up bool) int {
+	if best == nil {
+		return 0 // the round was cut short
+	}
 	order := make([]int, len(idx))
 	for k := range order {
 		order[k] = k
@@ -165,7 +184,7 @@ type candRange struct {
 // phases (candRange), and the run with the least ratio is split at its
 // middle candidate, priced there, until the least run is one candidate
 // (exact: its ratio is attained) or as many runs as the grid has points have
-// been priced (its ratio is still a lower bound). Phases not shorter than the
+// been priced or cg.stop says so (its ratio is still a lower bound). Phases not shorter than the
 // incumbent are left out: a schedule better than the incumbent has none, so
 // the bound holds for those, and the incumbent itself bounds the rest
 // (Columns caps the bound by the best plan).
@@ -193,7 +212,7 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 		if r.lo == r.hi {
 			return r.ratio, r.lo
 		}
-		if spent >= refineFactor*max(minGrid, len(cg.grid)) {
+		if spent >= refineFactor*max(minGrid, len(cg.grid)) || cg.stopped(spent) {
 			return r.ratio, -1
 		}
 		mid := (r.lo + r.hi - 1) / 2
