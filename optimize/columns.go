@@ -79,20 +79,26 @@ type ColumnsResult struct {
 // programming picks the subset and roles that maximise Σπ among the sets that
 // fit one phase, exactly (columns_price.go: for each count O of overcommitted
 // machines the phase's constraints split into three capacities). A phase
-// whose real duration T has T − Σπ < 0 enters. When N is large the
-// capacities are counted in units of several VMs: floored for the bound (a
-// relaxation), rounded up for the columns (sets that fit).
+// whose real duration T has T − Σπ < 0 enters. Past N = 100 primary VMs
+// (maxCells) the capacities are counted in units of several VMs: floored for
+// the bound (a relaxation), rounded up for the columns (sets that fit). Most
+// rounds are quick ones on a coarser programme (columns_round.go).
 //
 // The bound is Farley's: for any π ≥ 0, θ = min over phases of
 // duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; a
 // relaxed pricing only over-estimates π(phase), so θ stays valid. When
-// the candidate durations are too many, they are thinned to a geometric grid
-// and θ uses the grid point below each phase: still valid, slightly weaker.
-// The bound is the best of these and LowerBound's. Converged with exact
+// the candidate durations are too many, a full round prices a geometric grid
+// of them and bounds the phases between two grid points by the lower one's
+// duration over the upper one's value, refining where that is tightest
+// (farleyTheta): still valid, exact where the refinement reaches single
+// durations. Full rounds price at smoothed duals (Wentges), since any π ≥ 0
+// gives a bound. The bound is the best of these and LowerBound's. Converged with exact
 // pricing, it is the LP optimum over all phases.
 //
-// The integer plan (price-and-branch): a dive that fixes the LP's most-used
-// columns and re-solves, then a branch-and-bound over the generated columns
+// Column generation ends when no column prices out, when the bound is within
+// Tolerance of the LP, or on Stop. The integer plan (price-and-branch): a
+// dive that fixes the LP's most-used columns and re-solves, pricing columns
+// for the jobs left, then a branch-and-bound over the generated columns
 // (brancher), and the seed schedules (Solve passes the pair plan and, for
 // auto, the swarm's); the best wins, so it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
