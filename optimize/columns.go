@@ -153,6 +153,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		opt.BranchStop = opt.Stop
 	}
 	cg.stop, cg.cut = opt.BranchStop, false
+	// Stop may have cut the last LP short, and the dive follows its values:
+	// finish it (from where it stopped, so this is quick when it was not).
+	cg.lp.solve(50*m, opt.BranchStop)
 	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}
