@@ -32,21 +32,15 @@ func LowerBound(p *model.Problem) float64 {
 	n, emax := float64(ps.n), float64(ps.emax)
 	type split struct{ a, e float64 }
 	flex := make([]split, 0, len(p.Jobs))
-	// area is min x·t[x] over x with t[x] ≤ D; +Inf if none.
-	area := func(t []float64, D float64) float64 {
-		a := math.Inf(1)
-		for x := 1; x < len(t); x++ {
-			if t[x] <= D {
-				a = min(a, float64(x)*t[x])
-			}
-		}
-		return a
+	prim, extra := make([]areaIndex, len(p.Jobs)), make([]areaIndex, len(p.Jobs))
+	for j := range p.Jobs {
+		prim[j], extra[j] = newAreaIndex(ps.rt[j][rolePrimary]), newAreaIndex(ps.rt[j][roleExtra])
 	}
 	feasible := func(D float64) bool {
 		fixed := 0.0
 		flex = flex[:0]
 		for j := range p.Jobs {
-			a, e := area(ps.rt[j][rolePrimary], D), area(ps.rt[j][roleExtra], D)
+			a, e := prim[j].area(D), extra[j].area(D)
 			switch {
 			case math.IsInf(a, 1):
 				return false // not even primary meets D, so no role does
@@ -84,4 +78,37 @@ func LowerBound(p *model.Problem) float64 {
 		}
 	}
 	return lo
+}
+
+// areaIndex answers min{x·t[x] : t[x] ≤ D} for one job and role in
+// O(log N): the runtimes t[x] sorted, with the running minimum of x·t[x].
+type areaIndex struct {
+	t, least []float64
+}
+
+// newAreaIndex indexes t[1..]; t[0] is unused.
+func newAreaIndex(t []float64) areaIndex {
+	xs := make([]int, 0, max(0, len(t)-1))
+	for x := 1; x < len(t); x++ {
+		xs = append(xs, x)
+	}
+	sort.Slice(xs, func(a, b int) bool { return t[xs[a]] < t[xs[b]] })
+	ix := areaIndex{t: make([]float64, len(xs)), least: make([]float64, len(xs))}
+	for k, x := range xs {
+		ix.t[k] = t[x]
+		ix.least[k] = float64(x) * t[x]
+		if k > 0 {
+			ix.least[k] = min(ix.least[k], ix.least[k-1])
+		}
+	}
+	return ix
+}
+
+// area is min x·t[x] over x with t[x] ≤ D; +Inf if none.
+func (ix areaIndex) area(D float64) float64 {
+	k := sort.Search(len(ix.t), func(i int) bool { return ix.t[i] > D })
+	if k == 0 {
+		return math.Inf(1)
+	}
+	return ix.least[k-1]
 }

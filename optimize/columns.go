@@ -13,7 +13,7 @@ import (
 
 // ColumnsOptions tune Columns. The zero value is valid.
 type ColumnsOptions struct {
-	// Rounds caps the pricing rounds; 0 means 200.
+	// Rounds caps the pricing rounds; 0 means 1000.
 	Rounds int
 	// Stop, when set, is asked between pricing rounds and simplex pivots;
 	// true ends column generation with the best bound so far (Solve uses it
@@ -25,6 +25,31 @@ type ColumnsOptions struct {
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.
 	Progress func(incumbent, bound float64)
+	// Tolerance ends column generation once the proven bound is within this
+	// fraction of the LP's value, leaving the rest of the time to the integer
+	// search: the last rounds of column generation move the LP little and
+	// cost as much as the first. 0 means DefaultTolerance; negative means
+	// none (generate until no column prices out).
+	Tolerance float64
+	// cells, when not 0, replaces maxCells (tests force scaled pricing
+	// with it on clusters small enough for the exact solver).
+	cells int
+	// grid, when not 0, is the most durations a full round prices before
+	// refining between them (tests thin the grid with it).
+	grid int
+}
+
+// DefaultTolerance is ColumnsOptions.Tolerance's default: 0.5 %.
+const DefaultTolerance = 0.005
+
+func (o ColumnsOptions) tolerance() float64 {
+	switch {
+	case o.Tolerance < 0:
+		return 0
+	case o.Tolerance == 0:
+		return DefaultTolerance
+	}
+	return o.Tolerance
 }
 
 // ColumnsResult is Columns' answer.
@@ -54,20 +79,26 @@ type ColumnsResult struct {
 // programming picks the subset and roles that maximise Σπ among the sets that
 // fit one phase, exactly (columns_price.go: for each count O of overcommitted
 // machines the phase's constraints split into three capacities). A phase
-// whose real duration T has T − Σπ < 0 enters. When N is large the
-// capacities are counted in units of several VMs: floored for the bound (a
-// relaxation), rounded up for the columns (sets that fit).
+// whose real duration T has T − Σπ < 0 enters. Past N = 100 primary VMs
+// (maxCells) the capacities are counted in units of several VMs: floored for
+// the bound (a relaxation), rounded up for the columns (sets that fit). Most
+// rounds are quick ones on a coarser programme (columns_round.go).
 //
 // The bound is Farley's: for any π ≥ 0, θ = min over phases of
 // duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; a
 // relaxed pricing only over-estimates π(phase), so θ stays valid. When
-// the candidate durations are too many, they are thinned to a geometric grid
-// and θ uses the grid point below each phase: still valid, slightly weaker.
-// The bound is the best of these and LowerBound's. Converged with exact
+// the candidate durations are too many, a full round prices a geometric grid
+// of them and bounds the phases between two grid points by the lower one's
+// duration over the upper one's value, refining where that is tightest
+// (farleyTheta): still valid, exact where the refinement reaches single
+// durations. Full rounds price at smoothed duals (Wentges), since any π ≥ 0
+// gives a bound. The bound is the best of these and LowerBound's. Converged with exact
 // pricing, it is the LP optimum over all phases.
 //
-// The integer plan (price-and-branch): a dive that fixes the LP's most-used
-// columns and re-solves, then a branch-and-bound over the generated columns
+// Column generation ends when no column prices out, when the bound is within
+// Tolerance of the LP, or on Stop. The integer plan (price-and-branch): a
+// dive that fixes the LP's most-used columns and re-solves, pricing columns
+// for the jobs left, then a branch-and-bound over the generated columns
 // (brancher), and the seed schedules (Solve passes the pair plan and, for
 // auto, the swarm's); the best wins, so it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
@@ -76,9 +107,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		return ColumnsResult{}, fmt.Errorf("optimize: columns: no jobs")
 	}
 	if opt.Rounds == 0 {
-		opt.Rounds = 200
+		opt.Rounds = 1000
 	}
-	cg := newColumnGen(p)
+	cg := newColumnGen(p, opt.cells, opt.grid)
 	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: LowerBound(p), RelaxedPricing: cg.scale > 1 || !cg.exact}
 	for _, s := range seeds {
 		if err := p.Check(s); err != nil {
@@ -92,6 +123,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 	}
 	res.SeedMakespan = res.Makespan
+	cg.incumbent = res.Makespan
+	cg.stop = opt.Stop
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
 		res.LPValue = cg.lp.solve(50*m, opt.Stop)
@@ -102,9 +135,15 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
 		}
+		if cg.cut {
+			break // stopped in the middle of the round
+		}
 		if added == 0 {
 			res.Converged = true
 			break
+		}
+		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
+			break // the bound is as good as this LP will make it, nearly
 		}
 		if opt.Stop != nil && opt.Stop() {
 			break
@@ -113,6 +152,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BranchStop == nil {
 		opt.BranchStop = opt.Stop
 	}
+	cg.stop, cg.cut = opt.BranchStop, false
+	// Stop may have cut the last LP short, and the dive follows its values:
+	// finish it (from where it stopped, so this is quick when it was not).
+	cg.lp.solve(50*m, opt.BranchStop)
 	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
 		res.Schedule, res.Makespan = s, p.Makespan(s)
 	}
@@ -139,9 +182,30 @@ type columnGen struct {
 	phases []model.Phase
 	seen   map[string]bool
 	grid   []float64 // candidate phase lengths priced, ascending
-	exact  bool      // grid holds every candidate duration
-	scale  int       // capacity units of the pricing programme, in VMs
-	pi     []float64
+	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
+	// size (farleyTheta grows it).
+	gridIdx []int
+	grid0   int
+	// incumbent is the best plan's makespan: Farley's bound looks only at
+	// phases shorter than it.
+	incumbent float64
+	// thetaAt is the candidate where the last full round's θ was attained
+	// (an index into ps.cands), or −1.
+	thetaAt int
+	exact   bool // grid holds every candidate duration
+	scale   int  // capacity units of the pricing programme, in VMs
+	// quickScale is the capacity unit of quick rounds' programme (≥ scale).
+	quickScale int
+	// pi are the duals a round prices at; y the LP's own (clamped at 0),
+	// which decide whether a column enters; centre the duals of the best
+	// bound so far, bestBound (the stabilisation centre, nil at first).
+	pi, y, centre []float64
+	bestBound     float64
+	dp            [3]*groupDP // the pricing programme's tables, reused
+	// stop, if not nil, is asked during a round's pricing; cut records that
+	// it said yes, so that the round's result is not taken for convergence.
+	stop func() bool
+	cut  bool
 }
 
 // pricingWork is about the most table cells the pricing programme fills per
@@ -153,10 +217,18 @@ const (
 	minGrid     = 60
 )
 
-// maxCells bounds one pricing table, (⌊N/scale⌋+1)².
-const maxCells = 1600
+// maxCells bounds one pricing table of a full round, (⌊N/scale⌋+1)²: up to
+// N = 100 primary VMs (50 hosts of 2 disks) pricing is exact. quickCells
+// bounds a quick round's.
+const (
+	maxCells   = 101 * 101
+	quickCells = 40 * 40
+)
 
-func newColumnGen(p *model.Problem) *columnGen {
+// newColumnGen starts column generation on p with the singleton columns;
+// cells bounds a full round's pricing table (0: maxCells) and grid the
+// durations it prices (0: as pricingWork allows).
+func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
 	ps := newPhaseSolver(p)
 	m := len(p.Jobs)
 	n := ps.n
@@ -169,12 +241,31 @@ func newColumnGen(p *model.Problem) *columnGen {
 		cg.seen[phaseKey(ph)] = true
 	}
 	cg.lp = newCoverLP(single)
-	for (n/cg.scale+1)*(n/cg.scale+1) > maxCells {
-		cg.scale++
+	if cells == 0 {
+		cells = maxCells
 	}
+	cg.scale = unitFor(n, cells)
+	cg.quickScale = max(cg.scale, unitFor(n, quickCells))
 	side := n/cg.scale + 1
-	cg.grid, cg.exact = thinGrid(ps.cands, max(minGrid, pricingWork/(2*side*side*m)))
+	if grid == 0 {
+		grid = max(minGrid, pricingWork/(2*side*side*m))
+	}
+	cg.grid, cg.exact = thinGrid(ps.cands, grid)
+	for _, D := range cg.grid {
+		cg.gridIdx = append(cg.gridIdx, sort.SearchFloat64s(ps.cands, D))
+	}
+	cg.grid0 = len(cg.grid)
+	cg.incumbent = math.Inf(1)
 	return cg
+}
+
+// unitFor is the least unit s of VMs with (⌊n/s⌋+1)² ≤ cells.
+func unitFor(n, cells int) int {
+	s := 1
+	for (n/s+1)*(n/s+1) > cells {
+		s++
+	}
+	return s
 }
 
 // thinGrid keeps every candidate when there are at most g, else about g of
@@ -222,103 +313,8 @@ func (cg *columnGen) addPhase(ph model.Phase) bool {
 	return true
 }
 
-// Pricing rounds. A full round prices every grid duration and yields
-// Farley's bound; in between, a round prices a rotating sample of
-// sampleSize durations and stops there if columns entered, so most rounds
-// cost a fraction of a full one. Every fullEvery-th round is full, for the
-// bound's sake, and so is a round whose sample finds nothing: converging is
-// declared only by a full round. At most maxEnter columns enter per round.
-const (
-	sampleSize = 40
-	fullEvery  = 8
-	maxEnter   = 16
-)
-
-// price runs one pricing round on the LP's duals: it returns how many
-// columns entered and, if the round was full, Farley's bound for these duals.
-func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
-	y := cg.lp.duals()
-	for j := range y {
-		y[j] = max(y[j], 0)
-	}
-	cg.pi = y
-	g := len(cg.grid)
-	if g > sampleSize && round%fullEvery != 0 {
-		idx := make([]int, 0, sampleSize)
-		for i := round % (g / sampleSize); i < g && len(idx) < sampleSize; i += g / sampleSize {
-			idx = append(idx, i)
-		}
-		if added = cg.enter(idx, cg.values(idx)); added > 0 {
-			return added, 0, false
-		}
-	}
-	idx := make([]int, g)
-	for i := range idx {
-		idx[i] = i
-	}
-	best := cg.values(idx)
-	return cg.enter(idx, best), cg.farley(best), true
-}
-
-// values prices the grid durations at the given indices (the programme's
-// optimum Σπ, floored weights: a relaxation).
-func (cg *columnGen) values(idx []int) []float64 {
-	best := make([]float64, len(idx))
-	for k, i := range idx {
-		best[k], _, _ = cg.knapsack(cg.grid[i], false, false)
-	}
-	return best
-}
-
-// farley is Farley's bound θ·Σπ from the values of a full round.
-func (cg *columnGen) farley(best []float64) float64 {
-	var sum float64
-	for _, v := range cg.pi {
-		sum += v
-	}
-	theta := math.Inf(1)
-	for i, D := range cg.grid {
-		at := D // phases of length in (grid[i−1], D] cost more than grid[i−1]
-		if !cg.exact && i > 0 {
-			at = cg.grid[i-1]
-		}
-		if best[i] > 0 {
-			theta = min(theta, at/best[i])
-		}
-	}
-	if math.IsInf(theta, 1) {
-		return 0
-	}
-	return theta * sum
-}
-
-// enter builds columns at the durations whose programme value beats them
-// most, up to maxEnter, and returns how many entered. With scaled capacities
-// the sets are rebuilt with weights rounded up, so that they fit.
-func (cg *columnGen) enter(idx []int, best []float64) int {
-	order := make([]int, len(idx))
-	for k := range order {
-		order[k] = k
-	}
-	sort.Slice(order, func(a, b int) bool {
-		return cg.grid[idx[order[a]]]-best[order[a]] < cg.grid[idx[order[b]]]-best[order[b]]
-	})
-	added := 0
-	for _, k := range order[:min(maxEnter, len(order))] {
-		D := cg.grid[idx[k]]
-		if D-best[k] >= -1e-9*D {
-			break
-		}
-		_, jobs, roles := cg.knapsack(D, true, cg.scale > 1)
-		if cg.realize(jobs, roles) {
-			added++
-		}
-	}
-	return added
-}
-
 // realize prices a subset exactly and adds it as a column if its reduced
-// cost is negative; an infeasible role choice falls back to all primary, and
+// cost under the LP's duals is negative; an infeasible role choice falls back to all primary, and
 // then the job with the least dual leaves until the rest fits.
 func (cg *columnGen) realize(jobs, roles []int) bool {
 	ps := cg.ps
@@ -334,7 +330,7 @@ func (cg *columnGen) realize(jobs, roles []int) bool {
 		if !math.IsInf(T, 1) {
 			var pi float64
 			for _, j := range jobs {
-				pi += cg.pi[j]
+				pi += cg.y[j]
 			}
 			if T-pi >= -1e-9*T {
 				return false

@@ -156,11 +156,15 @@ func (b *brancher) pickJob(r float64) int {
 }
 
 // dive is the integer heuristic that precedes the branch-and-bound: it fixes
-// the column the LP uses most (and with it every column at λ ≥ 0.99), then
+// the column the LP uses most (and with it every column at λ ≥ diveFix that
+// shares no job with those fixed before it), then
 // re-solves the LP over the columns that share no job with the fixed ones,
-// and repeats until every job is covered. Job j alone is always a column, so
-// the dive always ends in a partition. Once stop (if not nil) says so, it
-// re-solves no more and rounds the last LP's values greedily.
+// pricing new columns for the jobs left (diveRounds quick rounds at most, on
+// the residual LP's duals), and repeats until every job is covered. Without
+// that pricing the residual LP soon has only single jobs left to choose
+// from. Once stop (if not nil) says so, it re-solves no more and rounds
+// the last LP's values greedily; the jobs no column is left for go to
+// finish, so the dive always ends in a partition.
 func (cg *columnGen) dive(stop func() bool) model.Schedule {
 	m := len(cg.p.Jobs)
 	covered := make([]bool, m)
@@ -172,25 +176,22 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		ids[i] = i
 	}
 	for left > 0 {
-		pick, best := -1, -1.0
 		var sure []int
 		for c, jobs := range cols {
-			if lam[c] <= 1e-9 || !disjoint(jobs, covered) {
-				continue
-			}
-			if lam[c] >= 0.99 {
+			if lam[c] > 1e-9 && disjoint(jobs, covered) {
 				sure = append(sure, c)
 			}
-			if lam[c] > best {
-				pick, best = c, lam[c]
-			}
-		}
-		if pick < 0 {
-			break // no positive column fits: the rest go alone below
 		}
 		if len(sure) == 0 {
-			sure = []int{pick}
+			break // no positive column fits: the rest go alone below
 		}
+		sort.SliceStable(sure, func(a, b int) bool { return lam[sure[a]] > lam[sure[b]] })
+		// The most-used column, and every other at λ ≥ diveFix that fits.
+		n := max(1, len(sure)/diveShare)
+		for n < len(sure) && lam[sure[n]] >= diveFix {
+			n++
+		}
+		sure = sure[:n]
 		for _, c := range sure {
 			if !disjoint(cols[c], covered) {
 				continue
@@ -209,48 +210,131 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		}
 		cols, lam, ids = cg.subLP(covered, stop)
 	}
-	for j := range m {
-		if !covered[j] {
+	return cg.finish(s, covered)
+}
+
+// finish completes a dive's partial schedule: the jobs it did not cover
+// (out of time, or no LP column left for them) are planned by the pair
+// scheduler on their own, or alone if that fails.
+func (cg *columnGen) finish(s model.Schedule, covered []bool) model.Schedule {
+	var rest []int
+	for j, c := range covered {
+		if !c {
+			rest = append(rest, j)
+		}
+	}
+	if len(rest) == 0 {
+		return s
+	}
+	if len(rest) > maxFinishJobs {
+		// Far from done: this plan loses to the seeds anyway, and the pair
+		// scheduler would take seconds.
+		for _, j := range rest {
+			s.Phases = append(s.Phases, cg.phases[j])
+		}
+		return s
+	}
+	sub := &model.Problem{Jobs: make([]model.Job, len(rest)), Cluster: cg.p.Cluster}
+	for k, j := range rest {
+		sub.Jobs[k] = cg.p.Jobs[j]
+	}
+	pr, err := PairSchedule(sub)
+	if err != nil {
+		for _, j := range rest {
 			s.Phases = append(s.Phases, cg.phases[j]) // column j is job j alone
 		}
+		return s
+	}
+	for _, ph := range pr.Schedule.Phases {
+		var out model.Phase
+		for _, a := range ph.Jobs {
+			a.Job = rest[a.Job]
+			out.Jobs = append(out.Jobs, a)
+		}
+		s.Phases = append(s.Phases, out)
 	}
 	return s
 }
 
+// diveRounds is the most pricing rounds per step of the dive; diveFix the
+// least λ at which a column is fixed beside the most-used one. Fixing a
+// handful per step keeps the steps (each re-solves an LP from scratch) few.
+const (
+	diveRounds = 3
+	diveFix    = 0.6
+	diveShare  = 8
+	// maxFinishJobs is the most jobs finish hands to the pair scheduler.
+	maxFinishJobs = 256
+)
+
 // subLP solves the LP over the columns disjoint from the covered jobs, rows
-// for the others only; it returns those columns (in cg's job numbers), their
-// λ and their indices in cg.
+// for the others only, pricing new columns for them; it returns those
+// columns (in cg's job numbers), their λ and their indices in cg.
 func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64, []int) {
 	row := make([]int, len(covered))
 	var single []float64
-	var ids []int
+	var ids, rowJob []int
 	for j, c := range covered {
 		row[j] = -1
 		if !c {
 			row[j] = len(single)
 			single = append(single, cg.lp.cost[j])
 			ids = append(ids, j)
+			rowJob = append(rowJob, j)
 		}
 	}
 	lp := newCoverLP(single)
-	for c := len(covered); c < len(cg.lp.cols); c++ {
-		jobs := cg.lp.cols[c]
-		if !disjoint(jobs, covered) {
-			continue
+	addFrom := func(from int) {
+		for c := from; c < len(cg.lp.cols); c++ {
+			jobs := cg.lp.cols[c]
+			if !disjoint(jobs, covered) {
+				continue
+			}
+			rows := make([]int, len(jobs))
+			for k, j := range jobs {
+				rows[k] = row[j]
+			}
+			lp.add(rows, cg.lp.cost[c])
+			ids = append(ids, c)
 		}
-		rows := make([]int, len(jobs))
-		for k, j := range jobs {
-			rows[k] = row[j]
-		}
-		lp.add(rows, cg.lp.cost[c])
-		ids = append(ids, c)
 	}
-	lp.solve(50*len(single), stop)
+	addFrom(len(covered))
+	for round := 0; ; round++ {
+		lp.solve(50*len(single), stop)
+		if round == diveRounds || (stop != nil && stop()) {
+			break
+		}
+		before := len(cg.lp.cols)
+		if cg.priceResidual(lp.duals(), rowJob, round) == 0 {
+			break
+		}
+		addFrom(before)
+	}
 	cols := make([][]int, len(ids))
 	for k, c := range ids {
 		cols[k] = cg.lp.cols[c]
 	}
 	return cols, lp.values(), ids
+}
+
+// priceResidual runs one quick pricing round for the residual LP of a dive,
+// whose row r is job rowJob[r] and whose duals are y: the covered jobs get
+// π = 0, so the programme leaves them out. It returns how many columns
+// entered (into cg; the caller adds them to the residual LP).
+func (cg *columnGen) priceResidual(y []float64, rowJob []int, round int) int {
+	pi := make([]float64, len(cg.p.Jobs))
+	for r, j := range rowJob {
+		pi[j] = max(y[r], 0)
+	}
+	cg.pi, cg.y = pi, pi
+	g := len(cg.grid)
+	idx := make([]int, 0, min(g, sampleSize))
+	step := max(1, g/sampleSize)
+	for i := round % step; i < g && len(idx) < sampleSize; i += step {
+		idx = append(idx, i)
+	}
+	up := cg.quickScale > 1
+	return cg.enter(idx, cg.values(idx, cg.quickScale, up), cg.quickScale, up)
 }
 
 func disjoint(jobs []int, covered []bool) bool {

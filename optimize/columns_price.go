@@ -35,7 +35,10 @@ import (
 // when at least one job took the second role (−Inf if none can).
 type groupDP struct {
 	capA, capB int
-	val        [2][]float64
+	// Only cells with ca·a + cb·b ≤ lim are kept (cb = 0: all): the join
+	// never reads the others (see knapsack), so the table is a triangle.
+	ca, cb, lim int
+	val         [2][]float64
 	// choice[i][f·cells+a·(capB+1)+b] records, in trace mode, item i's
 	// decision for that state: 0 skipped, 1 primary, 2 second role from
 	// flag 0, 3 second role from flag 1.
@@ -44,19 +47,27 @@ type groupDP struct {
 	wA, wB []int // per item: primary units (−1: no primary), second units (−1: none)
 }
 
-func newGroupDP(capA, capB int) *groupDP {
-	g := &groupDP{capA: capA, capB: capB}
+// reset empties the table for new capacities, reusing its memory.
+func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
+	g.capA, g.capB, g.ca, g.cb, g.lim = capA, capB, ca, cb, lim
 	cells := (capA + 1) * (capB + 1)
 	for f := range 2 {
-		g.val[f] = make([]float64, cells)
+		if cap(g.val[f]) < cells {
+			g.val[f] = make([]float64, cells)
+		}
+		g.val[f] = g.val[f][:cells]
 	}
+	clear(g.val[0])
 	for i := range g.val[1] {
 		g.val[1][i] = math.Inf(-1)
 	}
-	return g
+	g.choice, g.items, g.wA, g.wB = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0]
 }
 
-// add runs one item through the table (0/1 knapsack, a fresh layer per item).
+// add runs one item through the table (0/1 knapsack). The table is updated
+// in place, cells in descending order: a cell reads only cells at or below
+// it in both resources, and each is read before it is overwritten, so every
+// read sees the table before this item.
 func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	w := g.capB + 1
 	cells := len(g.val[0])
@@ -64,37 +75,38 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	if trace {
 		ch = make([]int8, 2*cells)
 	}
-	var next [2][]float64
-	for f := range 2 {
-		next[f] = make([]float64, cells)
-		copy(next[f], g.val[f])
-	}
-	for a := range g.capA + 1 {
-		for b := range w {
+	v0, v1 := g.val[0], g.val[1]
+	for a := g.capA; a >= 0; a-- {
+		top := g.capB
+		if g.cb > 0 {
+			top = min(top, (g.lim-g.ca*a)/g.cb)
+		}
+		for b := top; b >= 0; b-- {
 			cell := a*w + b
-			for f := range 2 {
-				if wa >= 0 && a >= wa {
-					if t := g.val[f][cell-wa*w] + v; t > next[f][cell] {
-						next[f][cell] = t
-						if trace {
-							ch[f*cells+cell] = 1
-						}
-					}
+			n0, n1 := v0[cell], v1[cell]
+			var c0, c1 int8
+			if wa >= 0 && a >= wa {
+				if t := v0[cell-wa*w] + v; t > n0 {
+					n0, c0 = t, 1
+				}
+				if t := v1[cell-wa*w] + v; t > n1 {
+					n1, c1 = t, 1
 				}
 			}
 			if wb >= 0 && b >= wb {
-				for f := range 2 {
-					if t := g.val[f][cell-wb] + v; t > next[1][cell] {
-						next[1][cell] = t
-						if trace {
-							ch[cells+cell] = int8(2 + f)
-						}
-					}
+				if t := v0[cell-wb] + v; t > n1 {
+					n1, c1 = t, 2
 				}
+				if t := v1[cell-wb] + v; t > n1 {
+					n1, c1 = t, 3
+				}
+			}
+			v0[cell], v1[cell] = n0, n1
+			if trace {
+				ch[cell], ch[cells+cell] = c0, c1
 			}
 		}
 	}
-	g.val = next
 	if trace {
 		g.choice = append(g.choice, ch)
 		g.items = append(g.items, item)
@@ -128,8 +140,8 @@ func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
 // Σπ over job sets that fit one phase of length ≤ D; with trace it also
 // returns the set and its roles. With up, weights are rounded up instead of
 // down: a restriction rather than a relaxation, whose sets always fit.
-func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int) {
-	ps, s := cg.ps, cg.scale
+func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int, []int) {
+	ps := cg.ps
 	units := func(w int) int {
 		if up {
 			return (w + s - 1) / s
@@ -137,9 +149,16 @@ func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int)
 		return w / s
 	}
 	capA := ps.n / s
-	hosts := newGroupDP(capA, ps.n/s)
-	extras := newGroupDP(capA, ps.emax/s)
-	plain := newGroupDP(capA, 0)
+	if cg.dp[0] == nil {
+		cg.dp = [3]*groupDP{{}, {}, {}}
+	}
+	hosts, extras, plain := cg.dp[0], cg.dp[1], cg.dp[2]
+	// The join reads hosts at a + b ≤ ⌊k(P−O)/s⌋ + ⌊kO/s⌋ ≤ ⌊N/s⌋ and
+	// extras at e·a + k·b ≤ e·k·(P−O)/s + k·e·O/s = e·k·P/s, e = ⌊k/r⌋.
+	e := ps.p.Cluster.ExtrasPerHost()
+	hosts.reset(capA, ps.n/s, 1, 1, ps.n/s)
+	extras.reset(capA, ps.emax/s, e, ps.k, e*ps.n/s)
+	plain.reset(capA, 0, 0, 0, 0)
 	for j := range cg.p.Jobs {
 		if cg.pi[j] <= 0 {
 			continue
@@ -164,7 +183,7 @@ func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int)
 			g.add(j, wa, wb, cg.pi[j], trace)
 		}
 	}
-	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain)
+	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)
 	if !trace {
 		return best, nil, nil
 	}
@@ -182,8 +201,8 @@ func (cg *columnGen) knapsack(D float64, trace, up bool) (float64, []int, []int)
 
 // joinGroups is the convolution over O: the best value, its O, the primary
 // units of each group and the second-resource units of hosts and extras.
-func (cg *columnGen) joinGroups(hosts, extras, plain *groupDP) (best float64, bo int, ba [3]int, bh [2]int) {
-	ps, s := cg.ps, cg.scale
+func (cg *columnGen) joinGroups(hosts, extras, plain *groupDP, s int) (best float64, bo int, ba [3]int, bh [2]int) {
+	ps := cg.ps
 	c := ps.p.Cluster
 	epp := c.ExtrasPerHost()
 	best = math.Inf(-1)

@@ -103,7 +103,7 @@ func TestPricingEqualsBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cg := newColumnGen(p)
+		cg := newColumnGen(p, 0, 0)
 		if cg.scale != 1 {
 			t.Fatalf("case %d: scale %d", i, cg.scale)
 		}
@@ -112,7 +112,7 @@ func TestPricingEqualsBruteForce(t *testing.T) {
 			cg.pi[j] = rng.Float64() * 100
 		}
 		for _, D := range []float64{cg.ps.cands[0], cg.ps.cands[len(cg.ps.cands)/3], cg.ps.cands[len(cg.ps.cands)/2], cg.ps.cands[len(cg.ps.cands)-1]} {
-			got, jobs, roles := cg.knapsack(D, true, false)
+			got, jobs, roles := cg.knapsack(D, 1, true, false)
 			want := bruteForcePrice(cg, D)
 			if math.Abs(got-want) > 1e-9*(1+want) {
 				t.Fatalf("case %d, D = %v: pricing %v, brute force %v", i, D, got, want)
@@ -208,11 +208,14 @@ func TestCheckSize(t *testing.T) {
 	}
 }
 
-// TestColumnsBoundWithScaledPricing: past 39 VMs pricing counts capacity in
-// units of several VMs (rounded down for the bound, up for new columns);
-// the bound must still never pass the exact optimum, and the plan never go
-// below it. The other tests' clusters have at most 18 VMs, so this is the
-// only check of the scaled case against the optimum.
+// TestColumnsBoundWithScaledPricing: where the pricing table would be too
+// large, pricing counts capacity in units of several VMs (rounded down for
+// the bound, up for new columns), and where the candidate durations are too
+// many a full round prices a thinned grid and refines Farley's bound between
+// its points; the bound must still never pass the exact optimum, and the
+// plan never go below it. The clusters here are small enough for the exact
+// solver, so the test forces both: tables of at most 12² (or 40²) cells and
+// grids of 8 durations on every other case.
 func TestColumnsBoundWithScaledPricing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(77, 77))
 	scaled := 0
@@ -228,15 +231,65 @@ func TestColumnsBoundWithScaledPricing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if newColumnGen(p).scale > 1 {
+		opt := ColumnsOptions{cells: 144, grid: 8 * (i % 2)}
+		if i%4 == 1 {
+			opt.cells = 1600
+		}
+		if newColumnGen(p, opt.cells, opt.grid).scale > 1 {
 			scaled++
 		}
-		_, res := pairSeededColumns(t, p)
+		res, err := Columns(p, []model.Schedule{model.Sequential(p)}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if res.LowerBound > ex.Makespan*(1+1e-9) || res.Makespan < ex.Makespan*(1-1e-9) {
 			t.Errorf("case %d (M = %d, N = %d): bound %v, plan %v, optimum %v", i, m, c.PrimaryVMs(), res.LowerBound, res.Makespan, ex.Makespan)
 		}
 	}
 	if scaled < 12 {
 		t.Errorf("only %d of 16 cases had scaled pricing: the test no longer tests it", scaled)
+	}
+}
+
+// TestFarleyRefinement: on a grid thinned to 6 durations, farleyTheta's
+// refinement between grid points finds the same θ as pricing every
+// candidate duration, min over D of D/best(D), whenever it ends on a single
+// candidate; and it is never above it (a valid bound) when it does not.
+func TestFarleyRefinement(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	exact := 0
+	for i := range 30 {
+		m := 3 + i%8
+		p, err := model.NewProblem(RandomWorkload(uint64(300+i), m), randomSmallCluster(rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cg := newColumnGen(p, 0, 6)
+		cg.pi = make([]float64, m)
+		for j := range cg.pi {
+			cg.pi[j] = rng.Float64() * 1000
+		}
+		want := math.Inf(1)
+		for _, D := range cg.ps.cands {
+			if v, _, _ := cg.knapsack(D, 1, false, false); v > 0 {
+				want = min(want, D/v)
+			}
+		}
+		best := make([]float64, len(cg.grid))
+		for k, D := range cg.grid {
+			best[k], _, _ = cg.knapsack(D, 1, false, false)
+		}
+		got, at := cg.farleyTheta(best)
+		if at >= 0 {
+			exact++
+			if math.Abs(got-want) > 1e-12*want {
+				t.Errorf("case %d: refined θ %v, every candidate's %v", i, got, want)
+			}
+		} else if got > want*(1+1e-12) {
+			t.Errorf("case %d: θ %v above every candidate's %v", i, got, want)
+		}
+	}
+	if exact < 25 {
+		t.Errorf("refinement ended on a single candidate in %d of 30 cases", exact)
 	}
 }

@@ -1,0 +1,279 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// Pricing rounds. A quick round prices the grid durations (a rotating sample
+// of sampleSize of them when there are more) with the quick programme:
+// capacities counted in units of quickScale VMs, weights rounded up, so every
+// set it finds fits a phase, but it may miss the best one. If columns enter
+// there, the round ends. Otherwise, and every fullEvery-th round, a full
+// round prices every grid duration exactly (or relaxed, scale > 1), refines
+// Farley's bound between them (farleyTheta) and enters the best columns.
+// Converging is declared only by a full round on the LP's own duals.
+//
+// Full rounds are stabilised (Wentges' smoothing): they price at
+// π = α·centre + (1 − α)·y, y being the LP's duals and the centre the duals
+// of the best bound so far, because the LP's duals swing from round to round
+// and the bound with them. Farley's bound holds for any π ≥ 0, so each
+// smoothed round still proves one. A smoothed round that finds no column of
+// negative reduced cost under y (a mispricing) is followed by one at y
+// itself, so convergence is still decided on y.
+const (
+	sampleSize = 40
+	fullEvery  = 8
+	maxEnter   = 16
+	smoothing  = 0.5 // α
+	// refineFactor times the grid size (at least minGrid) is the most
+	// durations farleyTheta prices between the grid points per round.
+	refineFactor = 1
+	gridGrowth   = 2
+)
+
+// price runs one pricing round on the LP's duals: it returns how many
+// columns entered and, if the round was full, the best Farley bound it
+// proved.
+func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
+	y := cg.lp.duals()
+	for j := range y {
+		y[j] = max(y[j], 0)
+	}
+	cg.y = y
+	g := len(cg.grid)
+	if round%fullEvery != 0 {
+		cg.pi = y
+		idx := make([]int, 0, min(g, sampleSize))
+		step := max(1, g/sampleSize)
+		for i := round % step; i < g && len(idx) < sampleSize; i += step {
+			idx = append(idx, i)
+		}
+		up := cg.quickScale > 1
+		if added = cg.enter(idx, cg.values(idx, cg.quickScale, up), cg.quickScale, up); added > 0 {
+			return added, 0, false
+		}
+	}
+	bound = math.Inf(-1)
+	if cg.centre != nil {
+		cg.pi = make([]float64, len(y))
+		for j := range y {
+			cg.pi[j] = smoothing*cg.centre[j] + (1-smoothing)*y[j]
+		}
+		added, bound = cg.fullRound()
+		if added > 0 {
+			return added, bound, true
+		}
+	}
+	cg.pi = y
+	a, b := cg.fullRound()
+	return a, max(bound, b), true
+}
+
+// fullRound prices every grid duration at cg.pi, enters the best columns and
+// returns how many entered and Farley's bound; the best bound so far moves
+// the smoothing centre to cg.pi.
+func (cg *columnGen) fullRound() (int, float64) {
+	idx := make([]int, len(cg.grid))
+	for i := range idx {
+		idx[i] = i
+	}
+	best := cg.values(idx, cg.scale, false)
+	if best == nil {
+		return 0, 0
+	}
+	added := cg.enter(idx, best, cg.scale, cg.scale > 1)
+	bound := cg.farley(best)
+	if at := cg.thetaAt; at >= 0 && added < maxEnter {
+		// θ < 1 there: a phase prices out that the grid may have missed.
+		_, jobs, roles := cg.knapsack(cg.ps.cands[at], cg.scale, true, cg.scale > 1)
+		if cg.realize(jobs, roles) {
+			added++
+		}
+	}
+	if bound > cg.bestBound {
+		cg.bestBound, cg.centre = bound, slices.Clone(cg.pi)
+	}
+	return added, bound
+}
+
+// values prices the grid durations at the given indices in units of s VMs,
+// weights rounded up (a restriction) or down (a relaxation, exact at s = 1).
+// It returns nil, and sets cg.cut, if cg.stop ends the round first.
+func (cg *columnGen) values(idx []int, s int, up bool) []float64 {
+	best := make([]float64, len(idx))
+	for k, i := range idx {
+		if cg.stopped(k) {
+			return nil
+		}
+		best[k], _, _ = cg.knapsack(cg.grid[i], s, false, up)
+	}
+	return best
+}
+
+// stopped asks cg.stop every fourth call (k counts them) and records a yes
+// in cg.cut.
+func (cg *columnGen) stopped(k int) bool {
+	if cg.stop != nil && k%4 == 3 && cg.stop() {
+		cg.cut = true
+	}
+	return cg.cut
+}
+
+// enter builds columns at the durations whose programme value beats them
+// most, up to maxEnter, and returns how many entered (realize keeps those
+// whose reduced cost under the LP's duals is negative). With scaled
+// capacities the sets are rebuilt with weights rounded up, so that they fit.
+func (cg *columnGen) enter(idx []int, best []float64, s int, up bool) int {
+	if best == nil {
+		return 0 // the round was cut short
+	}
+	order := make([]int, len(idx))
+	for k := range order {
+		order[k] = k
+	}
+	sort.Slice(order, func(a, b int) bool {
+		return cg.grid[idx[order[a]]]-best[order[a]] < cg.grid[idx[order[b]]]-best[order[b]]
+	})
+	added := 0
+	for _, k := range order[:min(maxEnter, len(order))] {
+		D := cg.grid[idx[k]]
+		if D-best[k] >= -1e-9*D {
+			break
+		}
+		_, jobs, roles := cg.knapsack(D, s, true, up)
+		if cg.realize(jobs, roles) {
+			added++
+		}
+	}
+	return added
+}
+
+// farley is Farley's bound θ·Σπ from the values of a full round, with
+// θ = min over phases of duration/π(phase) ≥ min over candidate durations D
+// of D/best(D) (see farleyTheta).
+func (cg *columnGen) farley(best []float64) float64 {
+	var sum float64
+	for _, v := range cg.pi {
+		sum += v
+	}
+	theta, at := cg.farleyTheta(best)
+	cg.thetaAt = at
+	if math.IsInf(theta, 1) {
+		return 0
+	}
+	return theta * sum
+}
+
+// candRange is a run lo..hi of candidate durations (indices into
+// phaseSolver.cands) whose pricing value at hi is known: every phase whose
+// duration T lies in the run has π(phase) ≤ best(T) ≤ best(cands[hi]), the
+// programme's value being non-decreasing in D (weights only fall), and
+// T ≥ cands[lo], so T/π(phase) ≥ cands[lo]/best(cands[hi]) = ratio.
+type candRange struct {
+	lo, hi int
+	val    float64
+	ratio  float64
+}
+
+// farleyTheta is the least ratio D/π over every phase of duration D below
+// the incumbent, or a proven lower bound on it, and the candidate duration
+// where it was found exactly (−1 if nowhere). Between the priced grid points
+// lie runs of candidates that were not priced; a run's ratio bounds its
+// phases (candRange), and the run with the least ratio is split at its
+// middle candidate, priced there, until the least run is one candidate
+// (exact: its ratio is attained) or as many runs as the grid has points have
+// been priced or cg.stop says so (its ratio is still a lower bound). Phases not shorter than the
+// incumbent are left out: a schedule better than the incumbent has none, so
+// the bound holds for those, and the incumbent itself bounds the rest
+// (Columns caps the bound by the best plan).
+func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
+	cands := cg.ps.cands
+	top := sort.SearchFloat64s(cands, cg.incumbent) - 1 // last candidate below the incumbent
+	var h rangeHeap
+	push := func(r candRange) {
+		if r.lo > top || r.val <= 0 {
+			return
+		}
+		r.hi = min(r.hi, top) // best(cands[top]) ≤ val: still an upper bound
+		r.ratio = cands[r.lo] / r.val
+		h.push(r)
+	}
+	for i := range cg.grid {
+		lo := 0
+		if i > 0 {
+			lo = cg.gridIdx[i-1] + 1
+		}
+		push(candRange{lo: lo, hi: cg.gridIdx[i], val: best[i]})
+	}
+	for spent := 0; len(h) > 0; spent++ {
+		r := h.pop()
+		if r.lo == r.hi {
+			return r.ratio, r.lo
+		}
+		if spent >= refineFactor*max(minGrid, len(cg.grid)) || cg.stopped(spent) {
+			return r.ratio, -1
+		}
+		mid := (r.lo + r.hi - 1) / 2
+		v, _, _ := cg.knapsack(cands[mid], cg.scale, false, false)
+		push(candRange{lo: r.lo, hi: mid, val: v})
+		push(candRange{lo: mid + 1, hi: r.hi, val: r.val})
+		cg.grow(mid)
+	}
+	return math.Inf(1), -1
+}
+
+// grow adds candidate i to the grid, while the grid is below gridGrowth
+// times its first size: where θ was tight in one round it is likely tight in
+// the next, whose duals are close, so the grid grows dense there and both
+// the bound and the columns entered come from exact durations.
+func (cg *columnGen) grow(i int) {
+	if len(cg.grid) >= gridGrowth*cg.grid0 {
+		return
+	}
+	k, found := slices.BinarySearch(cg.gridIdx, i)
+	if found {
+		return
+	}
+	cg.gridIdx = slices.Insert(cg.gridIdx, k, i)
+	cg.grid = slices.Insert(cg.grid, k, cg.ps.cands[i])
+}
+
+// rangeHeap is a binary min-heap of candRanges by ratio.
+type rangeHeap []candRange
+
+func (h *rangeHeap) push(r candRange) {
+	*h = append(*h, r)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if (*h)[p].ratio <= (*h)[i].ratio {
+			break
+		}
+		(*h)[p], (*h)[i] = (*h)[i], (*h)[p]
+		i = p
+	}
+}
+
+func (h *rangeHeap) pop() candRange {
+	old := *h
+	r := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && old[c+1].ratio < old[c].ratio {
+			c++
+		}
+		if old[i].ratio <= old[c].ratio {
+			break
+		}
+		old[i], old[c] = old[c], old[i]
+		i = c
+	}
+	return r
+}
