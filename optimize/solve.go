@@ -208,7 +208,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	case MethodExact:
 		s, err = exactOptimum(p, &sol)
 	case MethodSwarm:
-		s, err = r.swarm(p, &set, &sol, set.stopAfter(start, 1))
+		s, err = r.swarm(p, &set, &sol, set.stopAfter(start, 1), nil)
 	case MethodColumns:
 		s, err = r.columns(p, &set, &sol, auto, start)
 	default:
@@ -268,7 +268,7 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	}
 	seeds := []model.Schedule{pr.Schedule}
 	if auto {
-		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1.0/3))
+		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1.0/3), &pr)
 		if err != nil {
 			return model.Schedule{}, err
 		}
@@ -299,14 +299,20 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 
 // swarm runs the particle swarm, records its settings, and judges its plan
 // against the exact optimum when the problem is small enough, else against
-// LowerBound.
-func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, stop func() bool) (model.Schedule, error) {
+// LowerBound. pair, if not nil, is the pair plan, already made.
+func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, stop func() bool, pair *PairResult) (model.Schedule, error) {
 	var ps pso.Settings
 	if set.Swarm != nil {
 		ps = *set.Swarm
 	}
 	ps.Stop = stop
-	res, err := Swarm(p, &ps)
+	var res SwarmResult
+	var err error
+	if pair != nil {
+		res, err = swarmFrom(p, &ps, *pair)
+	} else {
+		res, err = Swarm(p, &ps)
+	}
 	if err != nil {
 		return model.Schedule{}, err
 	}

@@ -185,6 +185,12 @@ func Swarm(p *model.Problem, settings *pso.Settings) (SwarmResult, error) {
 	if err != nil {
 		return SwarmResult{}, err
 	}
+	return swarmFrom(p, settings, pr)
+}
+
+// swarmFrom is Swarm started from the pair plan pr, which auto has already
+// made for column generation (at 1,000 jobs it costs seconds).
+func swarmFrom(p *model.Problem, settings *pso.Settings, pr PairResult) (SwarmResult, error) {
 	e := newSwarmEncoding(p)
 	lo, hi := e.bounds()
 	var s pso.Settings
