@@ -281,7 +281,9 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	}
 	lb := res.LowerBound
 	sol.LowerBound = &lb
-	state := "converged"
+	// A restricted LP cut short by the limit can lie above every plan: its
+	// value is shown only once column generation has converged.
+	state := "converged; LP value " + model.FormatSeconds(res.LPValue)
 	if !res.Converged {
 		state = "stopped before converging"
 	}
@@ -289,8 +291,8 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	if lb <= LowerBound(p) {
 		source = "the area and longest-job bound: the LP's did not pass it"
 	}
-	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; LP value %s, proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
-		res.Columns, res.Rounds, state, model.FormatSeconds(res.LPValue), model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
+		res.Columns, res.Rounds, state, model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
 	if note := timeLimitNote(set.TimeLimit); set.stopped(start) && !slices.Contains(sol.Notes, note) {
 		sol.Notes = append(sol.Notes, note)
 	}
