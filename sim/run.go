@@ -27,11 +27,11 @@ type State struct {
 	slotTask [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow     []float64
 
-	tasks  []taskRec
-	jobs   []jobRec
-	users  []string
-	byNode blockIndex
-	byRack blockIndex
+	tasks    []taskRec
+	jobs     []jobRec
+	users    []string
+	replicas *replicaStream
+	spare    []*jobBlocks // released block indexes, for reuse
 
 	runnable   [2][]int32
 	version    [2]uint64
@@ -358,18 +358,15 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 		return best, bestLoc
 	}
 	if k == Map && !jr.noInput {
-		if r := s.byNode.find(node, int32(j)); r != nil {
-			if t := s.byNode.next(node, r, jr.mapHi, s.tasks); t >= 0 {
-				return t, NodeLocal
-			}
+		b := s.blocks(j)
+		if t := b.node.next(int32(node), s.tasks); t >= 0 {
+			return t, NodeLocal
 		}
 		if best >= 0 && bestLoc == RackLocal {
 			return best, bestLoc
 		}
-		if r := s.byRack.find(int(s.rack[node]), int32(j)); r != nil {
-			if t := s.byRack.next(int(s.rack[node]), r, jr.mapHi, s.tasks); t >= 0 {
-				return t, RackLocal
-			}
+		if t := b.rack.next(s.rack[node], s.tasks); t >= 0 {
+			return t, RackLocal
 		}
 		if best >= 0 {
 			return best, bestLoc
@@ -409,10 +406,11 @@ func (s *State) locality(t int32, node int) Locality {
 	if s.tasks[t].kind == Reduce || s.jobs[s.tasks[t].job].noInput {
 		return NoInput
 	}
+	b := s.blocks(int(s.tasks[t].job))
 	switch {
-	case s.byNode.has(node, t):
+	case b.node.has(int32(node), t):
 		return NodeLocal
-	case s.byRack.has(int(s.rack[node]), t):
+	case b.rack.has(s.rack[node], t):
 		return RackLocal
 	}
 	return Remote
@@ -496,6 +494,9 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	jr.done[k]++
 	if k == Map {
 		jr.loc[tr.loc]++
+		if jr.done[Map] == jr.mapHi-jr.mapLo {
+			s.dropBlocks(j)
+		}
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceEnd, Job: j, Task: int(t), Node: int(tr.node), Locality: tr.loc})
 	if k == Map && jr.redHi > jr.redLo {
