@@ -68,6 +68,12 @@ func layout(w *Workload, set Settings, tasks bool) *State {
 		for i := range s.free[k] {
 			s.free[k][i] = int16(s.slots[k])
 		}
+		s.freeBits[k] = make([]uint64, (nodes+63)/64)
+		for i := range nodes {
+			if s.slots[k] > 0 {
+				s.freeBits[k][i/64] |= 1 << (i % 64)
+			}
+		}
 		s.slotTask[k] = make([]int32, nodes*s.slots[k])
 		for i := range s.slotTask[k] {
 			s.slotTask[k][i] = -1
@@ -78,6 +84,8 @@ func layout(w *Workload, set Settings, tasks bool) *State {
 		s.slow[i] = 1
 	}
 	s.woke = make([]bool, nodes)
+	s.offered = make([]uint32, nodes)
+	s.gen, s.sweeping = 1, -1
 	s.retrying = make([]bool, nodes)
 	s.hbStopped = make([]bool, nodes)
 
