@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
@@ -12,41 +13,26 @@ type placeRun struct {
 	place, lo, cur, end int32
 }
 
+// slotRun is a table slot: a place and its run + 1 (0: the slot is empty).
+// The place is kept beside the run so that a probe reads one cache line.
+type slotRun struct{ place, run int32 }
+
 // placeIndex finds, for a node or a rack, a job's pending map tasks with a
 // replica there: a small open-addressed table from place to run, and the
 // runs' tasks in one flat slice. It holds one job only, so it is small and
 // stays in cache while the job runs, whatever the size of the cluster.
 type placeIndex struct {
-	table []int32 // run index + 1 at the place's hash slot (linear probing), 0 empty
-	shift uint8   // 32 − log2(len(table))
+	table []slotRun // by the place's hash, linear probing
+
+	shift uint8 // 32 − log2(len(table))
 	runs  []placeRun
 	ent   []int32 // task ids
 }
 
-// reset empties x for a job whose replicas name at most places distinct
-// places, keeping its memory.
-func (x *placeIndex) reset(places int) {
-	size := 4
-	for size < 2*places {
-		size *= 2
-	}
-	if cap(x.table) >= size {
-		x.table = x.table[:size]
-		clear(x.table)
-	} else {
-		x.table = make([]int32, size)
-	}
-	x.shift = uint8(32 - log2(size))
+// reset empties x, keeping its memory.
+func (x *placeIndex) reset() {
 	x.runs = x.runs[:0]
 	x.ent = x.ent[:0]
-}
-
-func log2(n int) int {
-	l := 0
-	for 1<<l < n {
-		l++
-	}
-	return l
 }
 
 // slot is place p's slot in the table: the run holding p, or the empty slot
@@ -55,25 +41,30 @@ func (x *placeIndex) slot(p int32) int {
 	mask := len(x.table) - 1
 	i := int((uint32(p) * 0x9e3779b1) >> x.shift)
 	for {
-		r := x.table[i]
-		if r == 0 || x.runs[r-1].place == p {
+		if e := x.table[i]; e.run == 0 || e.place == p {
 			return i
 		}
 		i = (i + 1) & mask
 	}
 }
 
-// count is the first build pass: one more entry at place p.
-func (x *placeIndex) count(p int32) {
-	i := x.slot(p)
-	if x.table[i] == 0 {
-		x.runs = append(x.runs, placeRun{place: p})
-		x.table[i] = int32(len(x.runs))
+// count is the first build pass: one more entry at each pair's place. runOf
+// maps a place to its run + 1 while the index is built (a dense array over
+// all places, zero outside builds: cheaper than hashing every entry).
+func (x *placeIndex) count(pairs []taskPlace, runOf []int32) {
+	for _, e := range pairs {
+		r := runOf[e.p]
+		if r == 0 {
+			x.runs = append(x.runs, placeRun{place: e.p})
+			r = int32(len(x.runs))
+			runOf[e.p] = r
+		}
+		x.runs[r-1].end++
 	}
-	x.runs[x.table[i]-1].end++
 }
 
-// allocate ends the counting pass: the counts become offsets.
+// allocate ends the counting pass: the counts become offsets, and the runs
+// go into the table.
 func (x *placeIndex) allocate() {
 	var n int32
 	for i := range x.runs {
@@ -82,18 +73,42 @@ func (x *placeIndex) allocate() {
 		r.end = r.lo
 	}
 	x.ent = slices.Grow(x.ent[:0], int(n))[:n]
+	size := 4
+	for size < 2*len(x.runs) {
+		size *= 2
+	}
+	if cap(x.table) >= size {
+		x.table = x.table[:size]
+		clear(x.table)
+	} else {
+		x.table = make([]slotRun, size)
+	}
+	x.shift = uint8(32 - bits.TrailingZeros(uint(size)))
+	for i := range x.runs {
+		p := x.runs[i].place
+		x.table[x.slot(p)] = slotRun{p, int32(i + 1)}
+	}
 }
 
-// fill is the second pass: task t has an entry at place p.
-func (x *placeIndex) fill(p, t int32) {
-	r := &x.runs[x.table[x.slot(p)]-1]
-	x.ent[r.end] = t
-	r.end++
+// fill is the second pass: each pair's task has an entry at its place.
+func (x *placeIndex) fill(pairs []taskPlace, runOf []int32) {
+	for _, e := range pairs {
+		r := &x.runs[runOf[e.p]-1]
+		x.ent[r.end] = e.t
+		r.end++
+	}
+}
+
+// done clears runOf after the build.
+func (x *placeIndex) done(runOf []int32) {
+	for _, r := range x.runs {
+		runOf[r.place] = 0
+	}
 }
 
 // run is place p's run, or nil.
 func (x *placeIndex) run(p int32) *placeRun {
-	if r := x.table[x.slot(p)]; r != 0 {
+	if r := x.table[x.slot(p)].run; r != 0 {
 		return &x.runs[r-1]
 	}
 	return nil
@@ -143,6 +158,8 @@ type replicaStream struct {
 	// The replicas of a chunk of one job's tasks, as (task, node) and (task,
 	// rack) pairs, a rack once per task.
 	nodes, racks []taskPlace
+	// While an index is built: a node's, a rack's run + 1 (placeIndex.count).
+	nodeRun, rackRun []int32
 }
 
 // taskPlace is one entry of a block index: task t has a replica at place p.
@@ -157,6 +174,7 @@ func (s *State) newReplicaStream() *replicaStream {
 		rs.rackLo[s.rack[i]] = i
 	}
 	rs.rackLo[c.Racks] = c.Nodes
+	rs.nodeRun, rs.rackRun = make([]int32, s.nodes), make([]int32, c.Racks)
 	return rs
 }
 
@@ -216,15 +234,6 @@ func (s *State) blocks(j int) *jobBlocks {
 		b = &jobBlocks{}
 	}
 	rs := s.replicas
-	entries := int(jr.mapHi-jr.mapLo) * s.cluster.Replication
-	if spec := s.w.Jobs[j].Blocks; spec != nil {
-		entries = 0
-		for _, reps := range spec {
-			entries += len(reps)
-		}
-	}
-	b.node.reset(min(s.nodes, entries))
-	b.rack.reset(min(s.cluster.Racks, entries))
 	ahead, resume := j >= rs.frontier, *rs.pcg
 	if ahead {
 		for ; rs.frontier < j; rs.frontier++ {
@@ -237,6 +246,8 @@ func (s *State) blocks(j int) *jobBlocks {
 	}
 	// A job of one chunk is drawn once, and both passes read the pairs.
 	one := jr.mapHi-jr.mapLo <= scratchTasks
+	b.node.reset()
+	b.rack.reset()
 	for pass := range 2 {
 		if pass == 0 || !one {
 			*rs.pcg = rs.at[j]
@@ -245,24 +256,21 @@ func (s *State) blocks(j int) *jobBlocks {
 			if pass == 0 || !one {
 				s.chunk(j, t0, min(t0+scratchTasks, jr.mapHi))
 			}
-			for _, x := range [2]*placeIndex{&b.node, &b.rack} {
-				pairs := rs.nodes
-				if x == &b.rack {
-					pairs = rs.racks
-				}
-				for _, e := range pairs {
-					if pass == 0 {
-						x.count(e.p)
-					} else {
-						x.fill(e.p, e.t)
-					}
-				}
-				if pass == 0 && t0+scratchTasks >= jr.mapHi {
-					x.allocate()
-				}
+			if pass == 0 {
+				b.node.count(rs.nodes, rs.nodeRun)
+				b.rack.count(rs.racks, rs.rackRun)
+			} else {
+				b.node.fill(rs.nodes, rs.nodeRun)
+				b.rack.fill(rs.racks, rs.rackRun)
 			}
 		}
+		if pass == 0 {
+			b.node.allocate()
+			b.rack.allocate()
+		}
 	}
+	b.node.done(rs.nodeRun)
+	b.rack.done(rs.rackRun)
 	if ahead {
 		rs.frontier = j + 1 // the last pass to draw drew all of job j
 	} else {
