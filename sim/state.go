@@ -49,7 +49,7 @@ func compile(w *Workload, set Settings) *State {
 	return s
 }
 
-// layout builds a run's state, all but the block indexes, from a validated
+// layout builds a run's state (block indexes are built per job, later) from a validated
 // workload; without tasks, only the jobs (what placing blocks needs).
 func layout(w *Workload, set Settings, tasks bool) *State {
 	c := w.Cluster.WithDefaults()
