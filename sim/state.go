@@ -44,14 +44,14 @@ type jobRec struct {
 
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State {
-	s := layout(w, set, true)
+	s := layout(w, set)
 	s.replicas = s.newReplicaStream()
 	return s
 }
 
-// layout builds a run's state (block indexes are built per job, later) from a validated
-// workload; without tasks, only the jobs (what placing blocks needs).
-func layout(w *Workload, set Settings, tasks bool) *State {
+// layout builds a run's state from a validated workload, all but the block
+// indexes, which are built per job when first needed (State.blocks).
+func layout(w *Workload, set Settings) *State {
 	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
 	s := &State{set: set, cluster: c, nodes: nodes, w: w}
@@ -90,9 +90,7 @@ func layout(w *Workload, set Settings, tasks bool) *State {
 	s.hbStopped = make([]bool, nodes)
 
 	total := w.Tasks()
-	if tasks {
-		s.tasks = make([]taskRec, total)
-	}
+	s.tasks = make([]taskRec, total)
 	s.jobs = make([]jobRec, len(w.Jobs))
 	users := map[string]int32{}
 	var t int32
@@ -112,12 +110,12 @@ func layout(w *Workload, set Settings, tasks bool) *State {
 		jr.mapLo = t
 		jr.dur = [2][]float64{j.Maps.Durations, j.Reduces.Durations}
 		jr.mean = [2]float64{j.Maps.Mean, j.Reduces.Mean}
-		for t0 := t; tasks && t < t0+int32(j.Maps.N()); t++ {
+		for t0 := t; t < t0+int32(j.Maps.N()); t++ {
 			s.tasks[t] = taskRec{job: int32(i), node: -1, kind: Map}
 		}
 		t = jr.mapLo + int32(j.Maps.N())
 		jr.mapHi, jr.redLo = t, t
-		for t0 := t; tasks && t < t0+int32(j.Reduces.N()); t++ {
+		for t0 := t; t < t0+int32(j.Reduces.N()); t++ {
 			s.tasks[t] = taskRec{job: int32(i), node: -1, kind: Reduce, loc: NoInput}
 		}
 		t = jr.redLo + int32(j.Reduces.N())
