@@ -11,11 +11,12 @@
 //	Workload (workload.go)        jobs and their tasks, read from JSON or built from
 //	  │                           packer's job models (FromModel) or a plan (PlanWorkload)
 //	  ▼
-//	state (state.go)              compiled, compact: tasks, per-node and per-rack block
-//	  │                           indexes, slots; the only mutable part of a run
+//	state (state.go, blocks.go)   compiled, compact: tasks, slots, and for each job
+//	  │                           while its maps run, its blocks by node and by rack
+//	  │                           (replicas drawn from the seed when first needed)
 //	  ▼
-//	core (run.go, events.go)      logical clock and an event heap ordered by (time,
-//	  │                           sequence number); asks the Policy whenever a node
+//	core (run.go, events.go,      logical clock and an event heap ordered by (time,
+//	  │   wake.go)                sequence number); asks the Policy whenever a node
 //	  │                           offers a free slot
 //	  ▼
 //	Policy (policy.go)            fifo, fair (with delay scheduling), sequential, plan

@@ -26,7 +26,11 @@ func (a *event) before(b *event) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
-// eventHeap is a binary min-heap on (t, seq). Sequence numbers are unique, so
+// arity is the heap's fan-out: a 4-ary heap is half as deep as a binary one,
+// and a node's four children share a cache line or two.
+const arity = 4
+
+// eventHeap is a 4-ary min-heap on (t, seq). Sequence numbers are unique, so
 // the order is total and a run never depends on how the heap breaks ties.
 // Events known up front (the jobs' arrivals) are loaded, already sorted, into
 // a separate run that pop merges with the heap: the heap then holds only
@@ -62,15 +66,17 @@ func (h *eventHeap) push(e event) {
 	e.seq = h.seq
 	h.seq++
 	h.ev = append(h.ev, e)
+	// Sift the hole up rather than swapping: one move per level.
 	i := len(h.ev) - 1
 	for i > 0 {
-		p := (i - 1) / 2
-		if !h.ev[i].before(&h.ev[p]) {
+		p := (i - 1) / arity
+		if !e.before(&h.ev[p]) {
 			break
 		}
-		h.ev[i], h.ev[p] = h.ev[p], h.ev[i]
+		h.ev[i] = h.ev[p]
 		i = p
 	}
+	h.ev[i] = e
 }
 
 func (h *eventHeap) pop() event {
@@ -80,24 +86,31 @@ func (h *eventHeap) pop() event {
 	}
 	top := h.ev[0]
 	n := len(h.ev) - 1
-	h.ev[0] = h.ev[n]
+	last := h.ev[n]
 	h.ev = h.ev[:n]
+	if n == 0 {
+		return top
+	}
+	// The hole left at the root moves down to where the last event fits.
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= n {
+		c := arity*i + 1
+		if c >= n {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && h.ev[r].before(&h.ev[l]) {
-			m = r
+		m := c
+		for x := c + 1; x < min(c+arity, n); x++ {
+			if h.ev[x].before(&h.ev[m]) {
+				m = x
+			}
 		}
-		if !h.ev[m].before(&h.ev[i]) {
+		if !h.ev[m].before(&last) {
 			break
 		}
-		h.ev[i], h.ev[m] = h.ev[m], h.ev[i]
+		h.ev[i] = h.ev[m]
 		i = m
 	}
+	h.ev[i] = last
 	return top
 }
 

@@ -12,16 +12,16 @@ import (
 var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 
 // The per-item costs EstimateMemory counts, in bytes of resident memory. A
-// task is a 24-byte record plus its entries in the node and rack indexes
-// (4 bytes a replica, 4 a rack holding one) and their runs (8 bytes per job
-// and place, up to about one a replica when jobs are small against the
-// cluster); the replicas themselves are drawn, not kept. Alone lays out each
-// job's replicas once more, and the workload's own durations come on top.
-// Measured (packer simulate -p fifo, /usr/bin/time -v): one job of 10⁷ maps
-// on 100 nodes peaked at 0.89 GB resident, 89 bytes a task; the FB-2010 day
-// at 64 MiB blocks (17.4 M tasks, fifo, fair and tyrex-static) at 0.86 GB,
-// 49 bytes a task; BenchmarkRun's 10⁶ tasks in jobs of 100 maps on 1000
-// nodes at 80 bytes of peak heap a task.
+// task is a 24-byte record. A job's block index (4 bytes a replica, 4 a rack
+// holding one, 16 per place holding one, and its table) exists only while
+// the job's maps run, so it counts per task only when one job holds most of
+// the tasks; the replicas themselves are drawn, not kept, and the
+// workload's own durations come on top. Measured (packer simulate -p fifo,
+// /usr/bin/time -v): one job of 10⁷ maps on 100 nodes, the whole index live
+// at once, peaked at 433 MB resident, 43 bytes a task; the FB-2010 day at
+// 64 MiB blocks (17.4 M tasks, fifo, fair and tyrex-static) at 0.69 GB, 40
+// bytes a task; BenchmarkRun's 10⁶ tasks at 40 bytes of peak heap a task.
+// 100 bytes a task keeps a margin of over 2× on the worst of these.
 const (
 	bytesPerTask = 100
 	bytesPerJob  = 512

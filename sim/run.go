@@ -24,14 +24,15 @@ type State struct {
 	rack     []int32
 	slots    [2]int
 	free     [2][]int16
-	slotTask [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
+	freeBits [2][]uint64 // bit n: node n has a free slot of the kind
+	slotTask [2][]int32  // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow     []float64
 
-	tasks  []taskRec
-	jobs   []jobRec
-	users  []string
-	byNode blockIndex
-	byRack blockIndex
+	tasks    []taskRec
+	jobs     []jobRec
+	users    []string
+	replicas *replicaStream
+	spare    []*jobBlocks // released block indexes, for reuse
 
 	runnable   [2][]int32
 	version    [2]uint64
@@ -55,8 +56,7 @@ type State struct {
 		locality  Locality
 	}
 
-	wake     []int32
-	woke     []bool
+	wakeList
 	retrying []bool
 
 	observeArrive ArrivalObserver
@@ -176,46 +176,6 @@ func (s *State) loop() error {
 		return fmt.Errorf("%w: policy %s at t = %g s: %d jobs unfinished and nothing left to happen", ErrStalled, s.policy.Name(), s.now, s.unfinished)
 	}
 	return nil
-}
-
-// drain offers the slots of every node woken at this instant, in the order
-// they were woken; offers may wake more nodes.
-func (s *State) drain() {
-	for i := 0; i < len(s.wake); i++ {
-		n := s.wake[i]
-		s.woke[n] = false
-		s.offer(int(n))
-	}
-	s.wake = s.wake[:0]
-}
-
-// Wake asks for node's free slots to be offered once the events of the
-// current instant are done. With heartbeats it does nothing: the node offers them at its next
-// heartbeat, as in Hadoop.
-func (s *State) Wake(node int) {
-	if s.set.Heartbeat == 0 {
-		s.poke(node)
-	}
-}
-
-func (s *State) poke(node int) {
-	if s.woke[node] {
-		return
-	}
-	s.woke[node] = true
-	s.wake = append(s.wake, int32(node))
-}
-
-// wakeIdle wakes every node with a free slot of kind, without heartbeats.
-func (s *State) wakeIdle(k Kind) {
-	if s.set.Heartbeat > 0 {
-		return
-	}
-	for n, f := range s.free[k] {
-		if f > 0 {
-			s.poke(n)
-		}
-	}
 }
 
 func (s *State) offer(node int) {
@@ -358,18 +318,15 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 		return best, bestLoc
 	}
 	if k == Map && !jr.noInput {
-		if r := s.byNode.find(node, int32(j)); r != nil {
-			if t := s.byNode.next(node, r, jr.mapHi, s.tasks); t >= 0 {
-				return t, NodeLocal
-			}
+		b := s.blocks(j)
+		if t := b.node.next(int32(node), s.tasks); t >= 0 {
+			return t, NodeLocal
 		}
 		if best >= 0 && bestLoc == RackLocal {
 			return best, bestLoc
 		}
-		if r := s.byRack.find(int(s.rack[node]), int32(j)); r != nil {
-			if t := s.byRack.next(int(s.rack[node]), r, jr.mapHi, s.tasks); t >= 0 {
-				return t, RackLocal
-			}
+		if t := b.rack.next(s.rack[node], s.tasks); t >= 0 {
+			return t, RackLocal
 		}
 		if best >= 0 {
 			return best, bestLoc
@@ -409,10 +366,11 @@ func (s *State) locality(t int32, node int) Locality {
 	if s.tasks[t].kind == Reduce || s.jobs[s.tasks[t].job].noInput {
 		return NoInput
 	}
+	b := s.blocks(int(s.tasks[t].job))
 	switch {
-	case s.byNode.has(node, t):
+	case b.node.has(int32(node), t):
 		return NodeLocal
-	case s.byRack.has(int(s.rack[node]), t):
+	case b.rack.has(s.rack[node], t):
 		return RackLocal
 	}
 	return Remote
@@ -454,7 +412,9 @@ func (s *State) launch(j, node int, k Kind) {
 	}
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
 	slots[slices.Index(slots, -1)] = t
-	s.free[k][node]--
+	if s.free[k][node]--; s.free[k][node] == 0 {
+		s.freeBits[k][node/64] &^= 1 << (node % 64)
+	}
 	jr.pending[k]--
 	jr.running[k]++
 	if jr.pending[k] == 0 {
@@ -478,7 +438,12 @@ func (s *State) freeSlot(t int32) {
 	k, node := tr.kind, int(tr.node)
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
 	slots[slices.Index(slots, t)] = -1
-	s.free[k][node]++
+	if s.lazy > 0 {
+		s.realize() // the sweeps pending were of the slots free before this one
+	}
+	if s.free[k][node]++; s.free[k][node] == 1 {
+		s.freeBits[k][node/64] |= 1 << (node % 64)
+	}
 	s.busy[k] += s.now - tr.start
 	s.jobs[tr.job].running[k]--
 }
@@ -496,6 +461,9 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	jr.done[k]++
 	if k == Map {
 		jr.loc[tr.loc]++
+		if jr.done[Map] == jr.mapHi-jr.mapLo {
+			s.dropBlocks(j)
+		}
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceEnd, Job: j, Task: int(t), Node: int(tr.node), Locality: tr.loc})
 	if k == Map && jr.redHi > jr.redLo {

@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestBlocksMatchInOrderDraws builds the jobs' block indexes in several
+// orders (the order jobs are first asked about depends on the policy) and
+// checks each against a plain reference: every job's replicas drawn in
+// workload order from one generator, as HDFS 1 places them, with the jobs
+// that read no input or bring their own blocks drawing nothing. One job is
+// larger than a scratch chunk, so it is drawn in chunks, twice.
+func TestBlocksMatchInOrderDraws(t *testing.T) {
+	w := &Workload{Cluster: Cluster{Nodes: 40, Racks: 4}, Jobs: []Job{
+		{Maps: Tasks{Count: 30, Mean: 1}},
+		{Maps: Tasks{Count: 5, Mean: 1}, NoInput: true},
+		{Maps: Tasks{Count: 2, Mean: 1}, Blocks: [][]int{{3, 17, 39}, {0, 1}}},
+		{Maps: Tasks{Count: scratchTasks + 7, Mean: 1}},
+		{Maps: Tasks{Count: 1, Mean: 1}},
+		{Reduces: Tasks{Count: 1, Mean: 1}},
+		{Maps: Tasks{Count: 12, Mean: 1}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	set := Settings{Seed: 7}
+	// The reference: per job, node → its tasks, rack → its tasks.
+	type lists map[int32][]int32
+	ref := compile(w, set)
+	wantNode, wantRack := make([]lists, len(w.Jobs)), make([]lists, len(w.Jobs))
+	rng := rand.New(rand.NewPCG(derive(set.Seed, 1), derive(set.Seed, 2)))
+	for j := range w.Jobs {
+		wantNode[j], wantRack[j] = lists{}, lists{}
+		jr := &ref.jobs[j]
+		if jr.noInput {
+			continue
+		}
+		for tk := jr.mapLo; tk < jr.mapHi; tk++ {
+			var reps []int32
+			if b := w.Jobs[j].Blocks; b != nil {
+				for _, n := range b[tk-jr.mapLo] {
+					reps = append(reps, int32(n))
+				}
+			} else {
+				reps = placeReplicas(rng, ref.cluster, ref.rack, ref.replicas.rackLo, nil)
+			}
+			for _, n := range reps {
+				wantNode[j][n] = append(wantNode[j][n], tk)
+				if r := ref.rack[n]; !slices.Contains(wantRack[j][r], tk) {
+					wantRack[j][r] = append(wantRack[j][r], tk)
+				}
+			}
+		}
+	}
+	check := func(s *State, j int, x *placeIndex, want lists, places int, what string) {
+		for p := range int32(places) {
+			var got []int32
+			if r := x.run(p); r != nil {
+				got = x.ent[r.lo:r.end]
+			}
+			if !slices.Equal(got, want[p]) {
+				t.Fatalf("job %d, %s %d: tasks %v, want %v", j, what, p, got, want[p])
+			}
+		}
+	}
+	for _, order := range [][]int{{0, 2, 3, 4, 6}, {6, 4, 3, 2, 0}, {3, 0, 6, 4, 2}, {4, 4, 0, 6, 3, 2}} {
+		s := compile(w, set)
+		for _, j := range order {
+			b := s.blocks(j)
+			check(s, j, &b.node, wantNode[j], s.nodes, "node")
+			check(s, j, &b.rack, wantRack[j], s.cluster.Racks, "rack")
+			s.dropBlocks(j) // and reused by the next
+		}
+	}
+}

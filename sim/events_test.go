@@ -1,0 +1,45 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestEventHeapOrder pushes and pops events with many equal times: they come
+// out by time, then in the order they were pushed.
+func TestEventHeapOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var h eventHeap
+	h.load([]event{{t: 0.5, arg: -1}, {t: 3, arg: -2}})
+	var now float64
+	last := event{t: -1}
+	pushed := 0
+	for popped := 0; popped < 20000; popped++ {
+		for range rng.IntN(3) {
+			h.push(event{t: now + float64(rng.IntN(4)), arg: int32(pushed)})
+			pushed++
+		}
+		if h.len() == 0 {
+			continue
+		}
+		e := h.pop()
+		if e.t < last.t || (e.t == last.t && e.seq <= last.seq) {
+			t.Fatalf("pop %d: (%v, %d) after (%v, %d)", popped, e.t, e.seq, last.t, last.seq)
+		}
+		now, last = e.t, e
+	}
+}
+
+// BenchmarkEventHeap is a busy cluster's heap: 2000 slots, each task end
+// followed by the next task's end 5–15 s later.
+func BenchmarkEventHeap(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var h eventHeap
+	for i := range 2000 {
+		h.push(event{t: 5 + 10*rng.Float64(), arg: int32(i)})
+	}
+	for b.Loop() {
+		e := h.pop()
+		h.push(event{t: e.t + 5 + 10*rng.Float64(), arg: e.arg})
+	}
+}
