@@ -167,11 +167,9 @@ func runCBC(p *model.Problem, name string) (float64, time.Duration, error) {
 		return 0, 0, err
 	}
 	sol := filepath.Join(dir, "solution.txt")
-	t0 := time.Now()
-	out, err := exec.Command("cbc", lp, "solve", "solu", sol).CombinedOutput()
-	d := time.Since(t0)
+	out, d, err := execCBC(name, lp, "solve", "solu", sol)
 	if err != nil {
-		return 0, 0, fmt.Errorf("solverbench: cbc on %s: %v: %s", name, err, lastLine(out))
+		return 0, 0, err
 	}
 	data, err := os.ReadFile(sol)
 	if err != nil {
@@ -183,6 +181,18 @@ func runCBC(p *model.Problem, name string) (float64, time.Duration, error) {
 	}
 	v, err := strconv.ParseFloat(string(m[1]), 64)
 	return v, d, err
+}
+
+// execCBC runs cbc with args and times it; its error names the instance
+// and quotes cbc's last line.
+func execCBC(name string, args ...string) ([]byte, time.Duration, error) {
+	t0 := time.Now()
+	out, err := exec.Command("cbc", args...).CombinedOutput()
+	d := time.Since(t0)
+	if err != nil {
+		return out, d, fmt.Errorf("solverbench: cbc on %s: %v: %s", name, err, lastLine(out))
+	}
+	return out, d, nil
 }
 
 func lastLine(b []byte) string {

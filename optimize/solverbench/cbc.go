@@ -117,11 +117,9 @@ func writeLP(dir string, p *model.Problem, name string) (string, error) {
 // "sec"; on a loaded machine its wall time is longer) and parses its
 // report; it returns cbc's wall time too.
 func runCBCFor(path string, limit time.Duration) (cbcRun, time.Duration, error) {
-	t0 := time.Now()
-	out, err := exec.Command("cbc", path, "sec", strconv.Itoa(int(limit.Seconds())), "solve").CombinedOutput()
-	d := time.Since(t0)
+	out, d, err := execCBC(path, path, "sec", strconv.Itoa(int(limit.Seconds())), "solve")
 	if err != nil {
-		return cbcRun{}, d, fmt.Errorf("solverbench: cbc on %s: %v: %s", path, err, lastLine(out))
+		return cbcRun{}, d, err
 	}
 	run, err := parseCBC(out)
 	return run, d, err
