@@ -6,7 +6,7 @@ import (
 )
 
 // TestEventHeapOrder pushes and pops events with many equal times: they come
-// out by time, then in the order they were pushed.
+// out by time, then in the order they were pushed, each exactly once.
 func TestEventHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var h eventHeap
@@ -14,6 +14,7 @@ func TestEventHeapOrder(t *testing.T) {
 	var now float64
 	last := event{t: -1}
 	pushed := 0
+	seen := map[int32]bool{}
 	for popped := 0; popped < 20000; popped++ {
 		for range rng.IntN(3) {
 			h.push(event{t: now + float64(rng.IntN(4)), arg: int32(pushed)})
@@ -26,7 +27,21 @@ func TestEventHeapOrder(t *testing.T) {
 		if e.t < last.t || (e.t == last.t && e.seq <= last.seq) {
 			t.Fatalf("pop %d: (%v, %d) after (%v, %d)", popped, e.t, e.seq, last.t, last.seq)
 		}
+		if seen[e.arg] {
+			t.Fatalf("pop %d: event %d came out twice", popped, e.arg)
+		}
+		seen[e.arg] = true
 		now, last = e.t, e
+	}
+	for h.len() > 0 {
+		e := h.pop()
+		if seen[e.arg] {
+			t.Fatalf("event %d came out twice", e.arg)
+		}
+		seen[e.arg] = true
+	}
+	if len(seen) != pushed+2 {
+		t.Errorf("%d events came out of %d pushed", len(seen), pushed+2)
 	}
 }
 
