@@ -60,14 +60,30 @@ type ColumnsResult struct {
 	LowerBound float64
 	// LPValue is the restricted master LP's last value; Columns and Rounds
 	// count the columns generated and the pricing rounds run; Converged is
-	// true when no column priced out (then LowerBound ≥ LPValue·(1−1e-9)).
+	// true when exact pricing over every candidate duration found no column
+	// to enter: the LP is then solved over all phases (LowerBound ≥
+	// LPValue·(1−1e-9)). Ended says why column generation ended.
 	LPValue          float64
 	Columns, Rounds  int
 	Converged        bool
+	Ended            string
 	SeedMakespan     float64 // the best seed schedule's makespan
-	RelaxedPricing   bool    // capacities were scaled down to keep pricing fast
+	RelaxedPricing   bool    // capacities were scaled down, or durations priced on a grid, to keep pricing fast
 	BoundFromLPRatio float64 // LowerBound / LPValue
+	// proven is the bound before it is capped at the plan's makespan: a
+	// bound above the optimum would hide under the cap when the plan is
+	// optimal, so the tests check this one.
+	proven float64
 }
+
+// Why column generation ended (ColumnsResult.Ended).
+const (
+	EndedConverged = "converged"
+	EndedRelaxed   = "no column priced out on the relaxed pricing programme (the LP is not proven optimal)"
+	EndedTolerance = "the bound came within the tolerance of the LP"
+	EndedStopped   = "stopped before converging"
+	EndedRounds    = "the round limit was reached"
+)
 
 // Columns plans by column generation over phases (set partitioning): a
 // column is one phase (its jobs, roles and VM counts), its cost the phase's
@@ -125,6 +141,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
+	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
 		res.LPValue = cg.lp.solve(50*m, opt.Stop)
@@ -136,16 +153,22 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			opt.Progress(res.Makespan, res.LowerBound)
 		}
 		if cg.cut {
-			break // stopped in the middle of the round
+			res.Ended = EndedStopped // in the middle of the round
+			break
 		}
 		if added == 0 {
-			res.Converged = true
+			res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
+			if res.RelaxedPricing {
+				res.Ended = EndedRelaxed
+			}
 			break
 		}
 		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
-			break // the bound is as good as this LP will make it, nearly
+			res.Ended = EndedTolerance // as good as this LP will make it, nearly
+			break
 		}
 		if opt.Stop != nil && opt.Stop() {
+			res.Ended = EndedStopped
 			break
 		}
 	}
@@ -166,6 +189,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if err := p.Check(res.Schedule); err != nil {
 		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
 	}
+	res.proven = res.LowerBound
 	res.LowerBound = min(res.LowerBound, res.Makespan)
 	res.Columns = len(cg.lp.cols)
 	if res.LPValue > 0 {

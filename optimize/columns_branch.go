@@ -18,8 +18,11 @@ import (
 // that fit beside the chosen ones (none: a dead end), over those columns by
 // reduced cost. It stops after maxNodes nodes, when stop says so, or when the
 // incumbent meets bound; it returns the best partition found if it beats
-// incumbent, and whether the search finished (then no partition of these
-// columns is cheaper).
+// incumbent, and whether the search finished. Finished means no cheaper
+// partition exists only when rc holds true reduced costs: columns the dive
+// priced against a residual LP's duals may have negative ones, clamped to
+// 0 here, so after a dive the search is a heuristic (Columns does not rely
+// on the flag).
 type brancher struct {
 	cg       *columnGen
 	rc       []float64
@@ -156,8 +159,8 @@ func (b *brancher) pickJob(r float64) int {
 }
 
 // dive is the integer heuristic that precedes the branch-and-bound: it fixes
-// the column the LP uses most (and with it every column at λ ≥ diveFix that
-// shares no job with those fixed before it), then
+// the most-used eighth (diveShare) of the LP's positive columns that fit, at
+// least one, and every further one at λ ≥ diveFix, then
 // re-solves the LP over the columns that share no job with the fixed ones,
 // pricing new columns for the jobs left (diveRounds quick rounds at most, on
 // the residual LP's duals), and repeats until every job is covered. Without
@@ -186,7 +189,8 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 			break // no positive column fits: the rest go alone below
 		}
 		sort.SliceStable(sure, func(a, b int) bool { return lam[sure[a]] > lam[sure[b]] })
-		// The most-used column, and every other at λ ≥ diveFix that fits.
+		// The most-used 1/diveShare of them (at least one), and every
+		// further one at λ ≥ diveFix.
 		n := max(1, len(sure)/diveShare)
 		for n < len(sure) && lam[sure[n]] >= diveFix {
 			n++
@@ -256,9 +260,10 @@ func (cg *columnGen) finish(s model.Schedule, covered []bool) model.Schedule {
 	return s
 }
 
-// diveRounds is the most pricing rounds per step of the dive; diveFix the
-// least λ at which a column is fixed beside the most-used one. Fixing a
-// handful per step keeps the steps (each re-solves an LP from scratch) few.
+// diveRounds is the most pricing rounds per step of the dive; each step
+// fixes the most-used 1/diveShare of the LP's positive columns, and beyond
+// them those at λ ≥ diveFix. Fixing a handful per step keeps the steps (each
+// re-solves an LP from scratch) few.
 const (
 	diveRounds = 3
 	diveFix    = 0.6

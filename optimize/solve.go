@@ -283,9 +283,9 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	sol.LowerBound = &lb
 	// A restricted LP cut short by the limit can lie above every plan: its
 	// value is shown only once column generation has converged.
-	state := "converged; LP value " + model.FormatSeconds(res.LPValue)
-	if !res.Converged {
-		state = "stopped before converging"
+	state := res.Ended
+	if res.Converged {
+		state += "; LP value " + model.FormatSeconds(res.LPValue)
 	}
 	source := "Farley's bound on the LP duals"
 	if lb <= LowerBound(p) {
