@@ -33,28 +33,7 @@ func (p *killer) Assign(s *State, node int, k Kind) int {
 // already (with nothing to run), so C's map restarts on node 0 (woken by the
 // kill), not on node 3.
 func TestSweepRealizedMidDrain(t *testing.T) {
-	w := &Workload{Cluster: Cluster{Nodes: 5, Racks: 1, MapSlots: 1, ReduceSlots: 1, Replication: 1}}
-	one := func(d float64) Tasks { return Tasks{Durations: []float64{d}} }
-	w.Jobs = []Job{
-		{Name: "A", Arrival: 0, Maps: one(1), Reduces: Tasks{Durations: []float64{1000, 1000, 1000, 1000, 1000}}, NoInput: true},
-		{Name: "C", Arrival: 2, Maps: one(1000), NoInput: true},
-		{Name: "B1", Arrival: 5, Maps: one(10), NoInput: true},
-		{Name: "B2", Arrival: 5, Maps: one(10), NoInput: true},
-	}
-	run := func(eager bool) []string {
-		eagerSweeps = eager
-		defer func() { eagerSweeps = false }()
-		rec := &recorder{}
-		mustRun(t, w, &killer{}, &Settings{Seed: 1, Trace: rec})
-		return rec.lines
-	}
-	want, got := run(true), run(false)
-	if !slices.Equal(got, want) {
-		t.Errorf("lazy trace differs from eager:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
-	}
-	if !slices.Contains(want, "5 kill job=1 task=6 node=0 none") || !slices.Contains(got, "5 start job=1 task=6 node=0 none") {
-		t.Errorf("scenario not as worked: %s", strings.Join(got, "\n"))
-	}
+	sweepScenario(t, func() Policy { return &killer{} })
 }
 
 // killer2 is FIFO that gives node 3 no reduce, gives node 4 no map until it
@@ -94,6 +73,15 @@ func (p *killer2) Assign(s *State, node int, k Kind) int {
 // be listed again (eager, it was woken already when the sweep was made), so
 // C's map restarts on node 0.
 func TestSweepRealizeSkipsOffered(t *testing.T) {
+	sweepScenario(t, func() Policy { return &killer2{} })
+}
+
+// sweepScenario is the workload both tests work by hand: 5 nodes of 1 map and
+// 1 reduce slot; A's 5 long reduces, C's long map at t = 2, B1 and B2 at
+// t = 5. It runs p with eager and with lazy sweeps and checks that the traces
+// agree and that C's map, killed at t = 5 on node 0, restarts there.
+func sweepScenario(t *testing.T, p func() Policy) {
+	t.Helper()
 	w := &Workload{Cluster: Cluster{Nodes: 5, Racks: 1, MapSlots: 1, ReduceSlots: 1, Replication: 1}}
 	one := func(d float64) Tasks { return Tasks{Durations: []float64{d}} }
 	w.Jobs = []Job{
@@ -106,7 +94,7 @@ func TestSweepRealizeSkipsOffered(t *testing.T) {
 		eagerSweeps = eager
 		defer func() { eagerSweeps = false }()
 		rec := &recorder{}
-		mustRun(t, w, &killer2{}, &Settings{Seed: 1, Trace: rec})
+		mustRun(t, w, p(), &Settings{Seed: 1, Trace: rec})
 		return rec.lines
 	}
 	want, got := run(true), run(false)
