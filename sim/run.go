@@ -34,9 +34,14 @@ type State struct {
 	replicas *replicaStream
 	spare    []*jobBlocks // released block indexes, for reuse
 
-	runnable   [2][]int32
-	version    [2]uint64
-	adds       [2]uint64 // jobs added to runnable[k], ever
+	runnable [2][]int32
+	version  [2]uint64
+	adds     [2]uint64 // jobs added to runnable[k], ever
+	// moved lists, per kind, the jobs whose running count changed since the
+	// policy last took the list (TakeMoved), once a policy asked for it
+	// (WatchRunning); movedMark flags the jobs listed.
+	moved      [2][]int32
+	movedMark  [2][]bool
 	unfinished int
 	active     int    // jobs submitted and not finished
 	hbStopped  []bool // nodes whose heartbeats pause while no job is active
@@ -417,6 +422,7 @@ func (s *State) launch(j, node int, k Kind) {
 	}
 	jr.pending[k]--
 	jr.running[k]++
+	s.noteMoved(j, k)
 	if jr.pending[k] == 0 {
 		s.removeRunnable(j, k)
 	}
@@ -446,6 +452,15 @@ func (s *State) freeSlot(t int32) {
 	}
 	s.busy[k] += s.now - tr.start
 	s.jobs[tr.job].running[k]--
+	s.noteMoved(int(tr.job), k)
+}
+
+// noteMoved lists job j in moved[k], if a policy watches running counts.
+func (s *State) noteMoved(j int, k Kind) {
+	if m := s.movedMark[k]; m != nil && !m[j] {
+		m[j] = true
+		s.moved[k] = append(s.moved[k], int32(j))
+	}
 }
 
 func (s *State) taskEnd(t int32, attempt uint16) {
@@ -612,6 +627,29 @@ func (s *State) Runnable(k Kind) []int32 { return s.runnable[k] }
 
 // RunnableVersion counts changes to Runnable(k).
 func (s *State) RunnableVersion(k Kind) uint64 { return s.version[k] }
+
+// WatchRunning starts, for this run, the list of jobs whose running count
+// changes that TakeMoved hands over: a policy that keeps jobs ordered by
+// their running tasks then moves only those, instead of re-checking every
+// runnable job on every slot. Called from Start.
+func (s *State) WatchRunning() {
+	for k := range s.movedMark {
+		s.movedMark[k] = make([]bool, len(s.jobs))
+		s.moved[k] = s.moved[k][:0]
+	}
+}
+
+// TakeMoved appends to buf[:0] the jobs whose running count of kind k has
+// changed since the last call (each once, in the order of their first
+// change), empties the list and returns buf.
+func (s *State) TakeMoved(k Kind, buf []int32) []int32 {
+	buf = append(buf[:0], s.moved[k]...)
+	for _, j := range s.moved[k] {
+		s.movedMark[k][j] = false
+	}
+	s.moved[k] = s.moved[k][:0]
+	return buf
+}
 
 // BestLocality is the best locality job j's pending tasks of kind can have on
 // node: what it would get if it were given the slot now.
