@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
+	chromiumtest "github.com/packer-sched/packer/internal/chromium"
 	"image"
 	"image/png"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 var shots = flag.String("shots", "", "directory to keep the Chromium screenshots of TestChartsInChromium in")
@@ -87,27 +85,8 @@ type measured struct {
 // its standard output.
 func chromium(t *testing.T, browser, page string, w, h int, extra ...string) string {
 	t.Helper()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars", "--force-device-scale-factor=1",
-		"--user-data-dir=" + t.TempDir(), fmt.Sprintf("--window-size=%d,%d", w, h)}, extra...)
-	cmd := exec.Command(browser, append(args, "file://"+page)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
-		}
-	case <-time.After(90 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("chromium did not finish in 90 s")
-	}
-	return out.String()
+	out, _ := chromiumtest.Run(t, browser, page, w, h, append([]string{"--hide-scrollbars", "--force-device-scale-factor=1"}, extra...)...)
+	return out
 }
 
 var (
@@ -253,13 +232,7 @@ func abs(x int) int {
 // and each policy's colour is painted. The pictures committed in docs/img
 // must keep their texts apart too.
 func TestChartsInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; make deps installs it")
-		}
-		t.Skip("chromium not installed (make deps installs it)")
-	}
+	browser := chromiumtest.Find(t)
 	t.Run("gantt60", func(t *testing.T) {
 		m, img := render(t, browser, "gantt60", Gantt(manyJobsPlan(t)).SVG())
 		checkBrowserTextApart(t, m)

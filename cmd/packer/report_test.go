@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	chromiumtest "github.com/packer-sched/packer/internal/chromium"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
@@ -112,38 +110,11 @@ func TestReportBadInput(t *testing.T) {
 // with no console message, show the plan's makespan, lay out the Gantt chart,
 // and paint more than a blank page.
 func TestReportInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed; make deps installs it")
-		}
-		t.Skip("chromium not installed (make deps installs it)")
-	}
+	browser := chromiumtest.Find(t)
 	dir, html, makespan := reportFixture(t)
 	shot := filepath.Join(dir, "report.png")
 	run := func(extra ...string) (string, string) {
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir(),
-			"--enable-logging=stderr", "--v=0", "--window-size=1280,2000"}, extra...)
-		args = append(args, "file://"+html)
-		var out, errb bytes.Buffer
-		cmd := exec.Command(browser, args...)
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		done := make(chan error, 1)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("chromium %v: %v\n%s", extra, err, errb.String())
-			}
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			t.Fatal("chromium did not finish in 90 s")
-		}
-		return out.String(), errb.String()
+		return chromiumtest.Run(t, browser, html, 1280, 2000, append([]string{"--enable-logging=stderr", "--v=0"}, extra...)...)
 	}
 	dom, logs := run("--dump-dom")
 	if strings.Contains(logs, "CONSOLE") {

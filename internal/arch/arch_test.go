@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"internal/safefile":      {},
 	"internal/progress":      {},
 	"internal/shell":         {},
+	"internal/chromium":      {},
 	"internal/plantest":      {"model", "optimize", "plan", "workloads"},
 	"model/modeltest":        {"model"},
 	"internal/docs":          {},
