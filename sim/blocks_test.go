@@ -56,10 +56,7 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 	}
 	check := func(s *State, j int, x *placeIndex, want lists, places int, what string) {
 		for p := range int32(places) {
-			var got []int32
-			if r := x.run(p); r != nil {
-				got = x.ent[r.lo:r.end]
-			}
+			got := x.tasksAt(p)
 			if !slices.Equal(got, want[p]) {
 				t.Fatalf("job %d, %s %d: tasks %v, want %v", j, what, p, got, want[p])
 			}
