@@ -17,9 +17,10 @@ type placeIndex struct {
 	lo     []int32 // place i's tasks are ent[lo[i]:lo[i+1]]
 	// ent[lo[i]:cur[i]] have been launched: the cursor skips launched tasks
 	// lazily.
-	cur []int32
-	ent []int32 // task ids
-	buf []int32 // the four above, in one allocation kept for reuse
+	cur  []int32
+	ent  []int32 // task ids
+	buf  []int32 // the four above, in one allocation kept for reuse
+	span int32   // places are in [0, span)
 }
 
 // placeBuild is the scratch of index builds over one kind of place, dense
@@ -86,6 +87,7 @@ func (x *placeIndex) allocate(b *placeBuild) {
 		b.run[p] = int32(i + 1)
 	}
 	x.lo[r] = at
+	x.span = int32(len(b.run))
 }
 
 // fill is the second pass: each pair's task has an entry at its place (the
@@ -107,26 +109,43 @@ func (x *placeIndex) done(b *placeBuild) {
 	}
 }
 
-// find is place p's position in places, or −1.
+// find is place p's position in places, or −1. Replicas spread places
+// about evenly over [0, span), so the search starts where p would be if
+// they were exactly even and gallops from there: a probe or two in one
+// cache line, where a binary search over a cold index misses the cache at
+// nearly every step; places bunched anyhow still cost only O(log n).
 func (x *placeIndex) find(p int32) int {
 	pl := x.places
-	if len(pl) == 0 {
+	n := len(pl)
+	if n == 0 {
 		return -1
 	}
-	// Halve the window [i, i+n) keeping pl[i] ≤ p, while that holds of
-	// anything in it; the branch-free step is cheaper than a mispredicted one.
-	i, n := 0, len(pl)
-	for n > 1 {
-		half := n / 2
-		if pl[i+half] <= p {
-			i += half
+	g := int(int64(p) * int64(n) / int64(x.span))
+	a, b := 0, n // the first place ≥ p is in pl[a:b+1]
+	if pl[g] < p {
+		a = g + 1
+		for step := 1; g+step < n; step *= 2 {
+			if pl[g+step] >= p {
+				b = g + step
+				break
+			}
+			a = g + step + 1
 		}
-		n -= half
+	} else {
+		b = g
+		for step := 1; g-step >= 0; step *= 2 {
+			if pl[g-step] < p {
+				a = g - step + 1
+				break
+			}
+			b = g - step
+		}
 	}
-	if pl[i] != p {
-		return -1
+	i, _ := slices.BinarySearch(pl[a:b], p)
+	if i += a; i < n && pl[i] == p {
+		return i
 	}
-	return i
+	return -1
 }
 
 // tasksAt is the tasks with an entry at place p, launched or not.
