@@ -70,13 +70,22 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 		if k == Reduce || (f.Delay == 0 && f.RackDelay == 0) {
 			return j
 		}
-		switch l := s.BestLocality(j, node, k); {
-		case l == NodeLocal || l == NoInput:
-			f.skip[j] = 0
-			return j
-		case l == RackLocal && int(f.skip[j]) >= f.Delay,
-			l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
-			return j
+		if int(f.skip[j]) < f.Delay {
+			// Before D skips only a node-local task is taken, and whether
+			// there is one costs less to learn than the best locality.
+			if s.localTask(j, node, k) {
+				f.skip[j] = 0
+				return j
+			}
+		} else {
+			switch l := s.BestLocality(j, node, k); {
+			case l == NodeLocal || l == NoInput:
+				f.skip[j] = 0
+				return j
+			case l == RackLocal,
+				l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
+				return j
+			}
 		}
 		if f.skippedAt[j] != f.offer {
 			f.skippedAt[j] = f.offer

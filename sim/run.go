@@ -360,6 +360,26 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	return -1, NoInput
 }
 
+// localTask reports whether job j, which has a pending task of kind, has
+// one that is node-local on node or reads no input: whether BestLocality
+// would be NodeLocal or NoInput, found without looking any further.
+func (s *State) localTask(j, node int, k Kind) bool {
+	if f := &s.found; f.ok && f.job == j && f.node == node && f.kind == k {
+		return rank(f.locality) == 0
+	}
+	jr := &s.jobs[j]
+	if k == Reduce || jr.noInput {
+		return true
+	}
+	b := s.blocks(j)
+	for _, t := range jr.requeued {
+		if s.tasks[t].kind == Map && b.node.has(int32(node), t) {
+			return true
+		}
+	}
+	return b.node.next(int32(node), s.tasks) >= 0
+}
+
 // rank orders localities for choosing: a task that reads no input is as good
 // as a node-local one.
 func rank(l Locality) int {
