@@ -1,27 +1,27 @@
 package sim
 
 import (
+	"cmp"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
 )
 
 // placeIndex finds, for a node or a rack, a job's pending map tasks with a
-// replica there: the places holding any, ascending, found by binary search,
-// and each place's tasks, in task order, in one flat slice. Twelve bytes a
-// place and four a task: the indexes of every job waiting in a long queue
-// are live at once, so their size is the simulator's memory and their cache
-// misses its time.
+// replica there: the places holding any, ascending, each with where its
+// tasks are, in task order, in one flat slice. Twelve bytes a place and four
+// a task: the indexes of every job waiting in a long queue are live at once,
+// so their size is the simulator's memory and their cache misses its time;
+// a place's number, bounds and cursor share a cache line.
 type placeIndex struct {
-	places []int32 // ascending
-	lo     []int32 // place i's tasks are ent[lo[i]:lo[i+1]]
-	// ent[lo[i]:cur[i]] have been launched: the cursor skips launched tasks
-	// lazily.
-	cur  []int32
-	ent  []int32 // task ids
-	buf  []int32 // the four above, in one allocation kept for reuse
-	span int32   // places are in [0, span)
+	runs []placeRun // ascending by place, and one more: the end of the last
+	ent  []int32    // task ids
+	span int32      // places are in [0, span)
 }
+
+// placeRun is one place's tasks, ent[lo:] up to the next run's lo. Those
+// before cur have been launched: the cursor skips launched tasks lazily.
+type placeRun struct{ place, lo, cur int32 }
 
 // placeBuild is the scratch of index builds over one kind of place, dense
 // over all places and all zero between builds (cheaper than a map for every
@@ -48,10 +48,8 @@ func (x *placeIndex) count(pairs []taskPlace, b *placeBuild) {
 }
 
 // allocate ends the counting pass: the places are sorted (by a walk of the
-// seen bits when they are many, which also clears them), the counts become
-// offsets, and the index gets its memory in one piece, sized exactly (with
-// an eighth more, so that the next job's index fits in it, as its indexes
-// are reused): what it allocates is held until the next collection.
+// seen bits when they are many, which also clears them) and the counts
+// become offsets.
 func (x *placeIndex) allocate(b *placeBuild) {
 	if len(b.places)*8 < len(b.seen) {
 		slices.Sort(b.places)
@@ -71,22 +69,24 @@ func (x *placeIndex) allocate(b *placeBuild) {
 	for _, p := range b.places {
 		n += int(b.run[p])
 	}
-	need := 3*r + 1 + n
-	if cap(x.buf) < need {
-		x.buf = make([]int32, need+need/8)
+	// Exactly sized, with an eighth more so that the next job's index
+	// fits in it (indexes are reused): what is allocated is held until
+	// the next collection.
+	if cap(x.runs) < r+1 {
+		x.runs = make([]placeRun, r+1, r+1+r/8)
 	}
-	buf := x.buf[:need]
-	x.places, x.lo = buf[:r:r], buf[r:2*r+1:2*r+1]
-	x.cur, x.ent = buf[2*r+1:3*r+1:3*r+1], buf[3*r+1:]
-	copy(x.places, b.places)
-	b.places = b.places[:0]
+	if cap(x.ent) < n {
+		x.ent = make([]int32, n, n+n/8)
+	}
+	x.runs, x.ent = x.runs[:r+1], x.ent[:n]
 	var at int32
-	for i, p := range x.places {
-		x.lo[i], x.cur[i] = at, at
+	for i, p := range b.places {
+		x.runs[i] = placeRun{p, at, at}
 		at += b.run[p]
 		b.run[p] = int32(i + 1)
 	}
-	x.lo[r] = at
+	x.runs[r] = placeRun{-1, at, at}
+	b.places = b.places[:0]
 	x.span = int32(len(b.run))
 }
 
@@ -94,38 +94,39 @@ func (x *placeIndex) allocate(b *placeBuild) {
 // cursors serve as write positions).
 func (x *placeIndex) fill(pairs []taskPlace, b *placeBuild) {
 	for _, e := range pairs {
-		r := b.run[e.p] - 1
-		x.ent[x.cur[r]] = e.t
-		x.cur[r]++
+		r := &x.runs[b.run[e.p]-1]
+		x.ent[r.cur] = e.t
+		r.cur++
 	}
 }
 
 // done ends the build: the cursors go back to their runs' starts, and the
 // scratch is zero again.
 func (x *placeIndex) done(b *placeBuild) {
-	for i, p := range x.places {
-		b.run[p] = 0
-		x.cur[i] = x.lo[i]
+	for i := range x.runs[:len(x.runs)-1] {
+		r := &x.runs[i]
+		b.run[r.place] = 0
+		r.cur = r.lo
 	}
 }
 
-// find is place p's position in places, or −1. Replicas spread places
+// find is place p's run, or −1. Replicas spread places
 // about evenly over [0, span), so the search starts where p would be if
 // they were exactly even and gallops from there: a probe or two in one
 // cache line, where a binary search over a cold index misses the cache at
 // nearly every step; places bunched anyhow still cost only O(log n).
 func (x *placeIndex) find(p int32) int {
-	pl := x.places
-	n := len(pl)
-	if n == 0 {
+	n := len(x.runs) - 1
+	if n <= 0 {
 		return -1
 	}
+	pl := x.runs[:n]
 	g := int(int64(p) * int64(n) / int64(x.span))
 	a, b := 0, n // the first place ≥ p is in pl[a:b+1]
-	if pl[g] < p {
+	if pl[g].place < p {
 		a = g + 1
 		for step := 1; g+step < n; step *= 2 {
-			if pl[g+step] >= p {
+			if pl[g+step].place >= p {
 				b = g + step
 				break
 			}
@@ -134,15 +135,15 @@ func (x *placeIndex) find(p int32) int {
 	} else {
 		b = g
 		for step := 1; g-step >= 0; step *= 2 {
-			if pl[g-step] < p {
+			if pl[g-step].place < p {
 				a = g - step + 1
 				break
 			}
 			b = g - step
 		}
 	}
-	i, _ := slices.BinarySearch(pl[a:b], p)
-	if i += a; i < n && pl[i] == p {
+	i, _ := slices.BinarySearchFunc(pl[a:b], p, func(r placeRun, p int32) int { return cmp.Compare(r.place, p) })
+	if i += a; i < n && pl[i].place == p {
 		return i
 	}
 	return -1
@@ -151,7 +152,7 @@ func (x *placeIndex) find(p int32) int {
 // tasksAt is the tasks with an entry at place p, launched or not.
 func (x *placeIndex) tasksAt(p int32) []int32 {
 	if i := x.find(p); i >= 0 {
-		return x.ent[x.lo[i]:x.lo[i+1]]
+		return x.ent[x.runs[i].lo:x.runs[i+1].lo]
 	}
 	return nil
 }
@@ -162,14 +163,15 @@ func (x *placeIndex) next(p int32, tasks []taskRec) int32 {
 	if i < 0 {
 		return -1
 	}
-	c, end := x.cur[i], x.lo[i+1]
+	r := &x.runs[i]
+	c, end := r.cur, x.runs[i+1].lo
 	for ; c < end; c++ {
 		if t := x.ent[c]; tasks[t].state == taskPending {
-			x.cur[i] = c
+			r.cur = c
 			return t
 		}
 	}
-	x.cur[i] = end
+	r.cur = end
 	return -1
 }
 

@@ -99,7 +99,11 @@ func TestPlaceIndexFind(t *testing.T) {
 			}
 		}
 		slices.Sort(places)
-		x := placeIndex{places: places, span: span}
+		x := placeIndex{span: span}
+		for _, p := range places {
+			x.runs = append(x.runs, placeRun{place: p})
+		}
+		x.runs = append(x.runs, placeRun{place: -1})
 		for p := range int32(span) {
 			if got, want := x.find(p), slices.Index(places, p); got != want {
 				t.Fatalf("places %v: find(%d) = %d, want %d", places, p, got, want)
