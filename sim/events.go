@@ -26,6 +26,19 @@ func (a *event) before(b *event) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
+// less is 1 if a comes before b, else 0, computed without branches.
+func less(a, b *event) int {
+	return b2i(a.t < b.t) | b2i(a.t == b.t)&b2i(a.seq < b.seq)
+}
+
+// b2i is 1 for true; the compiler makes it a flag move, not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // arity is the heap's fan-out: a 4-ary heap is half as deep as a binary one,
 // and a node's four children share a cache line or two.
 const arity = 4
@@ -112,18 +125,12 @@ func (h *eventHeap) pop() event {
 			}
 			break
 		}
+		// Which child is least is a coin toss to the branch predictor:
+		// decide it with arithmetic instead.
 		q := ev[c : c+arity : c+arity]
-		m := 0
-		if q[1].before(&q[0]) {
-			m = 1
-		}
-		m2 := 2
-		if q[3].before(&q[2]) {
-			m2 = 3
-		}
-		if q[m2].before(&q[m]) {
-			m = m2
-		}
+		m := less(&q[1], &q[0])
+		m2 := 2 + less(&q[3], &q[2])
+		m += (m2 - m) * less(&q[m2], &q[m])
 		ev[i] = q[m]
 		i = c + m
 	}
