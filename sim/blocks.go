@@ -27,7 +27,7 @@ type placeRun struct{ place, lo, cur int32 }
 // over all places and all zero between builds (cheaper than a map for every
 // entry).
 type placeBuild struct {
-	run    []int32  // a place's entries while counting, then its run + 1
+	run    []int32  // a place's entries while counting, then where the next goes
 	seen   []uint64 // bit p: place p has entries
 	places []int32  // the places with entries
 }
@@ -81,32 +81,28 @@ func (x *placeIndex) allocate(b *placeBuild) {
 	x.runs, x.ent = x.runs[:r+1], x.ent[:n]
 	var at int32
 	for i, p := range b.places {
+		c := b.run[p]
 		x.runs[i] = placeRun{p, at, at}
-		at += b.run[p]
-		b.run[p] = int32(i + 1)
+		b.run[p] = at // where fill writes the place's next task
+		at += c
 	}
 	x.runs[r] = placeRun{-1, at, at}
 	b.places = b.places[:0]
 	x.span = int32(len(b.run))
 }
 
-// fill is the second pass: each pair's task has an entry at its place (the
-// cursors serve as write positions).
+// fill is the second pass: each pair's task has an entry at its place.
 func (x *placeIndex) fill(pairs []taskPlace, b *placeBuild) {
 	for _, e := range pairs {
-		r := &x.runs[b.run[e.p]-1]
-		x.ent[r.cur] = e.t
-		r.cur++
+		x.ent[b.run[e.p]] = e.t
+		b.run[e.p]++
 	}
 }
 
-// done ends the build: the cursors go back to their runs' starts, and the
-// scratch is zero again.
+// done ends the build: the scratch is zero again.
 func (x *placeIndex) done(b *placeBuild) {
-	for i := range x.runs[:len(x.runs)-1] {
-		r := &x.runs[i]
+	for _, r := range x.runs[:len(x.runs)-1] {
 		b.run[r.place] = 0
-		r.cur = r.lo
 	}
 }
 
