@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -106,43 +105,53 @@ func (x *placeIndex) done(b *placeBuild) {
 	}
 }
 
-// find is place p's run, or −1. Replicas spread places
-// about evenly over [0, span), so the search starts where p would be if
-// they were exactly even and gallops from there: a probe or two in one
-// cache line, where a binary search over a cold index misses the cache at
-// nearly every step; places bunched anyhow still cost only O(log n).
+// find is place p's run, or −1. Replicas spread places about evenly over
+// [0, span), so the search starts where p would be if they were exactly
+// even and steps from there, a few runs in one or two cache lines, where a
+// binary search over a cold index misses the cache at nearly every step;
+// after eight steps it bisects what is left, so places bunched anyhow still
+// cost O(log n).
 func (x *placeIndex) find(p int32) int {
 	n := len(x.runs) - 1
 	if n <= 0 {
 		return -1
 	}
 	pl := x.runs[:n]
-	g := int(int64(p) * int64(n) / int64(x.span))
-	a, b := 0, n // the first place ≥ p is in pl[a:b+1]
-	if pl[g].place < p {
-		a = g + 1
-		for step := 1; g+step < n; step *= 2 {
-			if pl[g+step].place >= p {
-				b = g + step
+	// i becomes the first run whose place is ≥ p.
+	i := int(int64(p) * int64(n) / int64(x.span))
+	if pl[i].place < p {
+		i++
+		for k := 0; i < n && pl[i].place < p; i++ {
+			if k++; k == 8 {
+				i = lowerBound(pl, p, i+1, n)
 				break
 			}
-			a = g + step + 1
 		}
 	} else {
-		b = g
-		for step := 1; g-step >= 0; step *= 2 {
-			if pl[g-step].place < p {
-				a = g - step + 1
+		for k := 0; i > 0 && pl[i-1].place >= p; i-- {
+			if k++; k == 8 {
+				i = lowerBound(pl, p, 0, i-1)
 				break
 			}
-			b = g - step
 		}
 	}
-	i, _ := slices.BinarySearchFunc(pl[a:b], p, func(r placeRun, p int32) int { return cmp.Compare(r.place, p) })
-	if i += a; i < n && pl[i].place == p {
+	if i < n && pl[i].place == p {
 		return i
 	}
 	return -1
+}
+
+// lowerBound is the first run in pl[lo:hi] whose place is ≥ p, or hi.
+func lowerBound(pl []placeRun, p int32, lo, hi int) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if pl[m].place < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // tasksAt is the tasks with an entry at place p, launched or not.
