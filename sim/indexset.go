@@ -7,8 +7,14 @@ import "math/bits"
 // (bit w of level l+1 is set when word w of level l is not zero), up to one
 // word. Adding, removing and finding the least member ≥ i are then a few word
 // operations per level, log₆₄ n levels: three for a million.
+//
+// lo is a lower bound on the members, raised by searches that start below
+// it: the jobs of a queue finish roughly in order, so the members bunch at
+// the high end and a search from the start would climb and descend the
+// levels past the empty low words every time.
 type indexSet struct {
 	level [][]uint64
+	lo    int
 }
 
 // newIndexSet is an empty set of integers in [0, n).
@@ -26,6 +32,7 @@ func newIndexSet(n int) *indexSet {
 
 // add puts i in the set.
 func (x *indexSet) add(i int) {
+	x.lo = min(x.lo, i)
 	for _, l := range x.level {
 		w := i / 64
 		was := l[w]
@@ -53,6 +60,18 @@ func (x *indexSet) empty() bool { return x.level[len(x.level)-1][0] == 0 }
 
 // next is the least member ≥ i, or −1.
 func (x *indexSet) next(i int) int {
+	if i > x.lo {
+		return x.search(i)
+	}
+	m := x.search(x.lo)
+	if m >= 0 {
+		x.lo = m
+	}
+	return m
+}
+
+// search is the least member ≥ i, or −1.
+func (x *indexSet) search(i int) int {
 	// Climb until a word holds a member at or after the position, then go
 	// down along the lowest set bits.
 	l := 0
