@@ -56,12 +56,16 @@ func (x *placeIndex) allocate(b *placeBuild) {
 			b.seen[p/64] = 0
 		}
 	} else {
-		b.places = b.places[:0]
+		k, pl := 0, b.places
 		for w, word := range b.seen {
-			for ; word != 0; word &= word - 1 {
-				b.places = append(b.places, int32(w*64+bits.TrailingZeros64(word)))
+			if word == 0 {
+				continue
 			}
 			b.seen[w] = 0
+			for ; word != 0; word &= word - 1 {
+				pl[k] = int32(w*64 + bits.TrailingZeros64(word))
+				k++
+			}
 		}
 	}
 	r, n := len(b.places), 0
