@@ -16,6 +16,9 @@ type placeIndex struct {
 	runs []placeRun // ascending by place, and one more: the end of the last
 	ent  []int32    // task ids
 	span int32      // places are in [0, span)
+	// scale is 2³²·runs/span, floored: (p·scale)>>32 is p's run were places
+	// spread exactly evenly, without a division.
+	scale uint64
 }
 
 // placeRun is one place's tasks, ent[lo:] up to the next run's lo. Those
@@ -92,6 +95,7 @@ func (x *placeIndex) allocate(b *placeBuild) {
 	x.runs[r] = placeRun{-1, at, at}
 	b.places = b.places[:0]
 	x.span = int32(len(b.run))
+	x.scale = uint64(r) << 32 / uint64(x.span)
 }
 
 // fill is the second pass: each pair's task has an entry at its place.
@@ -122,7 +126,7 @@ func (x *placeIndex) find(p int32) int {
 	}
 	pl := x.runs[:n]
 	// i becomes the first run whose place is ≥ p.
-	i := int(int64(p) * int64(n) / int64(x.span))
+	i := int(uint64(p) * x.scale >> 32) // ≤ p·n/span < n
 	if pl[i].place < p {
 		i++
 		for k := 0; i < n && pl[i].place < p; i++ {

@@ -104,6 +104,7 @@ func TestPlaceIndexFind(t *testing.T) {
 			x.runs = append(x.runs, placeRun{place: p})
 		}
 		x.runs = append(x.runs, placeRun{place: -1})
+		x.scale = uint64(len(places)) << 32 / span
 		for p := range int32(span) {
 			if got, want := x.find(p), slices.Index(places, p); got != want {
 				t.Fatalf("places %v: find(%d) = %d, want %d", places, p, got, want)
