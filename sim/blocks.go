@@ -6,135 +6,191 @@ import (
 	"slices"
 )
 
-// placeRun is one place's (node's or rack's) share of a job's map tasks: the
-// entries ent[lo:end] of its placeIndex, in task order. Everything before cur
-// has been launched; the cursor skips launched tasks lazily.
-type placeRun struct {
-	place, lo, cur, end int32
-}
-
-// slotRun is a table slot: a place and its run + 1 (0: the slot is empty).
-// The place is kept beside the run so that a probe reads one cache line.
-type slotRun struct{ place, run int32 }
-
 // placeIndex finds, for a node or a rack, a job's pending map tasks with a
-// replica there: a small open-addressed table from place to run, and the
-// runs' tasks in one flat slice. It holds one job only, so it is small and
-// stays in cache while the job runs, whatever the size of the cluster.
+// replica there: the places holding any, ascending, each with where its
+// tasks are, in task order, in one flat slice. Twelve bytes a place and four
+// a task: the indexes of every job waiting in a long queue are live at once,
+// so their size is the simulator's memory and their cache misses its time;
+// a place's number, bounds and cursor share a cache line.
 type placeIndex struct {
-	table []slotRun // by the place's hash, linear probing
-
-	shift uint8 // 32 − log2(len(table))
-	runs  []placeRun
-	ent   []int32 // task ids
+	runs []placeRun // ascending by place, and one more: the end of the last
+	ent  []int32    // task ids
+	span int32      // places are in [0, span)
+	// scale is 2³²·runs/span, floored: (p·scale)>>32 is p's run were places
+	// spread exactly evenly, without a division.
+	scale uint64
 }
 
-// reset empties x, keeping its memory.
-func (x *placeIndex) reset() {
-	x.runs = x.runs[:0]
-	x.ent = x.ent[:0]
+// placeRun is one place's tasks, ent[lo:] up to the next run's lo. Those
+// before cur have been launched: the cursor skips launched tasks lazily.
+type placeRun struct{ place, lo, cur int32 }
+
+// placeBuild is the scratch of index builds over one kind of place, dense
+// over all places and all zero between builds (cheaper than a map for every
+// entry).
+type placeBuild struct {
+	run    []int32  // a place's entries while counting, then where the next goes
+	seen   []uint64 // bit p: place p has entries
+	places []int32  // the places with entries
 }
 
-// slot is place p's slot in the table: the run holding p, or the empty slot
-// where it goes.
-func (x *placeIndex) slot(p int32) int {
-	mask := len(x.table) - 1
-	i := int((uint32(p) * 0x9e3779b1) >> x.shift)
-	for {
-		if e := x.table[i]; e.run == 0 || e.place == p {
-			return i
-		}
-		i = (i + 1) & mask
-	}
+func newPlaceBuild(places int) placeBuild {
+	return placeBuild{run: make([]int32, places), seen: make([]uint64, (places+63)/64)}
 }
 
-// count is the first build pass: one more entry at each pair's place. runOf
-// maps a place to its run + 1 while the index is built (a dense array over
-// all places, zero outside builds: cheaper than hashing every entry).
-func (x *placeIndex) count(pairs []taskPlace, runOf []int32) {
+// count is the first build pass: one more entry at each pair's place.
+func (x *placeIndex) count(pairs []taskPlace, b *placeBuild) {
 	for _, e := range pairs {
-		r := runOf[e.p]
-		if r == 0 {
-			x.runs = append(x.runs, placeRun{place: e.p})
-			r = int32(len(x.runs))
-			runOf[e.p] = r
+		if b.run[e.p] == 0 {
+			b.seen[e.p/64] |= 1 << (e.p % 64)
+			b.places = append(b.places, e.p)
 		}
-		x.runs[r-1].end++
+		b.run[e.p]++
 	}
 }
 
-// allocate ends the counting pass: the counts become offsets, and the runs
-// go into the table.
-func (x *placeIndex) allocate() {
-	var n int32
-	for i := range x.runs {
-		r := &x.runs[i]
-		r.lo, r.cur, n = n, n, n+r.end
-		r.end = r.lo
-	}
-	x.ent = slices.Grow(x.ent[:0], int(n))[:n]
-	size := 4
-	for size < 2*len(x.runs) {
-		size *= 2
-	}
-	if cap(x.table) >= size {
-		x.table = x.table[:size]
-		clear(x.table)
+// allocate ends the counting pass: the places are sorted (by a walk of the
+// seen bits when they are many, which also clears them) and the counts
+// become offsets.
+func (x *placeIndex) allocate(b *placeBuild) {
+	if len(b.places)*8 < len(b.seen) {
+		slices.Sort(b.places)
+		for _, p := range b.places {
+			b.seen[p/64] = 0
+		}
 	} else {
-		x.table = make([]slotRun, size)
+		k, pl := 0, b.places
+		for w, word := range b.seen {
+			if word == 0 {
+				continue
+			}
+			b.seen[w] = 0
+			for ; word != 0; word &= word - 1 {
+				pl[k] = int32(w*64 + bits.TrailingZeros64(word))
+				k++
+			}
+		}
 	}
-	x.shift = uint8(32 - bits.TrailingZeros(uint(size)))
-	for i := range x.runs {
-		p := x.runs[i].place
-		x.table[x.slot(p)] = slotRun{p, int32(i + 1)}
+	r, n := len(b.places), 0
+	for _, p := range b.places {
+		n += int(b.run[p])
 	}
+	// Exactly sized, with an eighth more so that the next job's index
+	// fits in it (indexes are reused): what is allocated is held until
+	// the next collection.
+	if cap(x.runs) < r+1 {
+		x.runs = make([]placeRun, r+1, r+1+r/8)
+	}
+	if cap(x.ent) < n {
+		x.ent = make([]int32, n, n+n/8)
+	}
+	x.runs, x.ent = x.runs[:r+1], x.ent[:n]
+	var at int32
+	for i, p := range b.places {
+		c := b.run[p]
+		x.runs[i] = placeRun{p, at, at}
+		b.run[p] = at // where fill writes the place's next task
+		at += c
+	}
+	x.runs[r] = placeRun{-1, at, at}
+	b.places = b.places[:0]
+	x.span = int32(len(b.run))
+	x.scale = uint64(r) << 32 / uint64(x.span)
 }
 
 // fill is the second pass: each pair's task has an entry at its place.
-func (x *placeIndex) fill(pairs []taskPlace, runOf []int32) {
+func (x *placeIndex) fill(pairs []taskPlace, b *placeBuild) {
 	for _, e := range pairs {
-		r := &x.runs[runOf[e.p]-1]
-		x.ent[r.end] = e.t
-		r.end++
+		x.ent[b.run[e.p]] = e.t
+		b.run[e.p]++
 	}
 }
 
-// done clears runOf after the build.
-func (x *placeIndex) done(runOf []int32) {
-	for _, r := range x.runs {
-		runOf[r.place] = 0
+// done ends the build: the scratch is zero again.
+func (x *placeIndex) done(b *placeBuild) {
+	for _, r := range x.runs[:len(x.runs)-1] {
+		b.run[r.place] = 0
 	}
 }
 
-// run is place p's run, or nil.
-func (x *placeIndex) run(p int32) *placeRun {
-	if r := x.table[x.slot(p)].run; r != 0 {
-		return &x.runs[r-1]
+// find is place p's run, or −1. Replicas spread places about evenly over
+// [0, span), so the search starts where p would be if they were exactly
+// even and steps from there, a few runs in one or two cache lines, where a
+// binary search over a cold index misses the cache at nearly every step;
+// after eight steps it bisects what is left, so places bunched anyhow still
+// cost O(log n).
+func (x *placeIndex) find(p int32) int {
+	n := len(x.runs) - 1
+	if n <= 0 {
+		return -1
+	}
+	pl := x.runs[:n]
+	// i becomes the first run whose place is ≥ p.
+	i := int(uint64(p) * x.scale >> 32) // ≤ p·n/span < n
+	if pl[i].place < p {
+		i++
+		for k := 0; i < n && pl[i].place < p; i++ {
+			if k++; k == 8 {
+				i = lowerBound(pl, p, i+1, n)
+				break
+			}
+		}
+	} else {
+		for k := 0; i > 0 && pl[i-1].place >= p; i-- {
+			if k++; k == 8 {
+				i = lowerBound(pl, p, 0, i-1)
+				break
+			}
+		}
+	}
+	if i < n && pl[i].place == p {
+		return i
+	}
+	return -1
+}
+
+// lowerBound is the first run in pl[lo:hi] whose place is ≥ p, or hi.
+func lowerBound(pl []placeRun, p int32, lo, hi int) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if pl[m].place < p {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// tasksAt is the tasks with an entry at place p, launched or not.
+func (x *placeIndex) tasksAt(p int32) []int32 {
+	if i := x.find(p); i >= 0 {
+		return x.ent[x.runs[i].lo:x.runs[i+1].lo]
 	}
 	return nil
 }
 
 // next is the first pending task with an entry at place p, or −1.
 func (x *placeIndex) next(p int32, tasks []taskRec) int32 {
-	r := x.run(p)
-	if r == nil {
+	i := x.find(p)
+	if i < 0 {
 		return -1
 	}
-	for ; r.cur < r.end; r.cur++ {
-		if t := x.ent[r.cur]; tasks[t].state == taskPending {
+	r := &x.runs[i]
+	c, end := r.cur, x.runs[i+1].lo
+	for ; c < end; c++ {
+		if t := x.ent[c]; tasks[t].state == taskPending {
+			r.cur = c
 			return t
 		}
 	}
+	r.cur = end
 	return -1
 }
 
 // has reports whether task t has an entry at place p.
 func (x *placeIndex) has(p, t int32) bool {
-	r := x.run(p)
-	if r == nil {
-		return false
-	}
-	_, ok := slices.BinarySearch(x.ent[r.lo:r.end], t)
+	_, ok := slices.BinarySearch(x.tasksAt(p), t)
 	return ok
 }
 
@@ -158,8 +214,8 @@ type replicaStream struct {
 	// The replicas of a chunk of one job's tasks, as (task, node) and (task,
 	// rack) pairs, a rack once per task.
 	nodes, racks []taskPlace
-	// While an index is built: a node's, a rack's run + 1 (placeIndex.count).
-	nodeRun, rackRun []int32
+	// The scratch of index builds over nodes and over racks.
+	nodeBuild, rackBuild placeBuild
 }
 
 // taskPlace is one entry of a block index: task t has a replica at place p.
@@ -174,7 +230,7 @@ func (s *State) newReplicaStream() *replicaStream {
 		rs.rackLo[s.rack[i]] = i
 	}
 	rs.rackLo[c.Racks] = c.Nodes
-	rs.nodeRun, rs.rackRun = make([]int32, s.nodes), make([]int32, c.Racks)
+	rs.nodeBuild, rs.rackBuild = newPlaceBuild(s.nodes), newPlaceBuild(c.Racks)
 	return rs
 }
 
@@ -246,8 +302,6 @@ func (s *State) blocks(j int) *jobBlocks {
 	}
 	// A job of one chunk is drawn once, and both passes read the pairs.
 	one := jr.mapHi-jr.mapLo <= scratchTasks
-	b.node.reset()
-	b.rack.reset()
 	for pass := range 2 {
 		if pass == 0 || !one {
 			*rs.pcg = rs.at[j]
@@ -257,20 +311,20 @@ func (s *State) blocks(j int) *jobBlocks {
 				s.chunk(j, t0, min(t0+scratchTasks, jr.mapHi))
 			}
 			if pass == 0 {
-				b.node.count(rs.nodes, rs.nodeRun)
-				b.rack.count(rs.racks, rs.rackRun)
+				b.node.count(rs.nodes, &rs.nodeBuild)
+				b.rack.count(rs.racks, &rs.rackBuild)
 			} else {
-				b.node.fill(rs.nodes, rs.nodeRun)
-				b.rack.fill(rs.racks, rs.rackRun)
+				b.node.fill(rs.nodes, &rs.nodeBuild)
+				b.rack.fill(rs.racks, &rs.rackBuild)
 			}
 		}
 		if pass == 0 {
-			b.node.allocate()
-			b.rack.allocate()
+			b.node.allocate(&rs.nodeBuild)
+			b.rack.allocate(&rs.rackBuild)
 		}
 	}
-	b.node.done(rs.nodeRun)
-	b.rack.done(rs.rackRun)
+	b.node.done(&rs.nodeBuild)
+	b.rack.done(&rs.rackBuild)
 	if ahead {
 		rs.frontier = j + 1 // the last pass to draw drew all of job j
 	} else {

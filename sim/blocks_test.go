@@ -56,10 +56,7 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 	}
 	check := func(s *State, j int, x *placeIndex, want lists, places int, what string) {
 		for p := range int32(places) {
-			var got []int32
-			if r := x.run(p); r != nil {
-				got = x.ent[r.lo:r.end]
-			}
+			got := x.tasksAt(p)
 			if !slices.Equal(got, want[p]) {
 				t.Fatalf("job %d, %s %d: tasks %v, want %v", j, what, p, got, want[p])
 			}
@@ -72,6 +69,46 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 			check(s, j, &b.node, wantNode[j], s.nodes, "node")
 			check(s, j, &b.rack, wantRack[j], s.cluster.Racks, "rack")
 			s.dropBlocks(j) // and reused by the next
+		}
+	}
+}
+
+// TestPlaceIndexFind: on place sets spread evenly, bunched at either end and
+// in the middle, find gives every member's position and −1 for every other
+// place, as a linear scan does.
+func TestPlaceIndexFind(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const span = 1000
+	for trial := range 300 {
+		n := 1 + rng.IntN(60)
+		lo, width := 0, span // where the places are drawn from
+		switch trial % 4 {
+		case 1:
+			width = 30
+		case 2:
+			lo, width = span-30, 30
+		case 3:
+			lo, width = 480, 40
+		}
+		seen := map[int32]bool{}
+		var places []int32
+		for range n {
+			if p := int32(lo + rng.IntN(width)); !seen[p] {
+				seen[p] = true
+				places = append(places, p)
+			}
+		}
+		slices.Sort(places)
+		x := placeIndex{span: span}
+		for _, p := range places {
+			x.runs = append(x.runs, placeRun{place: p})
+		}
+		x.runs = append(x.runs, placeRun{place: -1})
+		x.scale = uint64(len(places)) << 32 / span
+		for p := range int32(span) {
+			if got, want := x.find(p), slices.Index(places, p); got != want {
+				t.Fatalf("places %v: find(%d) = %d, want %d", places, p, got, want)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -45,16 +46,21 @@ func TestEventHeapOrder(t *testing.T) {
 	}
 }
 
-// BenchmarkEventHeap is a busy cluster's heap: 2000 slots, each task end
-// followed by the next task's end 5–15 s later.
+// BenchmarkEventHeap is a busy cluster's heap: 2000 and 30 000 slots (the
+// benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by the
+// next task's end 5–15 s later.
 func BenchmarkEventHeap(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var h eventHeap
-	for i := range 2000 {
-		h.push(event{t: 5 + 10*rng.Float64(), arg: int32(i)})
-	}
-	for b.Loop() {
-		e := h.pop()
-		h.push(event{t: e.t + 5 + 10*rng.Float64(), arg: e.arg})
+	for _, slots := range []int{2000, 30000} {
+		b.Run(fmt.Sprintf("slots=%d", slots), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			var h eventHeap
+			for i := range slots {
+				h.push(event{t: 5 + 10*rng.Float64(), arg: int32(i)})
+			}
+			for b.Loop() {
+				e := h.pop()
+				h.push(event{t: e.t + 5 + 10*rng.Float64(), arg: e.arg})
+			}
+		})
 	}
 }

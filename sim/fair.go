@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Fair is max-min fair sharing as the Hadoop Fair Scheduler does it (Zaharia et al., "Delay Scheduling", EuroSys 2010):
 // a free slot goes to the job with the fewest running tasks of the slot's kind
@@ -23,13 +20,8 @@ import (
 type Fair struct {
 	Delay, RackDelay int
 
-	order     [2][]int32
-	key       [2][]int32 // the running count each job in order was placed by
-	in        [2][]bool  // the job is in order
-	stamp     []uint64   // f.merges when the job was last seen runnable in a merge
-	merges    uint64
-	moved     []int32
-	version   [2]uint64
+	order     [2]fairOrder
+	changed   []int32
 	skip      []int32
 	skippedAt []uint64 // the offer in which the job was last skipped
 	offer     uint64
@@ -57,16 +49,11 @@ func (f *Fair) Name() string {
 func (f *Fair) Start(s *State) {
 	f.skip = make([]int32, s.Jobs())
 	f.skippedAt = make([]uint64, s.Jobs())
-	f.stamp = make([]uint64, s.Jobs())
-	f.merges = 0
 	f.offer = 0
 	for k := range f.order {
-		f.order[k] = f.order[k][:0]
-		f.key[k] = make([]int32, s.Jobs())
-		f.in[k] = make([]bool, s.Jobs())
-		f.version[k] = ^uint64(0)
+		f.order[k].reset(s.Jobs(), s.Slots(Kind(k))*s.Nodes())
 	}
-	s.WatchRunning()
+	s.WatchJobs()
 }
 
 // Offering starts a scheduling opportunity: a node offering its free slots
@@ -77,19 +64,28 @@ func (f *Fair) Offering(*State, int) { f.offer++ }
 
 // Assign implements Algorithms 1 and 2.
 func (f *Fair) Assign(s *State, node int, k Kind) int {
-	f.sort(s, k)
-	for _, j32 := range f.order[k] {
-		j := int(j32)
+	o := &f.order[k]
+	f.update(s, k)
+	for c, j := o.first(); j >= 0; c, j = o.after(c, j) {
 		if k == Reduce || (f.Delay == 0 && f.RackDelay == 0) {
 			return j
 		}
-		switch l := s.BestLocality(j, node, k); {
-		case l == NodeLocal || l == NoInput:
-			f.skip[j] = 0
-			return j
-		case l == RackLocal && int(f.skip[j]) >= f.Delay,
-			l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
-			return j
+		if int(f.skip[j]) < f.Delay {
+			// Before D skips only a node-local task is taken, and whether
+			// there is one costs less to learn than the best locality.
+			if s.localTask(j, node, k) {
+				f.skip[j] = 0
+				return j
+			}
+		} else {
+			switch l := s.BestLocality(j, node, k); {
+			case l == NodeLocal || l == NoInput:
+				f.skip[j] = 0
+				return j
+			case l == RackLocal,
+				l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
+				return j
+			}
 		}
 		if f.skippedAt[j] != f.offer {
 			f.skippedAt[j] = f.offer
@@ -99,75 +95,93 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 	return Later
 }
 
-// sort orders the runnable jobs by running tasks, then index. Only what
-// changed is redone: the jobs whose running count moved (State.TakeMoved)
-// are taken out and put back where their new count belongs, by binary
-// search; when the runnable set changed, the jobs that left are dropped in
-// one pass and those that joined are put in likewise (a first build, or many
-// joining at once, sorts afresh). A slot then costs O(moved · log R)
-// comparisons, not a pass over all R runnable jobs, which at 10⁷ tasks was
-// nearly all of a fair run's time.
-func (f *Fair) sort(s *State, k Kind) {
-	o, key := f.order[k], f.key[k]
-	f.moved = s.TakeMoved(k, f.moved)
-	for _, j := range f.moved {
-		if !f.in[k][j] {
-			continue // placed by its count when it joins
+// update files again, under their running count now, the jobs whose count
+// or runnability changed since the last slot (State.TakeChanged): O(1) per
+// change, where re-sorting or merging the runnable jobs costs O(R) and, at
+// 10⁷ tasks, nearly all of a fair run's time.
+func (f *Fair) update(s *State, k Kind) {
+	o := &f.order[k]
+	f.changed = s.TakeChanged(k, f.changed)
+	for _, j := range f.changed {
+		o.take(int(j))
+		if s.runnableNow(int(j), k) {
+			o.put(int(j), s.Running(int(j), k))
 		}
-		i, _ := slices.BinarySearchFunc(o, j, func(x, t int32) int { return cmpRun(key, x, t) })
-		key[j] = int32(s.Running(int(j), k))
-		o = slices.Delete(o, i, i+1)
-		i, _ = slices.BinarySearchFunc(o, j, func(x, t int32) int { return cmpRun(key, x, t) })
-		o = slices.Insert(o, i, j)
 	}
-	if v := s.RunnableVersion(k); v != f.version[k] {
-		o = f.merge(s, k, o, v)
-	}
-	f.order[k] = o
 }
 
-// merge brings o, ordered, to the runnable set of version v.
-func (f *Fair) merge(s *State, k Kind, o []int32, v uint64) []int32 {
-	key, in := f.key[k], f.in[k]
-	run := s.Runnable(k)
-	f.merges++
-	for _, j := range run {
-		f.stamp[j] = f.merges
+// fairOrder is the runnable jobs of one kind by running count, then index:
+// a set of the jobs per count and a set of the counts that have jobs, so that
+// a job changes place in O(1) and the order is walked from its head without
+// being kept as a list.
+type fairOrder struct {
+	counts  *indexSet   // the counts some job in the order has
+	byCount []*indexSet // the jobs by count; nil where none
+	key     []int32     // the count job j is filed under, or −1 if not in the order
+	spare   []*indexSet // empty job sets, for the next count that needs one
+	jobs    int
+}
+
+// reset empties the order for a run of jobs jobs whose running counts are at
+// most maxCount.
+func (o *fairOrder) reset(jobs, maxCount int) {
+	o.counts = newIndexSet(maxCount + 1)
+	o.byCount = make([]*indexSet, maxCount+1)
+	o.key = make([]int32, jobs)
+	for j := range o.key {
+		o.key[j] = -1
 	}
-	kept := o[:0]
-	for _, j := range o {
-		if f.stamp[j] == f.merges {
-			kept = append(kept, j)
+	o.spare, o.jobs = o.spare[:0], jobs
+}
+
+// put files job j, not in the order, under count c.
+func (o *fairOrder) put(j, c int) {
+	b := o.byCount[c]
+	if b == nil {
+		if n := len(o.spare); n > 0 {
+			b, o.spare = o.spare[n-1], o.spare[:n-1]
 		} else {
-			in[j] = false
+			b = newIndexSet(o.jobs)
 		}
+		o.byCount[c] = b
+		o.counts.add(c)
 	}
-	o = kept
-	joined := len(run) - len(o)
-	rebuild := f.version[k] == ^uint64(0) || joined > 32
-	f.version[k] = v
-	for _, j := range run {
-		if in[j] {
-			continue
-		}
-		in[j], key[j] = true, int32(s.Running(int(j), k))
-		if rebuild {
-			o = append(o, j)
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(o, j, func(x, t int32) int { return cmpRun(key, x, t) })
-		o = slices.Insert(o, i, j)
-	}
-	if rebuild {
-		slices.SortFunc(o, func(a, b int32) int { return cmpRun(key, a, b) })
-	}
-	return o
+	b.add(j)
+	o.key[j] = int32(c)
 }
 
-// cmpRun orders jobs by the running count in key, then by index.
-func cmpRun(key []int32, a, b int32) int {
-	if key[a] != key[b] {
-		return int(key[a] - key[b])
+// take removes job j from the order, if it is there.
+func (o *fairOrder) take(j int) {
+	c := o.key[j]
+	if c < 0 {
+		return
 	}
-	return int(a - b)
+	o.key[j] = -1
+	b := o.byCount[c]
+	b.remove(j)
+	if b.empty() {
+		// An empty set is all zeros: ready for reuse as it is.
+		o.byCount[c] = nil
+		o.spare = append(o.spare, b)
+		o.counts.remove(int(c))
+	}
+}
+
+// first is the head of the order (its count and job), or job −1.
+func (o *fairOrder) first() (c, j int) {
+	if c = o.counts.next(0); c < 0 {
+		return -1, -1
+	}
+	return c, o.byCount[c].next(0)
+}
+
+// after is the job after job j, filed under count c, or job −1.
+func (o *fairOrder) after(c, j int) (int, int) {
+	if n := o.byCount[c].next(j + 1); n >= 0 {
+		return c, n
+	}
+	if c = o.counts.next(c + 1); c < 0 {
+		return -1, -1
+	}
+	return c, o.byCount[c].next(0)
 }

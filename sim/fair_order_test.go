@@ -24,7 +24,7 @@ func (c *checkedFair) Assign(s *State, node int, k Kind) int {
 		}
 		return int(a - b)
 	})
-	if got := c.Fair.order[k]; !slices.Equal(got, want) {
+	if got := orderList(&c.Fair.order[k]); !slices.Equal(got, want) {
 		c.t.Fatalf("t = %v, kind %d: order %v, want %v", s.Now(), k, got, want)
 	}
 	c.checks++
@@ -45,4 +45,13 @@ func TestFairOrderIsASort(t *testing.T) {
 	if checks < 1000 {
 		t.Errorf("only %d orderings checked", checks)
 	}
+}
+
+// orderList is the order walked from its head, as Assign walks it.
+func orderList(o *fairOrder) []int32 {
+	var l []int32
+	for c, j := o.first(); j >= 0; c, j = o.after(c, j) {
+		l = append(l, int32(j))
+	}
+	return l
 }

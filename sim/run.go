@@ -37,9 +37,10 @@ type State struct {
 	runnable [2][]int32
 	version  [2]uint64
 	adds     [2]uint64 // jobs added to runnable[k], ever
-	// moved lists, per kind, the jobs whose running count changed since the
-	// policy last took the list (TakeMoved), once a policy asked for it
-	// (WatchRunning); movedMark flags the jobs listed.
+	// moved lists, per kind, the jobs whose running count changed, or that
+	// joined or left runnable, since the policy last took the list
+	// (TakeChanged), once a policy asked for it (WatchJobs); movedMark flags
+	// the jobs listed.
 	moved      [2][]int32
 	movedMark  [2][]bool
 	unfinished int
@@ -281,6 +282,7 @@ func (s *State) addRunnable(j int, k Kind) {
 	s.runnable[k] = append(s.runnable[k], int32(j))
 	s.version[k]++
 	s.adds[k]++
+	s.noteMoved(j, k)
 }
 
 func (s *State) removeRunnable(j int, k Kind) {
@@ -295,6 +297,7 @@ func (s *State) removeRunnable(j int, k Kind) {
 	s.runnable[k] = s.runnable[k][:len(s.runnable[k])-1]
 	jr.runPos[k] = -1
 	s.version[k]++
+	s.noteMoved(j, k)
 }
 
 // findTask returns job j's best pending task of kind for node and its
@@ -355,6 +358,26 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	jr.cursor[k] = hi
 	return -1, NoInput
+}
+
+// localTask reports whether job j, which has a pending task of kind, has
+// one that is node-local on node or reads no input: whether BestLocality
+// would be NodeLocal or NoInput, found without looking any further.
+func (s *State) localTask(j, node int, k Kind) bool {
+	if f := &s.found; f.ok && f.job == j && f.node == node && f.kind == k {
+		return rank(f.locality) == 0
+	}
+	jr := &s.jobs[j]
+	if k == Reduce || jr.noInput {
+		return true
+	}
+	b := s.blocks(j)
+	for _, t := range jr.requeued {
+		if s.tasks[t].kind == Map && b.node.has(int32(node), t) {
+			return true
+		}
+	}
+	return b.node.next(int32(node), s.tasks) >= 0
 }
 
 // rank orders localities for choosing: a task that reads no input is as good
@@ -455,7 +478,7 @@ func (s *State) freeSlot(t int32) {
 	s.noteMoved(int(tr.job), k)
 }
 
-// noteMoved lists job j in moved[k], if a policy watches running counts.
+// noteMoved lists job j in moved[k], if a policy watches the jobs.
 func (s *State) noteMoved(j int, k Kind) {
 	if m := s.movedMark[k]; m != nil && !m[j] {
 		m[j] = true
@@ -628,21 +651,23 @@ func (s *State) Runnable(k Kind) []int32 { return s.runnable[k] }
 // RunnableVersion counts changes to Runnable(k).
 func (s *State) RunnableVersion(k Kind) uint64 { return s.version[k] }
 
-// WatchRunning starts, for this run, the list of jobs whose running count
-// changes that TakeMoved hands over: a policy that keeps jobs ordered by
-// their running tasks then moves only those, instead of re-checking every
-// runnable job on every slot. Called from Start.
-func (s *State) WatchRunning() {
+// WatchJobs starts, for this run, the list of jobs whose running count
+// changed, or that joined or left Runnable, that TakeChanged hands over: a
+// policy that keeps jobs ordered by their running tasks then refiles only
+// those, instead of re-checking every runnable job on every slot. Called
+// from Start.
+func (s *State) WatchJobs() {
 	for k := range s.movedMark {
 		s.movedMark[k] = make([]bool, len(s.jobs))
 		s.moved[k] = s.moved[k][:0]
 	}
 }
 
-// TakeMoved appends to buf[:0] the jobs whose running count of kind k has
-// changed since the last call (each once, in the order of their first
-// change), empties the list and returns buf.
-func (s *State) TakeMoved(k Kind, buf []int32) []int32 {
+// TakeChanged appends to buf[:0] the jobs whose running count of kind k
+// changed, or that joined or left Runnable(k), since the last call (each
+// once, in the order of their first change), empties the list and returns
+// buf.
+func (s *State) TakeChanged(k Kind, buf []int32) []int32 {
 	buf = append(buf[:0], s.moved[k]...)
 	for _, j := range s.moved[k] {
 		s.movedMark[k][j] = false
@@ -650,6 +675,9 @@ func (s *State) TakeMoved(k Kind, buf []int32) []int32 {
 	s.moved[k] = s.moved[k][:0]
 	return buf
 }
+
+// runnableNow reports whether job j is in Runnable(k).
+func (s *State) runnableNow(j int, k Kind) bool { return s.jobs[j].runPos[k] >= 0 }
 
 // BestLocality is the best locality job j's pending tasks of kind can have on
 // node: what it would get if it were given the slot now.

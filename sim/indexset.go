@@ -1,0 +1,93 @@
+package sim
+
+import "math/bits"
+
+// indexSet is a set of integers in [0, n) with ordered search: a bitmap of
+// the members and, above it, bitmaps of the non-zero words of the level below
+// (bit w of level l+1 is set when word w of level l is not zero), up to one
+// word. Adding, removing and finding the least member ≥ i are then a few word
+// operations per level, log₆₄ n levels: three for a million.
+//
+// lo is a lower bound on the members, raised by searches that start below
+// it: the jobs of a queue finish roughly in order, so the members bunch at
+// the high end and a search from the start would climb and descend the
+// levels past the empty low words every time.
+type indexSet struct {
+	level [][]uint64
+	lo    int
+}
+
+// newIndexSet is an empty set of integers in [0, n).
+func newIndexSet(n int) *indexSet {
+	x := &indexSet{}
+	for {
+		words := max(1, (n+63)/64)
+		x.level = append(x.level, make([]uint64, words))
+		if words == 1 {
+			return x
+		}
+		n = words
+	}
+}
+
+// add puts i in the set.
+func (x *indexSet) add(i int) {
+	x.lo = min(x.lo, i)
+	for _, l := range x.level {
+		w := i / 64
+		was := l[w]
+		l[w] |= 1 << (i % 64)
+		if was != 0 {
+			return // the levels above already mark this word
+		}
+		i = w
+	}
+}
+
+// remove takes i out of the set.
+func (x *indexSet) remove(i int) {
+	for _, l := range x.level {
+		w := i / 64
+		if l[w] &^= 1 << (i % 64); l[w] != 0 {
+			return // the word still has members: the levels above stand
+		}
+		i = w
+	}
+}
+
+// empty reports whether the set has no member.
+func (x *indexSet) empty() bool { return x.level[len(x.level)-1][0] == 0 }
+
+// next is the least member ≥ i, or −1.
+func (x *indexSet) next(i int) int {
+	if i > x.lo {
+		return x.search(i)
+	}
+	m := x.search(x.lo)
+	if m >= 0 {
+		x.lo = m
+	}
+	return m
+}
+
+// search is the least member ≥ i, or −1.
+func (x *indexSet) search(i int) int {
+	// Climb until a word holds a member at or after the position, then go
+	// down along the lowest set bits.
+	l := 0
+	for {
+		if l == len(x.level) || i/64 >= len(x.level[l]) {
+			return -1
+		}
+		w := i / 64
+		if m := x.level[l][w] & (^uint64(0) << (i % 64)); m != 0 {
+			i = w*64 + bits.TrailingZeros64(m)
+			break
+		}
+		i, l = w+1, l+1
+	}
+	for ; l > 0; l-- {
+		i = i*64 + bits.TrailingZeros64(x.level[l-1][i])
+	}
+	return i
+}
