@@ -34,6 +34,7 @@ type placeBuild struct {
 	places []int32  // the places with entries
 }
 
+// newPlaceBuild is the scratch for building indexes over places 0..places−1.
 func newPlaceBuild(places int) placeBuild {
 	return placeBuild{run: make([]int32, places), seen: make([]uint64, (places+63)/64)}
 }
@@ -75,9 +76,9 @@ func (x *placeIndex) allocate(b *placeBuild) {
 	for _, p := range b.places {
 		n += int(b.run[p])
 	}
-	// Exactly sized, with an eighth more so that the next job's index
-	// fits in it (indexes are reused): what is allocated is held until
-	// the next collection.
+	// An eighth over what this job needs, so that a reused index usually
+	// fits the next job without a new allocation (what is allocated is
+	// held until the next collection).
 	if cap(x.runs) < r+1 {
 		x.runs = make([]placeRun, r+1, r+1+r/8)
 	}

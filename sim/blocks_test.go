@@ -112,3 +112,53 @@ func TestPlaceIndexFind(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceIndexBuild: indexes built through count, allocate, fill and done,
+// one index and one scratch reused across builds of every size and shape
+// (empty, one place, bunched at either end, dense, sparse over a million
+// places, so that allocate both sorts and walks the seen bits), give each
+// place exactly its tasks in task order, no place without tasks, and leave
+// the scratch all zero.
+func TestPlaceIndexBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 1))
+	for _, span := range []int{1, 2, 63, 64, 65, 1000, 1 << 20} {
+		b := newPlaceBuild(span)
+		var x placeIndex
+		for trial := range 12 {
+			lo, width := 0, span
+			switch trial % 4 {
+			case 1:
+				width = min(span, 5)
+			case 2:
+				lo, width = max(0, span-5), min(span, 5)
+			}
+			n := []int{0, 1, 40, 3 * span}[trial%4]
+			if n > 200_000 {
+				n = 200_000
+			}
+			pairs := make([]taskPlace, n)
+			want := map[int32][]int32{}
+			for i := range pairs {
+				p := int32(lo + rng.IntN(width))
+				pairs[i] = taskPlace{p: p, t: int32(i)}
+				want[p] = append(want[p], int32(i))
+			}
+			x.count(pairs, &b)
+			x.allocate(&b)
+			x.fill(pairs, &b)
+			x.done(&b)
+			if got := len(x.runs) - 1; got != len(want) {
+				t.Fatalf("span %d, trial %d: %d places indexed, want %d", span, trial, got, len(want))
+			}
+			for p := range int32(span) {
+				if got := x.tasksAt(p); !slices.Equal(got, want[p]) {
+					t.Fatalf("span %d, trial %d: tasksAt(%d) = %v, want %v", span, trial, p, got, want[p])
+				}
+			}
+			if slices.ContainsFunc(b.run, func(v int32) bool { return v != 0 }) ||
+				slices.ContainsFunc(b.seen, func(v uint64) bool { return v != 0 }) || len(b.places) != 0 {
+				t.Fatalf("span %d, trial %d: the scratch is not zero after the build", span, trial)
+			}
+		}
+	}
+}

@@ -26,8 +26,8 @@ func (a *event) before(b *event) bool {
 	return a.t < b.t || (a.t == b.t && a.seq < b.seq)
 }
 
-// less is 1 if a comes before b, else 0, computed without branches.
-func less(a, b *event) int {
+// evLess is 1 if a comes before b, else 0, computed without branches.
+func evLess(a, b *event) int {
 	return b2i(a.t < b.t) | b2i(a.t == b.t)&b2i(a.seq < b.seq)
 }
 
@@ -128,9 +128,9 @@ func (h *eventHeap) pop() event {
 		// Which child is least is a coin toss to the branch predictor:
 		// decide it with arithmetic instead.
 		q := ev[c : c+arity : c+arity]
-		m := less(&q[1], &q[0])
-		m2 := 2 + less(&q[3], &q[2])
-		m += (m2 - m) * less(&q[m2], &q[m])
+		m := evLess(&q[1], &q[0])
+		m2 := 2 + evLess(&q[3], &q[2])
+		m += (m2 - m) * evLess(&q[m2], &q[m])
 		ev[i] = q[m]
 		i = c + m
 	}

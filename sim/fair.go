@@ -16,7 +16,8 @@ import "fmt"
 // node-local one. RackDelay adds the paper's second wait for rack locality:
 // after D skips only rack-local tasks are allowed, after D + RackDelay any.
 // Reduce tasks read no block and are never delayed. A slot nobody takes is
-// answered Later, so it is offered again.
+// answered Later, so it is offered again. Delay and RackDelay must not be
+// negative (ParsePolicy refuses them; Start panics).
 type Fair struct {
 	Delay, RackDelay int
 
@@ -47,11 +48,21 @@ func (f *Fair) Name() string {
 
 // Start forgets the previous run.
 func (f *Fair) Start(s *State) {
+	if f.Delay < 0 || f.RackDelay < 0 {
+		// Assign's shortcut before D skips (only a node-local task can be
+		// taken) holds only for waits that are not negative.
+		panic(fmt.Sprintf("sim: Fair with a negative wait (Delay %d, RackDelay %d)", f.Delay, f.RackDelay))
+	}
 	f.skip = make([]int32, s.Jobs())
 	f.skippedAt = make([]uint64, s.Jobs())
 	f.offer = 0
 	for k := range f.order {
-		f.order[k].reset(s.Jobs(), s.Slots(Kind(k))*s.Nodes())
+		// A job never runs more tasks than it has, nor than there are slots.
+		most := 0
+		for j := range s.Jobs() {
+			most = max(most, s.Remaining(j, Kind(k)))
+		}
+		f.order[k].reset(s.Jobs(), min(most, s.Slots(Kind(k))*s.Nodes()))
 	}
 	s.WatchJobs()
 }
@@ -104,7 +115,7 @@ func (f *Fair) update(s *State, k Kind) {
 	f.changed = s.TakeChanged(k, f.changed)
 	for _, j := range f.changed {
 		o.take(int(j))
-		if s.runnableNow(int(j), k) {
+		if s.IsRunnable(int(j), k) {
 			o.put(int(j), s.Running(int(j), k))
 		}
 	}
@@ -113,7 +124,10 @@ func (f *Fair) update(s *State, k Kind) {
 // fairOrder is the runnable jobs of one kind by running count, then index:
 // a set of the jobs per count and a set of the counts that have jobs, so that
 // a job changes place in O(1) and the order is walked from its head without
-// being kept as a list.
+// being kept as a list. Each job set is a bitmap over all jobs (jobs/8 bytes
+// and its summaries), and at most about √(2·slots) counts have jobs at once,
+// since the running counts of distinct jobs sum to at most the slots: for the
+// traces' tens of thousands of jobs a few hundred kilobytes.
 type fairOrder struct {
 	counts  *indexSet   // the counts some job in the order has
 	byCount []*indexSet // the jobs by count; nil where none

@@ -6,7 +6,8 @@ import "math/bits"
 // the members and, above it, bitmaps of the non-zero words of the level below
 // (bit w of level l+1 is set when word w of level l is not zero), up to one
 // word. Adding, removing and finding the least member ≥ i are then a few word
-// operations per level, log₆₄ n levels: three for a million.
+// operations per level, ⌈log₆₄ n⌉ + 1 levels at most: four for a million
+// (15 625, 245, 4 and 1 words).
 //
 // lo is a lower bound on the members, raised by searches that start below
 // it: the jobs of a queue finish roughly in order, so the members bunch at

@@ -6,7 +6,7 @@ import (
 )
 
 // TestIndexSetNext: after every add or remove on random sets of sizes that
-// give one to three levels, next(i) is the least member ≥ i, as a plain
+// give one to four levels, next(i) is the least member ≥ i, as a plain
 // []bool says, for every i (and n, past the end, has none).
 func TestIndexSetNext(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

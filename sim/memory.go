@@ -13,7 +13,8 @@ var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 
 // The per-item costs EstimateMemory counts, in bytes of resident memory. A
 // task is a 24-byte record. A job's block index (4 bytes a replica, 4 a rack
-// holding one, 16 per place holding one, and its table) exists only while
+// holding one, 12 per node or rack holding one, places sorted with no table,
+// allocated an eighth over so a reused index fits the next job) exists only while
 // the job's maps run, so it counts per task only when one job holds most of
 // the tasks; the replicas themselves are drawn, not kept, and the
 // workload's own durations come on top. Measured (packer simulate -p fifo,

@@ -35,17 +35,16 @@ type State struct {
 	spare    []*jobBlocks // released block indexes, for reuse
 
 	runnable [2][]int32
-	version  [2]uint64
 	adds     [2]uint64 // jobs added to runnable[k], ever
-	// moved lists, per kind, the jobs whose running count changed, or that
+	// changed lists, per kind, the jobs whose running count changed, or that
 	// joined or left runnable, since the policy last took the list
-	// (TakeChanged), once a policy asked for it (WatchJobs); movedMark flags
+	// (TakeChanged), once a policy asked for it (WatchJobs); changedMark flags
 	// the jobs listed.
-	moved      [2][]int32
-	movedMark  [2][]bool
-	unfinished int
-	active     int    // jobs submitted and not finished
-	hbStopped  []bool // nodes whose heartbeats pause while no job is active
+	changed     [2][]int32
+	changedMark [2][]bool
+	unfinished  int
+	active      int    // jobs submitted and not finished
+	hbStopped   []bool // nodes whose heartbeats pause while no job is active
 	// tickStopped: the policy's allocation ticks pause likewise.
 	tickStopped bool
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
@@ -280,9 +279,8 @@ func (s *State) addRunnable(j int, k Kind) {
 	}
 	jr.runPos[k] = int32(len(s.runnable[k]))
 	s.runnable[k] = append(s.runnable[k], int32(j))
-	s.version[k]++
 	s.adds[k]++
-	s.noteMoved(j, k)
+	s.noteChanged(j, k)
 }
 
 func (s *State) removeRunnable(j int, k Kind) {
@@ -296,8 +294,7 @@ func (s *State) removeRunnable(j int, k Kind) {
 	s.jobs[last].runPos[k] = i
 	s.runnable[k] = s.runnable[k][:len(s.runnable[k])-1]
 	jr.runPos[k] = -1
-	s.version[k]++
-	s.noteMoved(j, k)
+	s.noteChanged(j, k)
 }
 
 // findTask returns job j's best pending task of kind for node and its
@@ -445,7 +442,7 @@ func (s *State) launch(j, node int, k Kind) {
 	}
 	jr.pending[k]--
 	jr.running[k]++
-	s.noteMoved(j, k)
+	s.noteChanged(j, k)
 	if jr.pending[k] == 0 {
 		s.removeRunnable(j, k)
 	}
@@ -475,14 +472,14 @@ func (s *State) freeSlot(t int32) {
 	}
 	s.busy[k] += s.now - tr.start
 	s.jobs[tr.job].running[k]--
-	s.noteMoved(int(tr.job), k)
+	s.noteChanged(int(tr.job), k)
 }
 
-// noteMoved lists job j in moved[k], if a policy watches the jobs.
-func (s *State) noteMoved(j int, k Kind) {
-	if m := s.movedMark[k]; m != nil && !m[j] {
+// noteChanged lists job j in changed[k], if a policy watches the jobs.
+func (s *State) noteChanged(j int, k Kind) {
+	if m := s.changedMark[k]; m != nil && !m[j] {
 		m[j] = true
-		s.moved[k] = append(s.moved[k], int32(j))
+		s.changed[k] = append(s.changed[k], int32(j))
 	}
 }
 
@@ -644,12 +641,9 @@ func (s *State) Running(j int, k Kind) int { return int(s.jobs[j].running[k]) }
 
 // Runnable lists the jobs with a task of kind that could start now, in no
 // particular order. The slice is the core's: read it, do not keep it past the
-// call. RunnableVersion changes whenever the set changes, so a policy can keep
-// its own ordering and rebuild it only then.
+// call. A policy that keeps its own ordering of these jobs learns of changes
+// from WatchJobs and TakeChanged instead of re-reading the set.
 func (s *State) Runnable(k Kind) []int32 { return s.runnable[k] }
-
-// RunnableVersion counts changes to Runnable(k).
-func (s *State) RunnableVersion(k Kind) uint64 { return s.version[k] }
 
 // WatchJobs starts, for this run, the list of jobs whose running count
 // changed, or that joined or left Runnable, that TakeChanged hands over: a
@@ -657,9 +651,9 @@ func (s *State) RunnableVersion(k Kind) uint64 { return s.version[k] }
 // those, instead of re-checking every runnable job on every slot. Called
 // from Start.
 func (s *State) WatchJobs() {
-	for k := range s.movedMark {
-		s.movedMark[k] = make([]bool, len(s.jobs))
-		s.moved[k] = s.moved[k][:0]
+	for k := range s.changedMark {
+		s.changedMark[k] = make([]bool, len(s.jobs))
+		s.changed[k] = s.changed[k][:0]
 	}
 }
 
@@ -668,16 +662,17 @@ func (s *State) WatchJobs() {
 // once, in the order of their first change), empties the list and returns
 // buf.
 func (s *State) TakeChanged(k Kind, buf []int32) []int32 {
-	buf = append(buf[:0], s.moved[k]...)
-	for _, j := range s.moved[k] {
-		s.movedMark[k][j] = false
+	buf = append(buf[:0], s.changed[k]...)
+	for _, j := range s.changed[k] {
+		s.changedMark[k][j] = false
 	}
-	s.moved[k] = s.moved[k][:0]
+	s.changed[k] = s.changed[k][:0]
 	return buf
 }
 
-// runnableNow reports whether job j is in Runnable(k).
-func (s *State) runnableNow(j int, k Kind) bool { return s.jobs[j].runPos[k] >= 0 }
+// IsRunnable reports whether job j is in Runnable(k): with TakeChanged, it
+// tells a job that joined from one that left.
+func (s *State) IsRunnable(j int, k Kind) bool { return s.jobs[j].runPos[k] >= 0 }
 
 // BestLocality is the best locality job j's pending tasks of kind can have on
 // node: what it would get if it were given the slot now.
