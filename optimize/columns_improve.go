@@ -81,9 +81,12 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int) bool {
 	was := pa.T + pb.T
 	bestGain := 1e-9 * was
 	var bestA, bestB []looseJob
-	try := func(na, nb []looseJob) {
-		_, ta := ps.price(na, was-bestGain)
-		if math.IsInf(ta, 1) {
+	// try prices a change; ta, if not NaN, is na's duration, known already.
+	try := func(na, nb []looseJob, ta float64) {
+		if math.IsNaN(ta) {
+			_, ta = ps.price(na, was-bestGain)
+		}
+		if ta >= was-bestGain {
 			return
 		}
 		_, tb := ps.price(nb, was-bestGain-ta)
@@ -95,8 +98,8 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int) bool {
 		critical := pa.without[i] < pa.T
 		rest := slices.Delete(slices.Clone(pa.jobs), i, i+1)
 		for _, r := range ps.roles(x.job) {
-			if critical {
-				try(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}))
+			if critical { // the phase without x is known to last pa.without[i]
+				try(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}), pa.without[i])
 			}
 		}
 		if a > b {
@@ -110,7 +113,7 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int) bool {
 				for _, rz := range ps.roles(z.job) {
 					nb := slices.Clone(pb.jobs)
 					nb[k] = looseJob{x.job, rx}
-					try(append(slices.Clone(rest), looseJob{z.job, rz}), nb)
+					try(append(slices.Clone(rest), looseJob{z.job, rz}), nb, math.NaN())
 				}
 			}
 		}
@@ -158,7 +161,10 @@ func (ps *phaseSolver) price(jobs []looseJob, limit float64) ([]looseJob, float6
 		}
 		return ps.cands[sort.Search(top, func(i int) bool { return ps.fits(ids, roles, ps.cands[i], lo, hi) })]
 	}
-	T, tp := least(roles), least(make([]int, len(jobs)))
+	T, tp := least(roles), math.Inf(1)
+	if slices.ContainsFunc(roles, func(r int) bool { return r != rolePrimary }) {
+		tp = least(make([]int, len(jobs)))
+	}
 	if tp < T {
 		out := make([]looseJob, len(jobs))
 		for k, x := range jobs {
