@@ -191,8 +191,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	return res, nil
 }
 
-// integerPlan ends Columns: the dive, a final bound round if the limit
-// stopped column generation, local improvement (improve) of the best plan,
+// integerPlan ends Columns: a final bound round if the limit stopped
+// column generation, the dive, local improvement (improve) of the best plan,
 // then the branch-and-bound over the generated columns, whose plan is
 // improved in turn; stop ends any of them.
 func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {
@@ -206,15 +206,15 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {
 	// Stop may have cut the last LP short, and the dive follows its values:
 	// finish it (from where it stopped, so this is quick when it was not).
 	cg.lp.solve(50*m, stop)
-	take(cg.dive(stop))
-	// The dive added columns to the LP but left its basis, so its duals
-	// are still the last LP's: the final bound prices them. It comes before
-	// the improvement, which can take all the time that is left.
+	// The final bound comes first: a plan exists already (the seeds), a
+	// bound beyond LowerBound's only if a full round got to run, and at
+	// M = 100 on 50 hosts under auto's share of the limit the dive could
+	// leave it no time.
 	if res.Ended == EndedStopped || res.Ended == EndedRounds {
-		cg.incumbent = res.Makespan
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
 		cg.cut = false
 	}
+	take(cg.dive(stop))
 	take(cg.ps.improve(res.Schedule, stop))
 	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, stop); ok && p.Makespan(s) < res.Makespan {
 		take(cg.ps.improve(s, stop))

@@ -54,14 +54,14 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 		}
 		phases = append(phases, ps.newLoosePhase(jobs))
 	}
-	for checks := 0; ; {
+	for {
 		better := false
 		for a := range phases {
 			for b := range phases {
 				if a == b || len(phases[a].jobs) == 0 || len(phases[b].jobs) == 0 {
 					continue
 				}
-				if checks++; stop != nil && checks%8 == 0 && stop() {
+				if stop != nil && stop() {
 					return ps.looseSchedule(phases)
 				}
 				better = ps.moveOrSwap(phases, a, b) || better
