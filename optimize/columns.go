@@ -248,6 +248,7 @@ type columnGen struct {
 	// last full round (fullDue reads them).
 	work, quickWork, fullWork int64
 	lastFull                  int
+	lpHist                    []float64 // the LP's value at each round
 	// refine is farleyTheta's budget factor (refineFactor, or finalRefine).
 	refine int
 	// pi are the duals a round prices at; y the LP's own (clamped at 0),
