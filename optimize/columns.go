@@ -98,7 +98,7 @@ const (
 // whose real duration T has T − Σπ < 0 enters. Past N = 100 primary VMs
 // (maxCells) the capacities are counted in units of several VMs: floored for
 // the bound (a relaxation), rounded up for the columns (sets that fit). Most
-// rounds are quick ones on a coarser programme (columns_round.go).
+// rounds are quick ones that price a sample of the durations (columns_round.go).
 //
 // The bound is Farley's: for any π ≥ 0, θ = min over phases of
 // duration/π(phase) makes θ·π dual feasible, so θ·Σπ is a lower bound; a
@@ -112,11 +112,13 @@ const (
 // pricing, it is the LP optimum over all phases.
 //
 // Column generation ends when no column prices out, when the bound is within
-// Tolerance of the LP, or on Stop. The integer plan (price-and-branch): a
-// dive that fixes the LP's most-used columns and re-solves, pricing columns
-// for the jobs left, then a branch-and-bound over the generated columns
-// (brancher), and the seed schedules (Solve passes the pair plan and, for
-// auto, the swarm's); the best wins, so it is never worse than any seed.
+// Tolerance of the LP, or on Stop (then a final bound round prices the last
+// LP's duals). The integer plan (price-and-branch): a dive that fixes the
+// LP's most-used columns and re-solves, pricing columns for the jobs left,
+// the seed schedules (Solve passes the pair plan and, for auto, the
+// swarm's), local improvement of the best of these by moving and swapping
+// jobs between phases (improve), then a branch-and-bound over the generated
+// columns (brancher); the best wins, so it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
@@ -175,16 +177,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BranchStop == nil {
 		opt.BranchStop = opt.Stop
 	}
-	cg.stop, cg.cut = opt.BranchStop, false
-	// Stop may have cut the last LP short, and the dive follows its values:
-	// finish it (from where it stopped, so this is quick when it was not).
-	cg.lp.solve(50*m, opt.BranchStop)
-	if s := cg.dive(opt.BranchStop); p.Makespan(s) < res.Makespan {
-		res.Schedule, res.Makespan = s, p.Makespan(s)
-	}
-	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, opt.BranchStop); ok && p.Makespan(s) < res.Makespan {
-		res.Schedule, res.Makespan = s, p.Makespan(s)
-	}
+	cg.integerPlan(&res, opt.BranchStop)
 	res.Schedule = model.Normalize(res.Schedule)
 	if err := p.Check(res.Schedule); err != nil {
 		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
@@ -196,6 +189,36 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}
 	return res, nil
+}
+
+// integerPlan ends Columns: a final bound round if the limit stopped
+// column generation, the dive, local improvement (improve) of the best plan,
+// then the branch-and-bound over the generated columns, whose plan is
+// improved in turn; stop ends any of them.
+func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {
+	p, m := cg.p, len(cg.p.Jobs)
+	take := func(s model.Schedule) {
+		if ms := p.Makespan(s); ms < res.Makespan {
+			res.Schedule, res.Makespan = s, ms
+		}
+	}
+	cg.stop, cg.cut = stop, false
+	// Stop may have cut the last LP short, and the dive follows its values:
+	// finish it (from where it stopped, so this is quick when it was not).
+	cg.lp.solve(50*m, stop)
+	// The final bound comes first: a plan exists already (the seeds), a
+	// bound beyond LowerBound's only if a full round got to run, and at
+	// M = 100 on 50 hosts under auto's share of the limit the dive could
+	// leave it no time.
+	if res.Ended == EndedStopped || res.Ended == EndedRounds {
+		res.LowerBound = max(res.LowerBound, cg.finalBound())
+		cg.cut = false
+	}
+	take(cg.dive(stop))
+	take(cg.ps.improve(res.Schedule, stop))
+	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, stop); ok && p.Makespan(s) < res.Makespan {
+		take(cg.ps.improve(s, stop))
+	}
 }
 
 // columnGen holds the master LP, its columns' phases and the pricer.
@@ -218,8 +241,16 @@ type columnGen struct {
 	thetaAt int
 	exact   bool // grid holds every candidate duration
 	scale   int  // capacity units of the pricing programme, in VMs
-	// quickScale is the capacity unit of quick rounds' programme (≥ scale).
-	quickScale int
+	// sample is how many grid durations a quick round prices.
+	sample int
+	// work counts the table cells the pricing programme has filled;
+	// quickWork and fullWork split it by round kind, and lastFull is the
+	// last full round (fullDue reads them).
+	work, quickWork, fullWork int64
+	lastFull                  int
+	lpHist                    []float64 // the LP's value at each round
+	// refine is farleyTheta's budget factor (refineFactor, or finalRefine).
+	refine int
 	// pi are the duals a round prices at; y the LP's own (clamped at 0),
 	// which decide whether a column enters; centre the duals of the best
 	// bound so far, bestBound (the stabilisation centre, nil at first).
@@ -241,13 +272,9 @@ const (
 	minGrid     = 60
 )
 
-// maxCells bounds one pricing table of a full round, (⌊N/scale⌋+1)²: up to
-// N = 100 primary VMs (50 hosts of 2 disks) pricing is exact. quickCells
-// bounds a quick round's.
-const (
-	maxCells   = 101 * 101
-	quickCells = 40 * 40
-)
+// maxCells bounds one pricing table, (⌊N/scale⌋+1)²: up to N = 100 primary
+// VMs (50 hosts of 2 disks) pricing is exact.
+const maxCells = 101 * 101
 
 // newColumnGen starts column generation on p with the singleton columns;
 // cells bounds a full round's pricing table (0: maxCells) and grid the
@@ -269,8 +296,9 @@ func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
 		cells = maxCells
 	}
 	cg.scale = unitFor(n, cells)
-	cg.quickScale = max(cg.scale, unitFor(n, quickCells))
 	side := n/cg.scale + 1
+	cg.sample = min(maxSample, max(minSample, quickWork/(2*side*side*m)))
+	cg.refine = refineFactor
 	if grid == 0 {
 		grid = max(minGrid, pricingWork/(2*side*side*m))
 	}

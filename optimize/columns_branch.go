@@ -332,14 +332,9 @@ func (cg *columnGen) priceResidual(y []float64, rowJob []int, round int) int {
 		pi[j] = max(y[r], 0)
 	}
 	cg.pi, cg.y = pi, pi
-	g := len(cg.grid)
-	idx := make([]int, 0, min(g, sampleSize))
-	step := max(1, g/sampleSize)
-	for i := round % step; i < g && len(idx) < sampleSize; i += step {
-		idx = append(idx, i)
-	}
-	up := cg.quickScale > 1
-	return cg.enter(idx, cg.values(idx, cg.quickScale, up), cg.quickScale, up)
+	// The programme's work is about proportional to the jobs priced, so a
+	// residual LP with fewer jobs affords more durations per round.
+	return cg.quickRound(round, min(maxSample, cg.sample*len(pi)/max(1, len(rowJob))))
 }
 
 func disjoint(jobs []int, covered []bool) bool {

@@ -45,6 +45,9 @@ type groupDP struct {
 	choice [][]int8
 	items  []int
 	wA, wB []int // per item: primary units (−1: no primary), second units (−1: none)
+	// spare holds every choice buffer allocated so far, reused by later
+	// traced programmes: a trace writes every cell it may read back.
+	spare [][]int8
 }
 
 // reset empties the table for new capacities, reusing its memory.
@@ -67,13 +70,15 @@ func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
 // add runs one item through the table (0/1 knapsack). The table is updated
 // in place, cells in descending order: a cell reads only cells at or below
 // it in both resources, and each is read before it is overwritten, so every
-// read sees the table before this item.
+// read sees the table before this item. Rows are handled as slices, the
+// untraced case (most calls) in its own loop: this loop is most of column
+// generation's time.
 func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	w := g.capB + 1
 	cells := len(g.val[0])
 	var ch []int8
 	if trace {
-		ch = make([]int8, 2*cells)
+		ch = g.buffer(2 * cells)
 	}
 	v0, v1 := g.val[0], g.val[1]
 	for a := g.capA; a >= 0; a-- {
@@ -81,30 +86,37 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 		if g.cb > 0 {
 			top = min(top, (g.lim-g.ca*a)/g.cb)
 		}
+		r0, r1 := v0[a*w:a*w+top+1], v1[a*w:a*w+top+1]
+		var p0, p1 []float64 // the row wa primary units below, if any
+		if wa >= 0 && a >= wa {
+			p0, p1 = v0[(a-wa)*w:(a-wa)*w+top+1], v1[(a-wa)*w:(a-wa)*w+top+1]
+		}
+		if !trace {
+			addRow(r0, r1, p0, p1, wb, v)
+			continue
+		}
+		c0, c1 := ch[a*w:a*w+top+1], ch[cells+a*w:cells+a*w+top+1]
 		for b := top; b >= 0; b-- {
-			cell := a*w + b
-			n0, n1 := v0[cell], v1[cell]
-			var c0, c1 int8
-			if wa >= 0 && a >= wa {
-				if t := v0[cell-wa*w] + v; t > n0 {
-					n0, c0 = t, 1
+			n0, n1 := r0[b], r1[b]
+			var k0, k1 int8
+			if p0 != nil {
+				if t := p0[b] + v; t > n0 {
+					n0, k0 = t, 1
 				}
-				if t := v1[cell-wa*w] + v; t > n1 {
-					n1, c1 = t, 1
+				if t := p1[b] + v; t > n1 {
+					n1, k1 = t, 1
 				}
 			}
 			if wb >= 0 && b >= wb {
-				if t := v0[cell-wb] + v; t > n1 {
-					n1, c1 = t, 2
+				if t := r0[b-wb] + v; t > n1 {
+					n1, k1 = t, 2
 				}
-				if t := v1[cell-wb] + v; t > n1 {
-					n1, c1 = t, 3
+				if t := r1[b-wb] + v; t > n1 {
+					n1, k1 = t, 3
 				}
 			}
-			v0[cell], v1[cell] = n0, n1
-			if trace {
-				ch[cell], ch[cells+cell] = c0, c1
-			}
+			r0[b], r1[b] = n0, n1
+			c0[b], c1[b] = k0, k1
 		}
 	}
 	if trace {
@@ -112,6 +124,51 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 		g.items = append(g.items, item)
 		g.wA, g.wB = append(g.wA, wa), append(g.wB, wb)
 	}
+}
+
+// addRow is add's untraced update of one row (r0, r1 for flags 0 and 1):
+// p0, p1 are the row the item's primary units below (nil: it cannot be
+// primary there; the row itself when those units are 0), wb its
+// second-resource units (−1: none). Cells go in descending b, each cell's
+// sources read before it is written, as in add.
+func addRow(r0, r1, p0, p1 []float64, wb int, v float64) {
+	n := len(r0)
+	r1 = r1[:n]
+	switch {
+	case p0 != nil && wb >= 0:
+		p0, p1 = p0[:n], p1[:n]
+		for b := n - 1; b >= wb; b-- {
+			s0, s1 := r0[b-wb], r1[b-wb]
+			r0[b] = max(r0[b], p0[b]+v)
+			r1[b] = max(r1[b], p1[b]+v, s0+v, s1+v)
+		}
+		for b := min(wb, n) - 1; b >= 0; b-- {
+			r0[b] = max(r0[b], p0[b]+v)
+			r1[b] = max(r1[b], p1[b]+v)
+		}
+	case p0 != nil:
+		p0, p1 = p0[:n], p1[:n]
+		for b := n - 1; b >= 0; b-- {
+			r0[b] = max(r0[b], p0[b]+v)
+			r1[b] = max(r1[b], p1[b]+v)
+		}
+	case wb >= 0:
+		for b := n - 1; b >= wb; b-- {
+			r1[b] = max(r1[b], r0[b-wb]+v, r1[b-wb]+v)
+		}
+	}
+}
+
+// buffer returns the next choice buffer of n cells, reusing spare ones.
+func (g *groupDP) buffer(n int) []int8 {
+	k := len(g.choice)
+	if k == len(g.spare) {
+		g.spare = append(g.spare, nil)
+	}
+	if cap(g.spare[k]) < n {
+		g.spare[k] = make([]int8, n)
+	}
+	return g.spare[k][:n]
 }
 
 // at is val[f][a][b].
@@ -181,6 +238,7 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 		}
 		if wa >= 0 || wb >= 0 {
 			g.add(j, wa, wb, cg.pi[j], trace)
+			cg.work += int64(len(g.val[0]))
 		}
 	}
 	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)

@@ -6,14 +6,24 @@ import (
 	"sort"
 )
 
-// Pricing rounds. A quick round prices the grid durations (a rotating sample
-// of sampleSize of them when there are more) with the quick programme:
-// capacities counted in units of quickScale VMs, weights rounded up, so every
-// set it finds fits a phase, but it may miss the best one. If columns enter
-// there, the round ends. Otherwise, and every fullEvery-th round, a full
-// round prices every grid duration exactly (or relaxed, scale > 1), refines
-// Farley's bound between them (farleyTheta) and enters the best columns.
-// Converging is declared only by a full round on the LP's own duals.
+// Pricing rounds. A quick round prices a rotating sample of the grid
+// durations (cg.sample of them, as many as quickWork table cells allow,
+// between minSample and maxSample) with the full programme, tracing each
+// set: capacities in units of cg.scale VMs, weights rounded up when
+// scale > 1, so every set it finds fits a phase. If columns enter there, the
+// round ends. Otherwise, and when a full round is due (fullDue), a full
+// round prices every grid duration (exactly, or relaxed when scale > 1),
+// refines Farley's bound between them (farleyTheta) and enters the best
+// columns. Converging is declared only by a full round on the LP's own duals.
+//
+// Quick rounds price at the full programme's scale because a coarser one
+// (tried: units of 3 VMs at N = 100) cannot see the one-VM jobs that fill
+// the phases of a large cluster, and its columns stalled the LP 25 % above
+// its optimum. Full rounds cost several times more than quick ones and move
+// the LP no faster, so they are held to about fullShare of the pricing work
+// (counted in table cells, so the choice does not depend on the clock), and
+// column generation, if the limit stops it, ends with a final bound round on
+// the last LP's duals (finalBound).
 //
 // Full rounds are stabilised (Wentges' smoothing): they price at
 // π = α·centre + (1 − α)·y, y being the LP's duals and the centre the duals
@@ -23,38 +33,42 @@ import (
 // negative reduced cost under y (a mispricing) is followed by one at y
 // itself, so convergence is still decided on y.
 const (
-	sampleSize = 40
-	fullEvery  = 8
-	maxEnter   = 16
-	smoothing  = 0.5 // α
+	minSample = 8
+	maxSample = 40
+	quickWork = pricingWork / 8
+	fullEvery = 8
+	fullShare = 1.0 / 3
+	// fullAtLeast is the most rounds between two full ones.
+	fullAtLeast = 32
+	stallDrop   = 1e-4
+	maxEnter    = 16
 	// refineFactor times the grid size (at least minGrid) is the most
-	// durations farleyTheta prices between the grid points per round.
+	// durations farleyTheta prices between the grid points per round;
+	// finalRefine replaces it in the final bound round.
 	refineFactor = 1
+	finalRefine  = 2
 	gridGrowth   = 2
+	smoothing    = 0.5 // α
 )
 
 // price runs one pricing round on the LP's duals: it returns how many
 // columns entered and, if the round was full, the best Farley bound it
 // proved.
 func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
-	y := cg.lp.duals()
-	for j := range y {
-		y[j] = max(y[j], 0)
-	}
-	cg.y = y
-	g := len(cg.grid)
-	if round%fullEvery != 0 {
-		cg.pi = y
-		idx := make([]int, 0, min(g, sampleSize))
-		step := max(1, g/sampleSize)
-		for i := round % step; i < g && len(idx) < sampleSize; i += step {
-			idx = append(idx, i)
-		}
-		up := cg.quickScale > 1
-		if added = cg.enter(idx, cg.values(idx, cg.quickScale, up), cg.quickScale, up); added > 0 {
+	cg.lpHist = append(cg.lpHist, cg.lp.objective())
+	cg.y = cg.clampedDuals()
+	if !cg.fullDue(round) {
+		cg.pi = cg.y
+		w := cg.work
+		added = cg.quickRound(round, cg.sample)
+		cg.quickWork += cg.work - w
+		if added > 0 {
 			return added, 0, false
 		}
 	}
+	w := cg.work
+	defer func() { cg.fullWork, cg.lastFull = cg.fullWork+cg.work-w, round }()
+	y := cg.y
 	bound = math.Inf(-1)
 	if cg.centre != nil {
 		cg.pi = make([]float64, len(y))
@@ -69,6 +83,99 @@ func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	cg.pi = y
 	a, b := cg.fullRound()
 	return a, max(bound, b), true
+}
+
+// clampedDuals is the LP's duals, negative ones (round-off) set to 0.
+func (cg *columnGen) clampedDuals() []float64 {
+	y := cg.lp.duals()
+	for j := range y {
+		y[j] = max(y[j], 0)
+	}
+	return y
+}
+
+// fullDue reports whether round is a full one: at least fullEvery rounds
+// after the last full one, and full rounds have done at most fullShare of
+// the pricing work so far; or fullAtLeast rounds after the last one, since
+// only full rounds prove bounds and move the smoothing centre (with quick
+// rounds 30 times cheaper, the share alone left 50 jobs on 50 hosts two
+// full rounds in 140 and a bound 25 % under the LP).
+//
+// A stalled LP (its value down by less than stallDrop over the last
+// fullEvery rounds) also makes a full round due: on a degenerate LP the
+// quick rounds keep entering columns at duals that swing from one vertex to
+// the next without moving the LP (50 jobs on 50 hosts: 150 rounds at the
+// same value), and only the smoothed full rounds settle the duals, which
+// Farley's bound needs.
+func (cg *columnGen) fullDue(round int) bool {
+	since := round - cg.lastFull
+	if since < fullEvery {
+		return false
+	}
+	h := cg.lpHist
+	stalled := len(h) > fullEvery && h[len(h)-1] >= h[len(h)-1-fullEvery]*(1-stallDrop)
+	return stalled || since >= fullAtLeast || float64(cg.fullWork) <= fullShare*float64(cg.fullWork+cg.quickWork)
+}
+
+// quickRound prices a rotating sample of n grid durations at cg.pi,
+// tracing each set, and enters the up to maxEnter sets whose duration beats
+// their value most; it returns how many entered (realize keeps those whose
+// reduced cost under cg.y is negative).
+func (cg *columnGen) quickRound(round, n int) int {
+	g := len(cg.grid)
+	step := max(1, g/n)
+	type found struct {
+		rc          float64
+		jobs, roles []int
+	}
+	var sets []found
+	k := 0
+	for i := round % step; i < g && k < n; i += step {
+		if cg.stopped(k) {
+			return 0
+		}
+		k++
+		D := cg.grid[i]
+		v, jobs, roles := cg.knapsack(D, cg.scale, true, cg.scale > 1)
+		if D-v < -1e-9*D {
+			sets = append(sets, found{D - v, jobs, roles})
+		}
+	}
+	sort.SliceStable(sets, func(a, b int) bool { return sets[a].rc < sets[b].rc })
+	added := 0
+	for _, f := range sets[:min(maxEnter, len(sets))] {
+		if cg.realize(f.jobs, f.roles) {
+			added++
+		}
+	}
+	return added
+}
+
+// finalBound is Farley's bound on the LP's current duals from a full
+// pricing of the grid, refined with finalRefine's budget; it enters no
+// column. Columns runs it when the limit stops column generation, whose last
+// full round may lie several rounds back, on duals further from the LP's
+// optimum. It returns 0 if cg.stop ends it first.
+func (cg *columnGen) finalBound() float64 {
+	cg.y = cg.clampedDuals()
+	cg.pi = cg.y
+	if cg.centre != nil {
+		cg.pi = make([]float64, len(cg.y))
+		for j := range cg.y {
+			cg.pi[j] = smoothing*cg.centre[j] + (1-smoothing)*cg.y[j]
+		}
+	}
+	idx := make([]int, len(cg.grid))
+	for i := range idx {
+		idx[i] = i
+	}
+	best := cg.values(idx, cg.scale, false)
+	if best == nil {
+		return 0
+	}
+	cg.refine = finalRefine
+	defer func() { cg.refine = refineFactor }()
+	return cg.farley(best)
 }
 
 // fullRound prices every grid duration at cg.pi, enters the best columns and
@@ -212,7 +319,7 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 		if r.lo == r.hi {
 			return r.ratio, r.lo
 		}
-		if spent >= refineFactor*max(minGrid, len(cg.grid)) || cg.stopped(spent) {
+		if spent >= cg.refine*max(minGrid, len(cg.grid)) || cg.stopped(spent) {
 			return r.ratio, -1
 		}
 		mid := (r.lo + r.hi - 1) / 2

@@ -117,6 +117,10 @@ func TestPricingEqualsBruteForce(t *testing.T) {
 			if math.Abs(got-want) > 1e-9*(1+want) {
 				t.Fatalf("case %d, D = %v: pricing %v, brute force %v", i, D, got, want)
 			}
+			// The untraced programme (its own loop, groupDP.addRow) agrees.
+			if v, _, _ := cg.knapsack(D, 1, false, false); math.Abs(v-want) > 1e-9*(1+want) {
+				t.Fatalf("case %d, D = %v: untraced pricing %v, brute force %v", i, D, v, want)
+			}
 			if len(jobs) > 0 {
 				lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
 				if T := cg.ps.best(jobs, roles, lo, hi); T > D {

@@ -66,32 +66,27 @@ func (lp *coverLP) duals() []float64 {
 // solve pivots (Dantzig's rule) until no column prices out, maxPivots
 // pivots, or stop (if not nil, asked every 16 pivots) says so; it returns the
 // objective.
+//
+// The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
+// and computed afresh (O(M²)) every dualRefresh pivots and before the solve
+// ends: updating alone drifted from B⁻¹ after small pivots and once drove
+// the objective up tenfold (M = 200 on 50 hosts, seed 3). Stale duals only
+// choose which column enters; the ratio test uses B⁻¹, and no column pricing
+// out is decided on fresh duals.
 func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	d := make([]float64, lp.m)
+	y, fresh := lp.duals(), true
 	for it := range maxPivots {
 		if stop != nil && it%16 == 15 && stop() {
 			break
 		}
-		// Afresh every pivot: updating y by the entering reduced cost times
-		// B⁻¹'s new row is O(M) instead of O(M²), but it drifted from B⁻¹
-		// after small pivots and once drove the objective up tenfold (M = 200
-		// on 50 hosts, seed 3).
-		y := lp.duals()
-		enter, best := 0, -1e-9*(1+lp.objective())
-		found := false
-		for c, jobs := range lp.cols {
-			rc := lp.cost[c]
-			for _, j := range jobs {
-				rc -= y[j]
-			}
-			if rc < best {
-				enter, best, found = c, rc, true
-			}
+		if it%dualRefresh == 0 && !fresh {
+			y, fresh = lp.duals(), true
 		}
-		for j := range lp.m { // surplus of job j: reduced cost y_j
-			if y[j] < best {
-				enter, best, found = -1-j, y[j], true
-			}
+		enter, best, found := lp.entering(y)
+		if !found && !fresh {
+			y, fresh = lp.duals(), true
+			enter, best, found = lp.entering(y)
 		}
 		if !found {
 			break
@@ -122,8 +117,37 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			break // unbounded: cannot happen with costs ≥ 0
 		}
 		lp.pivot(r, enter, theta, d)
+		for i, v := range lp.binv[r] {
+			y[i] += best * v
+		}
+		fresh = false
 	}
 	return lp.objective()
+}
+
+// dualRefresh is how many pivots solve updates the duals before computing
+// them afresh.
+const dualRefresh = 8
+
+// entering is the column (or surplus −1−j) with the most negative reduced
+// cost under y, that reduced cost, and whether one prices out.
+func (lp *coverLP) entering(y []float64) (enter int, best float64, found bool) {
+	best = -1e-9 * (1 + lp.objective())
+	for c, jobs := range lp.cols {
+		rc := lp.cost[c]
+		for _, j := range jobs {
+			rc -= y[j]
+		}
+		if rc < best {
+			enter, best, found = c, rc, true
+		}
+	}
+	for j := range lp.m { // surplus of job j: reduced cost y_j
+		if y[j] < best {
+			enter, best, found = -1-j, y[j], true
+		}
+	}
+	return enter, best, found
 }
 
 func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {

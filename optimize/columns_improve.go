@@ -1,0 +1,197 @@
+package optimize
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// Local improvement of a finished plan. The dive and the branch-and-bound
+// choose among whole columns, so a plan they return can still lose time
+// where one job would sit better in another phase, or two jobs of two
+// phases would sit better swapped: the best duration of a phase changes
+// with every job that enters or leaves it. improve tries every move of one
+// job to another phase (a phase left empty disappears, so this also merges
+// phases) and every swap of two jobs between phases, taking each one that
+// shortens the plan, until none does or stop says so. A job that enters a
+// phase tries each role its class allows; a phase whose hosts or extras
+// lose their partners falls back to all primary. Every phase is priced by
+// phaseSolver.best, so the plan stays one the model accepts.
+
+// looseJob is one job of a phase being improved: its job and role.
+type looseJob struct{ job, role int }
+
+// loosePhase is a phase as improve edits it: its jobs with roles, its
+// duration, and per job the duration of the phase without it (a job whose
+// removal does not shorten the phase is not worth moving, and a swap helps
+// only if one of its two jobs is such a critical one).
+type loosePhase struct {
+	jobs    []looseJob
+	T       float64
+	without []float64
+}
+
+// newLoosePhase prices jobs (price) and each job's absence.
+func (ps *phaseSolver) newLoosePhase(jobs []looseJob) loosePhase {
+	jobs, T := ps.price(jobs, math.Inf(1))
+	lp := loosePhase{jobs: jobs, T: T, without: make([]float64, len(jobs))}
+	for i := range jobs {
+		_, lp.without[i] = ps.price(slices.Delete(slices.Clone(jobs), i, i+1), T)
+	}
+	return lp
+}
+
+// improve returns s improved by moves and swaps (the same schedule when none
+// helps).
+func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedule {
+	phases := make([]loosePhase, 0, len(s.Phases))
+	for _, ph := range s.Phases {
+		var jobs []looseJob
+		for _, a := range ph.Jobs {
+			jobs = append(jobs, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
+		}
+		phases = append(phases, ps.newLoosePhase(jobs))
+	}
+	for {
+		better := false
+		for a := range phases {
+			for b := range phases {
+				if a == b || len(phases[a].jobs) == 0 || len(phases[b].jobs) == 0 {
+					continue
+				}
+				if stop != nil && stop() {
+					return ps.looseSchedule(phases)
+				}
+				better = ps.moveOrSwap(phases, a, b) || better
+			}
+		}
+		if !better {
+			return ps.looseSchedule(phases)
+		}
+	}
+}
+
+// moveOrSwap applies the best move of a job from phase a to phase b, or swap
+// of a job of a with one of b, if it shortens the pair, and reports whether
+// it did.
+func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int) bool {
+	pa, pb := phases[a], phases[b]
+	was := pa.T + pb.T
+	bestGain := 1e-9 * was
+	var bestA, bestB []looseJob
+	// try prices a change; ta, if not NaN, is na's duration, known already.
+	try := func(na, nb []looseJob, ta float64) {
+		if math.IsNaN(ta) {
+			_, ta = ps.price(na, was-bestGain)
+		}
+		if ta >= was-bestGain {
+			return
+		}
+		_, tb := ps.price(nb, was-bestGain-ta)
+		if g := was - ta - tb; g > bestGain {
+			bestGain, bestA, bestB = g, na, nb
+		}
+	}
+	for i, x := range pa.jobs {
+		critical := pa.without[i] < pa.T
+		rest := slices.Delete(slices.Clone(pa.jobs), i, i+1)
+		for _, r := range ps.roles(x.job) {
+			if critical { // the phase without x is known to last pa.without[i]
+				try(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}), pa.without[i])
+			}
+		}
+		if a > b {
+			continue // swaps are tried once per pair of phases
+		}
+		for k, z := range pb.jobs {
+			if !critical && pb.without[k] >= pb.T {
+				continue
+			}
+			for _, rx := range ps.roles(x.job) {
+				for _, rz := range ps.roles(z.job) {
+					nb := slices.Clone(pb.jobs)
+					nb[k] = looseJob{x.job, rx}
+					try(append(slices.Clone(rest), looseJob{z.job, rz}), nb, math.NaN())
+				}
+			}
+		}
+	}
+	if bestA == nil && bestB == nil {
+		return false
+	}
+	phases[a], phases[b] = ps.newLoosePhase(bestA), ps.newLoosePhase(bestB)
+	return true
+}
+
+// roles lists the roles job j may take: primary, and host or extra when its
+// class allows.
+func (ps *phaseSolver) roles(j int) []int {
+	switch {
+	case ps.canHost[j]:
+		return []int{rolePrimary, roleHost}
+	case ps.canExtra[j]:
+		return []int{rolePrimary, roleExtra}
+	}
+	return []int{rolePrimary}
+}
+
+// price is the best duration of jobs in their roles, or all primary when
+// that is shorter (the roles may have lost their partners), if it is below
+// limit, and the roles used; +Inf if it is not. No jobs last 0. The limit
+// lets a change that cannot gain end after one feasibility test instead of
+// a binary search over every candidate duration.
+func (ps *phaseSolver) price(jobs []looseJob, limit float64) ([]looseJob, float64) {
+	if len(jobs) == 0 {
+		return jobs, 0
+	}
+	top := sort.SearchFloat64s(ps.cands, limit) - 1 // the last candidate below limit
+	if top < 0 {
+		return jobs, math.Inf(1)
+	}
+	ids, roles := make([]int, len(jobs)), make([]int, len(jobs))
+	for k, x := range jobs {
+		ids[k], roles[k] = x.job, x.role
+	}
+	lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
+	least := func(roles []int) float64 {
+		if !ps.fits(ids, roles, ps.cands[top], lo, hi) {
+			return math.Inf(1)
+		}
+		return ps.cands[sort.Search(top, func(i int) bool { return ps.fits(ids, roles, ps.cands[i], lo, hi) })]
+	}
+	T, tp := least(roles), math.Inf(1)
+	if slices.ContainsFunc(roles, func(r int) bool { return r != rolePrimary }) {
+		tp = least(make([]int, len(jobs)))
+	}
+	if tp < T {
+		out := make([]looseJob, len(jobs))
+		for k, x := range jobs {
+			out[k] = looseJob{x.job, rolePrimary}
+		}
+		return out, tp
+	}
+	return jobs, T
+}
+
+// looseSchedule builds the model.Schedule of the non-empty phases, VM counts
+// from phaseSolver.assign. A phase no role choice fits (+Inf) cannot occur:
+// improve only takes changes that shorten the plan.
+func (ps *phaseSolver) looseSchedule(phases []loosePhase) model.Schedule {
+	var s model.Schedule
+	for _, ph := range phases {
+		if len(ph.jobs) == 0 {
+			continue
+		}
+		if math.IsInf(ph.T, 1) {
+			panic("optimize: improve kept a phase that does not fit (a bug)")
+		}
+		ids, roles := make([]int, len(ph.jobs)), make([]int, len(ph.jobs))
+		for k, x := range ph.jobs {
+			ids[k], roles[k] = x.job, x.role
+		}
+		s.Phases = append(s.Phases, ps.assign(ids, roles, ph.T).phase())
+	}
+	return s
+}

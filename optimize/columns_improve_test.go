@@ -1,0 +1,105 @@
+package optimize
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// TestImproveMergesPhases: two jobs F(x) = 100·x^−0.5 on 2 hosts × 2 disks
+// (N = 4), neither class, so primary only. Alone on all 4 VMs each takes
+// 100/√4 = 50 s: 100 s in two phases. Together on 2 VMs each they take
+// 100/√2 = 70.71 s, so moving one job into the other's phase (which empties
+// its own) saves 29.29 s.
+func TestImproveMergesPhases(t *testing.T) {
+	job := func(name string) model.Job { return model.Job{Name: name, Model: model.PowerLaw{A: 100, B: -0.5}} }
+	p, err := model.NewProblem(&model.Workload{Name: "two", Jobs: []model.Job{job("a"), job("b")}}, model.Cluster{Hosts: 2}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := model.Sequential(p)
+	if ms := p.Makespan(seq); math.Abs(ms-100) > 1e-9 {
+		t.Fatalf("sequential makespan %v, want 100", ms)
+	}
+	s := newPhaseSolver(p).improve(seq, nil)
+	if err := p.Check(s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Phases) != 1 || math.Abs(p.Makespan(s)-100/math.Sqrt2) > 1e-9 {
+		t.Errorf("improved: %d phases, makespan %v; want 1 phase of %v", len(s.Phases), p.Makespan(s), 100/math.Sqrt2)
+	}
+}
+
+// TestImproveProperty: on random workloads and clusters (k ∈ 1..3, r ≤ k),
+// improving the pair plan and the sequential plan gives a schedule the model
+// accepts (every job once, capacities, roles), never longer than where it
+// started and never below the exact optimum; with a stop that is already
+// true it still returns a valid schedule no longer than its input.
+func TestImproveProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 14))
+	gained := 0
+	for i := range 40 {
+		m := 3 + i%10
+		c := model.PaperCluster()
+		if i%2 == 1 {
+			c = randomSmallCluster(rng)
+		}
+		p, ex := randomExact(t, uint64(700+i), m, c)
+		pr, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := newPhaseSolver(p)
+		for _, start := range []model.Schedule{pr.Schedule, model.Sequential(p)} {
+			for _, stop := range []func() bool{nil, func() bool { return true }} {
+				s := ps.improve(start, stop)
+				if err := p.Check(s); err != nil {
+					t.Fatalf("case %d: %v", i, err)
+				}
+				got, was := p.Makespan(s), p.Makespan(start)
+				if got > was*(1+1e-12) || got < ex.Makespan*(1-1e-9) {
+					t.Errorf("case %d: improved %v from %v, optimum %v", i, got, was, ex.Makespan)
+				}
+				if stop == nil && got < was*(1-1e-9) {
+					gained++
+				}
+			}
+		}
+	}
+	// Both starting plans are far from optimal on most of these (the
+	// sequential one always unless one job fills the cluster alone).
+	if gained < 40 {
+		t.Errorf("improve shortened %d of 80 plans, want at least 40", gained)
+	}
+}
+
+// TestColumnsFinalBound: column generation cut off by the round limit ends
+// with a final bound round on the last LP's duals; that bound (before the
+// cap at the plan) never exceeds the exact optimum.
+func TestColumnsFinalBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	for i := range 30 {
+		m := 4 + i%9
+		c := model.PaperCluster()
+		if i%3 == 2 {
+			c = randomSmallCluster(rng)
+		}
+		p, ex := randomExact(t, uint64(800+i), m, c)
+		pr, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 1 + i%4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ended != EndedRounds && res.Ended != EndedConverged && res.Ended != EndedTolerance {
+			t.Errorf("case %d: ended %q", i, res.Ended)
+		}
+		if res.proven > ex.Makespan*(1+1e-9) {
+			t.Errorf("case %d (M = %d, %d rounds): bound %v above the optimum %v", i, m, res.Rounds, res.proven, ex.Makespan)
+		}
+	}
+}
