@@ -73,20 +73,33 @@ func (lp *coverLP) duals() []float64 {
 // the objective up tenfold (M = 200 on 50 hosts, seed 3). Stale duals only
 // choose which column enters; the ratio test uses B⁻¹, and no column pricing
 // out is decided on fresh duals.
+//
+// After blandAfter degenerate pivots in a row (the step θ is 0, the value
+// does not move) it follows Bland's rule, on fresh duals, until a pivot
+// moves the value again: the least-indexed variable that prices out enters
+// and ties in the ratio test leave by least index, which cannot cycle.
+// Dantzig's rule alone cycled on set-covering LPs whose columns repeat the
+// same few phases: 30 jobs on 9 hosts (random-m30-seed10) sat 1,000 rounds
+// at one value above the LP's optimum, every round ending on its pivot limit.
 func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	d := make([]float64, lp.m)
+	if lp.m <= refactorUpTo {
+		lp.refactor()
+	}
 	y, fresh := lp.duals(), true
+	degenerate := 0
 	for it := range maxPivots {
 		if stop != nil && it%16 == 15 && stop() {
 			break
 		}
-		if it%dualRefresh == 0 && !fresh {
+		bland := degenerate >= blandAfter
+		if (bland || it%dualRefresh == 0) && !fresh {
 			y, fresh = lp.duals(), true
 		}
-		enter, best, found := lp.entering(y)
+		enter, best, found := lp.entering(y, bland)
 		if !found && !fresh {
 			y, fresh = lp.duals(), true
-			enter, best, found = lp.entering(y)
+			enter, best, found = lp.entering(y, bland)
 		}
 		if !found {
 			break
@@ -108,13 +121,19 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		r, theta := -1, math.Inf(1)
 		for k, dk := range d {
 			if dk > 1e-11 {
-				if t := lp.xb[k] / dk; t < theta-1e-12 {
+				t := lp.xb[k] / dk
+				if t < theta-1e-12 || (bland && t <= theta+1e-12 && lp.order(lp.basis[k]) < lp.order(lp.basis[r])) {
 					r, theta = k, t
 				}
 			}
 		}
 		if r < 0 {
 			break // unbounded: cannot happen with costs ≥ 0
+		}
+		if theta <= 1e-12 {
+			degenerate++
+		} else {
+			degenerate = 0
 		}
 		lp.pivot(r, enter, theta, d)
 		for i, v := range lp.binv[r] {
@@ -126,13 +145,19 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 }
 
 // dualRefresh is how many pivots solve updates the duals before computing
-// them afresh.
-const dualRefresh = 8
+// them afresh; blandAfter is how many degenerate pivots in a row switch it to
+// Bland's rule.
+const (
+	dualRefresh = 8
+	blandAfter  = 20
+)
 
 // entering is the column (or surplus −1−j) with the most negative reduced
-// cost under y, that reduced cost, and whether one prices out.
-func (lp *coverLP) entering(y []float64) (enter int, best float64, found bool) {
-	best = -1e-9 * (1 + lp.objective())
+// cost under y, that reduced cost, and whether one prices out; with bland,
+// the first in order (columns, then surpluses) that prices out.
+func (lp *coverLP) entering(y []float64, bland bool) (enter int, best float64, found bool) {
+	tol := -1e-9 * (1 + lp.objective())
+	best = tol
 	for c, jobs := range lp.cols {
 		rc := lp.cost[c]
 		for _, j := range jobs {
@@ -140,14 +165,29 @@ func (lp *coverLP) entering(y []float64) (enter int, best float64, found bool) {
 		}
 		if rc < best {
 			enter, best, found = c, rc, true
+			if bland {
+				return enter, best, found
+			}
 		}
 	}
 	for j := range lp.m { // surplus of job j: reduced cost y_j
 		if y[j] < best {
 			enter, best, found = -1-j, y[j], true
+			if bland {
+				return enter, best, found
+			}
 		}
 	}
 	return enter, best, found
+}
+
+// order numbers the variables for Bland's rule: columns by index, then the
+// surplus −1−j of job j after them.
+func (lp *coverLP) order(v int) int {
+	if v >= 0 {
+		return v
+	}
+	return len(lp.cols) - 1 - v
 }
 
 func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
@@ -169,6 +209,67 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 		for i, v := range row {
 			rk[i] -= dk * v
 		}
+	}
+}
+
+// refactorUpTo is the most jobs for which solve inverts the basis afresh
+// (O(M³)) before it starts: about 10 ms at 300 jobs, where a round of
+// pricing costs more; past it rounds are too few for drift to matter.
+const refactorUpTo = 300
+
+// refactor computes B⁻¹ and the basic values afresh from the basis, by
+// Gauss–Jordan elimination with partial pivoting. Thousands of product-form
+// updates across rounds let B⁻¹ drift: the LP's value then rose between
+// rounds (which adding columns cannot do) and duals off by round-off priced
+// out columns that did not improve it, round after round (30 jobs on 9
+// hosts, random-m30-seed3: 1,000 rounds at one value). A singular basis
+// (which exact arithmetic never gives) leaves B⁻¹ as it was.
+func (lp *coverLP) refactor() {
+	m := lp.m
+	a := make([][]float64, m) // [B | I], row by job
+	for j := range a {
+		a[j] = make([]float64, 2*m)
+		a[j][m+j] = 1
+	}
+	for k, b := range lp.basis {
+		if b < 0 {
+			a[-1-b][k] = -1
+			continue
+		}
+		for _, j := range lp.cols[b] {
+			a[j][k] = 1
+		}
+	}
+	for c := range m {
+		p := c
+		for r := c + 1; r < m; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-12 {
+			return
+		}
+		a[c], a[p] = a[p], a[c]
+		inv := 1 / a[c][c]
+		for i := c; i < 2*m; i++ {
+			a[c][i] *= inv
+		}
+		for r := range m {
+			if f := a[r][c]; r != c && f != 0 {
+				for i := c; i < 2*m; i++ {
+					a[r][i] -= f * a[c][i]
+				}
+			}
+		}
+	}
+	for k := range m {
+		copy(lp.binv[k], a[k][m:])
+		x := 0.0
+		for _, v := range lp.binv[k] {
+			x += v
+		}
+		lp.xb[k] = max(x, 0)
 	}
 }
 
