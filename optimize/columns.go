@@ -112,8 +112,8 @@ const (
 // pricing, it is the LP optimum over all phases.
 //
 // Column generation ends when no column prices out, when the bound is within
-// Tolerance of the LP, or on Stop (then a final bound round prices the last
-// LP's duals). The integer plan (price-and-branch): a dive that fixes the
+// Tolerance of the LP, or on Stop or the round cap (then a final bound round
+// prices the last LP's duals, smoothed). The integer plan (price-and-branch): a dive that fixes the
 // LP's most-used columns and re-solves, pricing columns for the jobs left,
 // the seed schedules (Solve passes the pair plan and, for auto, the
 // swarm's), local improvement of the best of these by moving and swapping
@@ -191,8 +191,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	return res, nil
 }
 
-// integerPlan ends Columns: a final bound round if the limit stopped
-// column generation, the dive, local improvement (improve) of the best plan,
+// integerPlan ends Columns: a final bound round if the limit or the round
+// cap stopped column generation, the dive, local improvement (improve) of the best plan,
 // then the branch-and-bound over the generated columns, whose plan is
 // improved in turn; stop ends any of them.
 func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {

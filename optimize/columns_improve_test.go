@@ -41,18 +41,9 @@ func TestImproveProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 14))
 	gained := 0
 	for i := range 40 {
-		m := 3 + i%10
-		c := model.PaperCluster()
-		if i%2 == 1 {
-			c = randomSmallCluster(rng)
-		}
-		p, ex := randomExact(t, uint64(700+i), m, c)
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, ex, pair := pairCase(t, rng, uint64(700+i), 3+i%10, i%2 == 1)
 		ps := newPhaseSolver(p)
-		for _, start := range []model.Schedule{pr.Schedule, model.Sequential(p)} {
+		for _, start := range []model.Schedule{pair, model.Sequential(p)} {
 			for _, stop := range []func() bool{nil, func() bool { return true }} {
 				s := ps.improve(start, stop)
 				if err := p.Check(s); err != nil {
@@ -82,16 +73,8 @@ func TestColumnsFinalBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 15))
 	for i := range 30 {
 		m := 4 + i%9
-		c := model.PaperCluster()
-		if i%3 == 2 {
-			c = randomSmallCluster(rng)
-		}
-		p, ex := randomExact(t, uint64(800+i), m, c)
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 1 + i%4})
+		p, ex, pair := pairCase(t, rng, uint64(800+i), m, i%3 == 2)
+		res, err := Columns(p, []model.Schedule{pair}, ColumnsOptions{Rounds: 1 + i%4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,4 +85,20 @@ func TestColumnsFinalBound(t *testing.T) {
 			t.Errorf("case %d (M = %d, %d rounds): bound %v above the optimum %v", i, m, res.Rounds, res.proven, ex.Makespan)
 		}
 	}
+}
+
+// pairCase is RandomWorkload(seed, m) on the paper's cluster, or on a random
+// small one when small, with its exact optimum and its pair plan.
+func pairCase(t *testing.T, rng *rand.Rand, seed uint64, m int, small bool) (*model.Problem, ExactResult, model.Schedule) {
+	t.Helper()
+	c := model.PaperCluster()
+	if small {
+		c = randomSmallCluster(rng)
+	}
+	p, ex := randomExact(t, seed, m, c)
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ex, pr.Schedule
 }

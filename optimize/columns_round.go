@@ -11,7 +11,7 @@ import (
 // between minSample and maxSample) with the full programme, tracing each
 // set: capacities in units of cg.scale VMs, weights rounded up when
 // scale > 1, so every set it finds fits a phase. If columns enter there, the
-// round ends. Otherwise, and when a full round is due (fullDue), a full
+// round ends. Otherwise, or when a full round is due (fullDue), a full
 // round prices every grid duration (exactly, or relaxed when scale > 1),
 // refines Farley's bound between them (farleyTheta) and enters the best
 // columns. Converging is declared only by a full round on the LP's own duals.
@@ -151,7 +151,8 @@ func (cg *columnGen) quickRound(round, n int) int {
 	return added
 }
 
-// finalBound is Farley's bound on the LP's current duals from a full
+// finalBound is Farley's bound on the LP's current duals (smoothed with the
+// centre, as full rounds smooth them) from a full
 // pricing of the grid, refined with finalRefine's budget; it enters no
 // column. Columns runs it when the limit stops column generation, whose last
 // full round may lie several rounds back, on duals further from the LP's
