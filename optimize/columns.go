@@ -297,7 +297,7 @@ func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
 	}
 	cg.scale = unitFor(n, cells)
 	side := n/cg.scale + 1
-	cg.sample = min(maxSample, max(minSample, quickWork/(2*side*side*m)))
+	cg.sample = min(maxSample, max(minSample, quickCells/(2*side*side*m)))
 	cg.refine = refineFactor
 	if grid == 0 {
 		grid = max(minGrid, pricingWork/(2*side*side*m))

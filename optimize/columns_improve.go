@@ -104,8 +104,8 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int) bool {
 	for i, x := range pa.jobs {
 		critical := pa.without[i] < pa.T
 		rest := slices.Delete(slices.Clone(pa.jobs), i, i+1)
-		for _, r := range ps.roles(x.job) {
-			if critical { // the phase without x is known to last pa.without[i]
+		if critical { // the phase without x is known to last pa.without[i]
+			for _, r := range ps.roles(x.job) {
 				try(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}), pa.without[i])
 			}
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // Pricing rounds. A quick round prices a rotating sample of the grid
-// durations (cg.sample of them, as many as quickWork table cells allow,
+// durations (cg.sample of them, as many as quickCells table cells allow,
 // between minSample and maxSample) with the full programme, tracing each
 // set: capacities in units of cg.scale VMs, weights rounded up when
 // scale > 1, so every set it finds fits a phase. If columns enter there, the
@@ -33,11 +33,11 @@ import (
 // negative reduced cost under y (a mispricing) is followed by one at y
 // itself, so convergence is still decided on y.
 const (
-	minSample = 8
-	maxSample = 40
-	quickWork = pricingWork / 8
-	fullEvery = 8
-	fullShare = 1.0 / 3
+	minSample  = 8
+	maxSample  = 40
+	quickCells = pricingWork / 8
+	fullEvery  = 8
+	fullShare  = 1.0 / 3
 	// fullAtLeast is the most rounds between two full ones.
 	fullAtLeast = 32
 	stallDrop   = 1e-4
@@ -71,10 +71,7 @@ func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	y := cg.y
 	bound = math.Inf(-1)
 	if cg.centre != nil {
-		cg.pi = make([]float64, len(y))
-		for j := range y {
-			cg.pi[j] = smoothing*cg.centre[j] + (1-smoothing)*y[j]
-		}
+		cg.pi = cg.smoothed(y)
 		added, bound = cg.fullRound()
 		if added > 0 {
 			return added, bound, true
@@ -161,16 +158,9 @@ func (cg *columnGen) finalBound() float64 {
 	cg.y = cg.clampedDuals()
 	cg.pi = cg.y
 	if cg.centre != nil {
-		cg.pi = make([]float64, len(cg.y))
-		for j := range cg.y {
-			cg.pi[j] = smoothing*cg.centre[j] + (1-smoothing)*cg.y[j]
-		}
+		cg.pi = cg.smoothed(cg.y)
 	}
-	idx := make([]int, len(cg.grid))
-	for i := range idx {
-		idx[i] = i
-	}
-	best := cg.values(idx, cg.scale, false)
+	best := cg.values(cg.wholeGrid(), cg.scale, false)
 	if best == nil {
 		return 0
 	}
@@ -183,10 +173,7 @@ func (cg *columnGen) finalBound() float64 {
 // returns how many entered and Farley's bound; the best bound so far moves
 // the smoothing centre to cg.pi.
 func (cg *columnGen) fullRound() (int, float64) {
-	idx := make([]int, len(cg.grid))
-	for i := range idx {
-		idx[i] = i
-	}
+	idx := cg.wholeGrid()
 	best := cg.values(idx, cg.scale, false)
 	if best == nil {
 		return 0, 0
@@ -204,6 +191,25 @@ func (cg *columnGen) fullRound() (int, float64) {
 		cg.bestBound, cg.centre = bound, slices.Clone(cg.pi)
 	}
 	return added, bound
+}
+
+// smoothed is Wentges' smoothing of duals y towards the centre (the duals of
+// the best bound so far): α·centre + (1 − α)·y, which must exist.
+func (cg *columnGen) smoothed(y []float64) []float64 {
+	pi := make([]float64, len(y))
+	for j := range y {
+		pi[j] = smoothing*cg.centre[j] + (1-smoothing)*y[j]
+	}
+	return pi
+}
+
+// wholeGrid is the indices of every grid duration, for a full pricing.
+func (cg *columnGen) wholeGrid() []int {
+	idx := make([]int, len(cg.grid))
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }
 
 // values prices the grid durations at the given indices in units of s VMs,

@@ -17,13 +17,7 @@ type checkedFair struct {
 
 func (c *checkedFair) Assign(s *State, node int, k Kind) int {
 	j := c.Fair.Assign(s, node, k)
-	want := slices.Clone(s.Runnable(k))
-	slices.SortFunc(want, func(a, b int32) int {
-		if ra, rb := s.Running(int(a), k), s.Running(int(b), k); ra != rb {
-			return ra - rb
-		}
-		return int(a - b)
-	})
+	want := fairSorted(s, k)
 	if got := orderList(&c.Fair.order[k]); !slices.Equal(got, want) {
 		c.t.Fatalf("t = %v, kind %d: order %v, want %v", s.Now(), k, got, want)
 	}
@@ -54,4 +48,17 @@ func orderList(o *fairOrder) []int32 {
 		l = append(l, int32(j))
 	}
 	return l
+}
+
+// fairSorted is the runnable jobs of kind k sorted afresh by running tasks,
+// then index: the order Fair keeps incrementally.
+func fairSorted(s *State, k Kind) []int32 {
+	order := slices.Clone(s.Runnable(k))
+	slices.SortFunc(order, func(a, b int32) int {
+		if ra, rb := s.Running(int(a), k), s.Running(int(b), k); ra != rb {
+			return ra - rb
+		}
+		return int(a - b)
+	})
+	return order
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -22,14 +21,7 @@ func (r *refFair) start(s *State) {
 }
 
 func (r *refFair) assign(s *State, node int, k Kind) int {
-	order := slices.Clone(s.Runnable(k))
-	slices.SortFunc(order, func(a, b int32) int {
-		if ra, rb := s.Running(int(a), k), s.Running(int(b), k); ra != rb {
-			return ra - rb
-		}
-		return int(a - b)
-	})
-	for _, j32 := range order {
+	for _, j32 := range fairSorted(s, k) {
 		j := int(j32)
 		if k == Reduce || (r.delay == 0 && r.rackDelay == 0) {
 			return j
