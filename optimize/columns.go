@@ -22,6 +22,11 @@ type ColumnsOptions struct {
 	// BranchStop, when set, is asked during the integer search over the
 	// columns; true ends it with the best plan so far. nil means Stop.
 	BranchStop func() bool
+	// BoundStop, when set, is asked during the final bound round that
+	// follows a stopped column generation; true ends it with the bound so far.
+	// nil means BranchStop. Solve gives it half the time left to the integer
+	// search: at 1,000 jobs that round alone can take all of it.
+	BoundStop func() bool
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.
 	Progress func(incumbent, bound float64)
@@ -37,6 +42,19 @@ type ColumnsOptions struct {
 	// grid, when not 0, is the most durations a full round prices before
 	// refining between them (tests thin the grid with it).
 	grid int
+	// noFinalBound skips the final bound round (tests measure what it adds).
+	noFinalBound bool
+	// maxPivots, when not 0, replaces the 50·M pivots a round's LP solve
+	// may take (tests cut the solves short with it).
+	maxPivots int
+}
+
+// pivots is the most pivots a round's LP solve takes on m jobs.
+func (o ColumnsOptions) pivots(m int) int {
+	if o.maxPivots > 0 {
+		return o.maxPivots
+	}
+	return 50 * m
 }
 
 // DefaultTolerance is ColumnsOptions.Tolerance's default: 0.5 %.
@@ -146,7 +164,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
-		res.LPValue = cg.lp.solve(50*m, opt.Stop)
+		res.LPValue = cg.lp.solve(opt.pivots(m), opt.Stop)
 		added, bound, full := cg.price(res.Rounds)
 		if full {
 			res.LowerBound = max(res.LowerBound, bound)
@@ -158,7 +176,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			res.Ended = EndedStopped // in the middle of the round
 			break
 		}
-		if added == 0 {
+		// Duals the pivot cap cut short are not the LP's: that none of
+		// them prices a column out proves nothing, and the next round's
+		// solve goes on from where this one stopped.
+		if added == 0 && cg.lp.optimal {
 			res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
 			if res.RelaxedPricing {
 				res.Ended = EndedRelaxed
@@ -177,7 +198,13 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BranchStop == nil {
 		opt.BranchStop = opt.Stop
 	}
-	cg.integerPlan(&res, opt.BranchStop)
+	if opt.BoundStop == nil {
+		opt.BoundStop = opt.BranchStop
+	}
+	if opt.noFinalBound {
+		opt.BoundStop = func() bool { return true }
+	}
+	cg.integerPlan(&res, opt.BoundStop, opt.BranchStop)
 	res.Schedule = model.Normalize(res.Schedule)
 	if err := p.Check(res.Schedule); err != nil {
 		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
@@ -192,10 +219,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 }
 
 // integerPlan ends Columns: a final bound round if the limit or the round
-// cap stopped column generation, the dive, local improvement (improve) of the best plan,
-// then the branch-and-bound over the generated columns, whose plan is
-// improved in turn; stop ends any of them.
-func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {
+// cap stopped column generation (boundStop ends it), the dive, local
+// improvement (improve) of the best plan, then the branch-and-bound over the
+// generated columns, whose plan is improved in turn; stop ends any of them.
+func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool) {
 	p, m := cg.p, len(cg.p.Jobs)
 	take := func(s model.Schedule) {
 		if ms := p.Makespan(s); ms < res.Makespan {
@@ -211,8 +238,9 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, stop func() bool) {
 	// M = 100 on 50 hosts under auto's share of the limit the dive could
 	// leave it no time.
 	if res.Ended == EndedStopped || res.Ended == EndedRounds {
+		cg.stop = boundStop
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
-		cg.cut = false
+		cg.stop, cg.cut = stop, false
 	}
 	take(cg.dive(stop))
 	take(cg.ps.improve(res.Schedule, stop))

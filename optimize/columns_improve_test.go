@@ -71,10 +71,17 @@ func TestImproveProperty(t *testing.T) {
 // cap at the plan) never exceeds the exact optimum.
 func TestColumnsFinalBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 15))
+	raised, capped := 0, 0
 	for i := range 30 {
 		m := 4 + i%9
 		p, ex, pair := pairCase(t, rng, uint64(800+i), m, i%3 == 2)
-		res, err := Columns(p, []model.Schedule{pair}, ColumnsOptions{Rounds: 1 + i%4})
+		opt := ColumnsOptions{Rounds: 1 + i%4}
+		res, err := Columns(p, []model.Schedule{pair}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.noFinalBound = true
+		without, err := Columns(p, []model.Schedule{pair}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +91,22 @@ func TestColumnsFinalBound(t *testing.T) {
 		if res.proven > ex.Makespan*(1+1e-9) {
 			t.Errorf("case %d (M = %d, %d rounds): bound %v above the optimum %v", i, m, res.Rounds, res.proven, ex.Makespan)
 		}
+		if res.proven < without.proven {
+			t.Errorf("case %d: bound %v with the final bound round, %v without", i, res.proven, without.proven)
+		}
+		if res.proven > without.proven*(1+1e-9) {
+			raised++
+		}
+		if res.Ended == EndedRounds {
+			capped++
+		}
 	}
+	// Cut at 1 to 4 rounds, most runs have had no full round: the final one
+	// is then their only bound beyond LowerBound's.
+	if raised < capped/2 {
+		t.Errorf("the final bound round raised the bound in %d of the %d runs the round cap ended", raised, capped)
+	}
+	t.Logf("raised %d of %d capped", raised, capped)
 }
 
 // pairCase is RandomWorkload(seed, m) on the paper's cluster, or on a random

@@ -309,3 +309,30 @@ func TestFarleyRefinement(t *testing.T) {
 		t.Errorf("refinement ended on a single candidate in %d of 30 cases", exact)
 	}
 }
+
+// TestColumnsConvergeOnOptimalDuals cuts every round's LP solve to two
+// pivots: duals that are not yet the LP's may price no column out, and that
+// must not be taken for convergence. Run to the end, the cut runs must reach
+// the LP optimum the uncut ones reach (the LP over all phases has one value).
+func TestColumnsConvergeOnOptimalDuals(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		p, err := model.NewProblem(RandomWorkload(900+seed, 10+int(seed)), model.PaperCluster())
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := Columns(p, nil, ColumnsOptions{Tolerance: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := Columns(p, nil, ColumnsOptions{Tolerance: -1, maxPivots: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !full.Converged || !cut.Converged {
+			t.Fatalf("seed %d: converged %v (%s) and, cut, %v (%s)", seed, full.Converged, full.Ended, cut.Converged, cut.Ended)
+		}
+		if math.Abs(cut.LPValue-full.LPValue) > 1e-6*full.LPValue {
+			t.Errorf("seed %d: LP value %v with solves cut to 2 pivots, %v without: the cut run declared convergence on duals that were not the LP's", seed, cut.LPValue, full.LPValue)
+		}
+	}
+}

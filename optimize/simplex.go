@@ -25,6 +25,9 @@ type coverLP struct {
 	xb    []float64
 	// pivots counts the pivots since B⁻¹ was last computed afresh.
 	pivots int
+	// optimal records that the last solve ended because no column priced
+	// out, not on its pivot cap or stop: only then are its duals the LP's.
+	optimal bool
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -65,9 +68,9 @@ func (lp *coverLP) duals() []float64 {
 	return y
 }
 
-// solve pivots (Dantzig's rule) until no column prices out, maxPivots
-// pivots, or stop (if not nil, asked every 16 pivots) says so; it returns the
-// objective.
+// solve pivots (Dantzig's rule) until no column prices out (lp.optimal),
+// maxPivots pivots, or stop (if not nil, asked every 16 pivots) says so; it
+// returns the objective.
 //
 // The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
 // and computed afresh (O(M²)) every dualRefresh pivots and before the solve
@@ -90,6 +93,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	}
 	y, fresh := lp.duals(), true
 	degenerate := 0
+	lp.optimal = false
 	for it := range maxPivots {
 		if stop != nil && it%16 == 15 && stop() {
 			break
@@ -104,6 +108,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			enter, best, found = lp.entering(y, bland)
 		}
 		if !found {
+			lp.optimal = true
 			break
 		}
 		for k := range d {

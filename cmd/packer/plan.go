@@ -133,13 +133,17 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	if err != nil {
 		return nil, badUsage("%v", err)
 	}
-	if c.Duration("time-limit") < 0 {
-		return nil, badUsage("--time-limit: must not be negative, got %v", c.Duration("time-limit"))
+	limit := c.Duration("time-limit")
+	if limit < 0 {
+		return nil, badUsage("--time-limit: must not be negative, got %v", limit)
+	}
+	if !c.IsSet("time-limit") {
+		limit = optimize.DefaultTimeLimit(len(p.Jobs))
 	}
 	line := progress.New(c.App.ErrWriter)
 	defer line.Done()
 	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
-		TimeLimit: c.Duration("time-limit"), Progress: func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }}
+		TimeLimit: limit, Progress: func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }}
 	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
 		set.Swarm.Recorder = bar.record
 		defer bar.done()
@@ -154,7 +158,8 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 }
 
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
-var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", Value: optimize.DefaultTimeLimit, Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
+var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000",
+	Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
 
 // progressBar draws the swarm's progress on a terminal: one line, redrawn.
 type progressBar struct {

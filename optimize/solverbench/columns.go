@@ -131,12 +131,12 @@ func (b *bencher) columnsLarge() error {
 	}
 	p := randomInstance(1, 1000, 200)
 	t0 := time.Now()
-	res, err := optimize.Solve(p, optimize.MethodAuto, &optimize.Settings{Swarm: b.settings(), TimeLimit: optimize.DefaultTimeLimit})
+	res, err := optimize.Solve(p, optimize.MethodAuto, &optimize.Settings{Swarm: b.settings(), TimeLimit: optimize.DefaultTimeLimit(len(p.Jobs))})
 	if err != nil {
 		return err
 	}
 	took, ms1000 := time.Since(t0), p.Makespan(res.Schedule)
-	if err := b.text("M = 1,000 on 200 hosts: auto with the default %v limit (its swarm runs as -a pso would, column generation gets the time left)\n", optimize.DefaultTimeLimit); err != nil {
+	if err := b.text("M = 1,000 on 200 hosts: auto with the default %v limit (its swarm runs as -a pso would, column generation gets the time left)\n", optimize.DefaultTimeLimit(len(p.Jobs))); err != nil {
 		return err
 	}
 	t := b.newTable("M", "hosts", "seed", "auto plan", "bound", "gap", "time", "its swarm's plan", "swarm iterations")
