@@ -106,6 +106,10 @@ func DefaultTimeLimit(jobs int) time.Duration {
 	return lo + (hi-lo)*time.Duration(jobs-from)/(to-from)
 }
 
+// weakGap is the gap past which an unconverged column generation's note
+// says that the gap is the bound's as much as the plan's.
+const weakGap = 0.05
+
 // searchShare is the share of Settings.TimeLimit after which columns' integer
 // search stops: the rest is for Solve's own work after it, so that a plan
 // is out within the limit.
@@ -312,6 +316,11 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	source := "Farley's bound on the LP duals"
 	if lb <= LowerBound(p) {
 		source = "the area and longest-job bound: the LP's did not pass it"
+	}
+	if !res.Converged && res.Ended != EndedTolerance && res.Makespan > lb*(1+weakGap) {
+		// Farley's bound on duals far from the LP's optimum can lie well
+		// under it: a planner must not read the gap as the plan's alone.
+		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer --time-limit tightens it"
 	}
 	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
 		res.Columns, res.Rounds, state, model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))

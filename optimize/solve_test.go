@@ -239,3 +239,31 @@ func TestSolveNotesTheTimeLimit(t *testing.T) {
 		t.Errorf("no limit: %v, notes %q", err, r.Solution.Notes)
 	}
 }
+
+// A column generation the limit stopped far from its plan says that the
+// gap is the bound's as much as the plan's; one that converged does not.
+func TestSolveNotesAWeakBound(t *testing.T) {
+	weak := func(r *Result) bool {
+		return slices.ContainsFunc(r.Solution.Notes, func(n string) bool { return strings.Contains(n, "the LP had not converged") })
+	}
+	c := model.PaperCluster()
+	c.Hosts = 50
+	p, err := model.NewProblem(RandomWorkload(1, 60), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Solve(p, MethodColumns, &Settings{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gap := p.Makespan(r.Schedule) / *r.LowerBound; gap <= 1+weakGap || !weak(r) {
+		t.Errorf("stopped at once with plan/bound %.3f: want a gap past %v and a note of the weak bound in %q", gap, weakGap, r.Solution.Notes)
+	}
+	p, err = model.NewProblem(RandomWorkload(1, 20), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = Solve(p, MethodColumns, nil); err != nil || weak(r) {
+		t.Errorf("converged: %v, notes %q", err, r.Solution.Notes)
+	}
+}
