@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 )
 
 // Entry is one policy of a comparison, as listed.
@@ -71,8 +73,11 @@ type Comparison struct {
 	// errors are returned as they are.
 	Replay func(barrier bool) (*Workload, Policy, error)
 	// Trace, if not nil, gives each run its tracer, by policy name and the
-	// workload run.
+	// workload run; the runs are then made one at a time, in order.
 	Trace func(policy string, w *Workload) Tracer
+	// Parallel is the most runs Compare makes at once (parallelism); 0
+	// means GOMAXPROCS. The outcomes do not depend on it.
+	Parallel int
 }
 
 // Outcome is one policy's run with what produced it.
@@ -82,13 +87,16 @@ type Outcome struct {
 	Result   *Result
 }
 
-// Compare runs every entry in order and summarises each result against its
-// workload's alone times (Alone; the plan replays share theirs). Errors of
-// Run, such as ErrStalled, are returned as they are.
+// Compare runs every entry and summarises each result against its
+// workload's alone times (Alone; the plan replays share theirs). The runs
+// are independent and seeded alike, so they run side by side (parallelism)
+// and the outcomes, in the entries' order, are the same however many do.
+// Errors of Run, such as ErrStalled, are returned as they are: the first
+// entry's that failed.
 func Compare(c *Comparison) ([]Outcome, error) {
-	alone := map[bool][]float64{} // by Replays: both replays run the same tasks
-	var out []Outcome
-	for _, e := range c.Entries {
+	out := make([]Outcome, len(c.Entries))
+	policies := make([]Policy, len(c.Entries))
+	for i, e := range c.Entries {
 		w, p := c.Workload, e.Policy
 		if e.Replays() {
 			if c.Replay == nil {
@@ -99,25 +107,109 @@ func Compare(c *Comparison) ([]Outcome, error) {
 				return nil, err
 			}
 		}
-		st := c.Settings
-		st.Trace = nil
-		if c.Trace != nil {
-			st.Trace = c.Trace(p.Name(), w)
-		}
-		r, err := Run(w, p, &st)
-		if err != nil {
-			return nil, err
-		}
-		if alone[e.Replays()] == nil {
-			set := c.Settings
-			set.Trace = nil
-			if alone[e.Replays()], err = Alone(w, &set); err != nil {
+		out[i], policies[i] = Outcome{Entry: e, Workload: w}, p
+	}
+	k := c.parallelism(out)
+	set := c.Settings
+	set.Trace = nil
+	if k > 1 {
+		set.Progress = syncProgress(set.Progress)
+	}
+	alone := map[bool][]float64{} // by Replays: both replays run the same tasks
+	for _, o := range out {
+		if r := o.Entry.Replays(); alone[r] == nil {
+			a, err := aloneOn(o.Workload, &set, k)
+			if err != nil {
 				return nil, err
 			}
+			alone[r] = a
 		}
-		r.Summarize(alone[e.Replays()])
-		r.Notes = append(Notes(p, w), slowdownNote(r)...)
-		out = append(out, Outcome{Entry: e, Workload: w, Result: r})
+	}
+	errs := make([]error, len(out))
+	forEach(len(out), k, func(i int) {
+		st := set
+		if c.Trace != nil {
+			st.Trace = c.Trace(policies[i].Name(), out[i].Workload)
+		}
+		out[i].Result, errs[i] = Run(out[i].Workload, policies[i], &st)
+	})
+	for i, o := range out {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		r := o.Result
+		r.Summarize(alone[o.Entry.Replays()])
+		r.Notes = append(Notes(policies[i], o.Workload), slowdownNote(r)...)
 	}
 	return out, nil
+}
+
+// parallelism is how many of the runs Compare makes at once: one with
+// Trace set, since tracers write their files in order and need not be safe
+// to share; else atOnce for the largest run's estimate.
+func (c *Comparison) parallelism(out []Outcome) int {
+	if c.Trace != nil {
+		return 1
+	}
+	var need int64
+	for _, o := range out {
+		need = max(need, EstimateMemory(o.Workload))
+	}
+	return atOnce(c.Parallel, len(out), c.Settings.MaxMemory, need)
+}
+
+// atOnce is how many of n runs that each need about need bytes go side by
+// side: want (0: GOMAXPROCS), at most n, and no more than limit holds (0:
+// no limit); at least 1.
+func atOnce(want, n int, limit, need int64) int {
+	k := want
+	if k <= 0 {
+		k = runtime.GOMAXPROCS(0)
+	}
+	k = min(k, n)
+	if limit > 0 && need > 0 {
+		k = int(min(int64(k), limit/need))
+	}
+	return max(1, k)
+}
+
+// syncProgress makes report safe to call from runs side by side: one call
+// at a time. nil stays nil.
+func syncProgress(report func(Progress)) func(Progress) {
+	if report == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		report(p)
+	}
+}
+
+// forEach calls f(0) … f(n−1), k at a time (each call in its own goroutine
+// when k > 1), and returns when all have returned.
+func forEach(n, k int, f func(i int)) {
+	if k <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(k, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

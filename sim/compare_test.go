@@ -2,7 +2,11 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/packer-sched/packer/sim"
@@ -99,6 +103,58 @@ func TestARFF(t *testing.T) {
 		"@data\n'fifo','A',2,10,0,1,20,20,1,LL\n'fifo','B',1,5,20,0.25,5,25,5,SS\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("ARFF lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestCompareSideBySide: the same comparison one run at a time and four at
+// once gives the same outcomes (each run is its own, seeded alike), alone
+// times included; run with -race it also checks that runs share nothing.
+func TestCompareSideBySide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	w := &sim.Workload{Cluster: sim.Cluster{Nodes: 12, Racks: 3, MapSlots: 2, ReduceSlots: 1}}
+	var at float64
+	for j := range 40 {
+		d := make([]float64, 1+rng.IntN(30))
+		for i := range d {
+			d[i] = 1 + 20*rng.Float64()
+		}
+		w.Jobs = append(w.Jobs, sim.Job{Name: fmt.Sprint("j", j), User: fmt.Sprint("u", j%3), Arrival: at,
+			Maps: sim.Tasks{Durations: d}, Reduces: sim.Tasks{Count: rng.IntN(4), Mean: 5}})
+		at += 10 * rng.ExpFloat64()
+	}
+	names := []string{"fifo", "fair", "fair:3", "dp", "hybs", "tyrex-static", "tyrex-dynamic", "fair-by-tasks"}
+	run := func(parallel int) []sim.Outcome {
+		es, err := sim.ParsePolicies(names, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reports atomic.Int64
+		out, err := sim.Compare(&sim.Comparison{Workload: w, Entries: es, Parallel: parallel,
+			Settings: sim.Settings{Seed: 3, Heartbeat: 1, Progress: func(sim.Progress) { reports.Add(1) }}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reports.Load() == 0 {
+			t.Errorf("parallel %d: no progress reported", parallel)
+		}
+		return out
+	}
+	one, four := run(1), run(4)
+	for i := range one {
+		if !reflect.DeepEqual(one[i].Result, four[i].Result) {
+			t.Errorf("%s: one at a time and four at once differ:\n%+v\n%+v", names[i], one[i].Result, four[i].Result)
+		}
+	}
+	// Alone runs its jobs side by side too: its times must be the
+	// denominators of the slowdowns the one-at-a-time comparison computed.
+	a, err := sim.Alone(w, &sim.Settings{Seed: 3, Heartbeat: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, jr := range one[0].Result.Jobs {
+		if jr.Response/a[j] != jr.Slowdown {
+			t.Errorf("job %s: response %v, slowdown %v, but Alone gives %v", jr.Name, jr.Response, jr.Slowdown, a[j])
 		}
 	}
 }

@@ -180,7 +180,20 @@ func describe(xs []float64) (mean, median, p95 float64) {
 // (delay scheduling, HybS): slowdowns of 0.5 (RemoteFactor 2) measured the
 // baseline's bad luck, not the policy. Slowdowns can still fall a little
 // below 1 where another task order packs the slots better (see Notes).
+//
+// The jobs run side by side, as many at once as there are cores and
+// Settings.MaxMemory holds of the workload's estimate.
 func Alone(w *Workload, set *Settings) ([]float64, error) {
+	var limit int64
+	if set != nil {
+		limit = set.MaxMemory
+	}
+	return aloneOn(w, set, atOnce(0, len(w.Jobs), limit, EstimateMemory(w)))
+}
+
+// aloneOn is Alone with k jobs run at once: each job's run is its own, so
+// the times do not depend on k.
+func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	st, err := set.withDefaults()
 	if err != nil {
 		return nil, err
@@ -189,8 +202,12 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 		return nil, err
 	}
 	st.Trace, st.IgnoreLocality = nil, true
+	if k > 1 {
+		st.Progress = syncProgress(st.Progress)
+	}
 	out := make([]float64, len(w.Jobs))
-	for j := range w.Jobs {
+	errs := make([]error, len(w.Jobs))
+	forEach(len(w.Jobs), k, func(j int) {
 		job := w.Jobs[j]
 		job.Arrival = 0
 		c := w.Cluster
@@ -198,9 +215,15 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 		one := &Workload{Name: w.Name, Cluster: c, Jobs: []Job{job}}
 		r, err := Run(one, &FIFO{}, &st)
 		if err != nil {
-			return nil, err
+			errs[j] = err
+			return
 		}
 		out[j] = r.Makespan
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

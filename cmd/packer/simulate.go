@@ -46,7 +46,7 @@ var simulateCommand = &cli.Command{
 		&cli.Float64Flag{Name: "remote-factor", Value: 2, Usage: "off-rack map tasks run this many times longer"},
 		&cli.IntFlag{Name: "waves", Value: 4, Usage: "packer jobs: waves of map tasks on the nodes a job is sized for"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "master seed (block placement)"},
-		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB` (default: half this machine's memory; 0: no limit)"},
+		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB`, and run no more policies side by side than it holds (default: half this machine's memory; 0: no limit)"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table, json or csv"},
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
