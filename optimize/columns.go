@@ -201,10 +201,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.BoundStop == nil {
 		opt.BoundStop = opt.BranchStop
 	}
-	if opt.noFinalBound {
-		opt.BoundStop = func() bool { return true }
-	}
-	cg.integerPlan(&res, opt.BoundStop, opt.BranchStop)
+	cg.integerPlan(&res, opt.BoundStop, opt.BranchStop, !opt.noFinalBound)
 	res.Schedule = model.Normalize(res.Schedule)
 	if err := p.Check(res.Schedule); err != nil {
 		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
@@ -219,10 +216,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 }
 
 // integerPlan ends Columns: a final bound round if the limit or the round
-// cap stopped column generation (boundStop ends it), the dive, local
+// cap stopped column generation and final is set (boundStop ends it), the dive, local
 // improvement (improve) of the best plan, then the branch-and-bound over the
 // generated columns, whose plan is improved in turn; stop ends any of them.
-func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool) {
+func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool, final bool) {
 	p, m := cg.p, len(cg.p.Jobs)
 	take := func(s model.Schedule) {
 		if ms := p.Makespan(s); ms < res.Makespan {
@@ -237,7 +234,7 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool
 	// bound beyond LowerBound's only if a full round got to run, and at
 	// M = 100 on 50 hosts under auto's share of the limit the dive could
 	// leave it no time.
-	if res.Ended == EndedStopped || res.Ended == EndedRounds {
+	if (res.Ended == EndedStopped || res.Ended == EndedRounds) && final {
 		cg.stop = boundStop
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
 		cg.stop, cg.cut = stop, false

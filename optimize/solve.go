@@ -91,8 +91,8 @@ type Settings struct {
 // DefaultTimeLimit is the time limit the command line gives a problem of
 // the given number of jobs unless told otherwise: 10 s up to 200 jobs (a
 // planner waits for those at a prompt, and column generation's plan and
-// bound there move little after the first seconds), then rising in
-// proportion to 45 s at 1,000 jobs and beyond, where each pricing round
+// bound there move little after the first seconds), then rising linearly
+// to 45 s at 1,000 jobs and beyond, where each pricing round
 // takes seconds: 1,000 jobs on 200 hosts get a plan and a bound within a
 // minute.
 func DefaultTimeLimit(jobs int) time.Duration {
@@ -185,7 +185,8 @@ type Result struct {
 //
 //   - auto runs exact up to Settings.ExactJobs jobs, else column generation
 //     seeded with the pair plan and a swarm given a third of the time limit
-//     (so never worse than that swarm; -a pso alone gets the whole limit),
+//     (so never worse than that swarm; -a pso alone gets the limit, to
+//     searchShare of it),
 //     and says so in a note;
 //   - a search that the time limit ends says so in a note: its plan then
 //     depends on timing, not only on the seed;
@@ -317,14 +318,16 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 	if lb <= LowerBound(p) {
 		source = "the area and longest-job bound: the LP's did not pass it"
 	}
-	if !res.Converged && res.Ended != EndedTolerance && res.Makespan > lb*(1+weakGap) {
+	if res.Ended == EndedStopped && res.Makespan > lb*(1+weakGap) {
 		// Farley's bound on duals far from the LP's optimum can lie well
 		// under it: a planner must not read the gap as the plan's alone.
 		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer --time-limit tightens it"
 	}
 	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
 		res.Columns, res.Rounds, state, model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
-	if note := timeLimitNote(set.TimeLimit); set.stopped(start) && !slices.Contains(sol.Notes, note) {
+	// The limit cut the search if it stopped column generation (at four
+	// fifths) or the integer search (at searchShare).
+	if note := timeLimitNote(set.TimeLimit); (res.Ended == EndedStopped || set.stopped(start)) && !slices.Contains(sol.Notes, note) {
 		sol.Notes = append(sol.Notes, note)
 	}
 	return res.Schedule, nil

@@ -241,7 +241,8 @@ func TestSolveNotesTheTimeLimit(t *testing.T) {
 }
 
 // A column generation the limit stopped far from its plan says that the
-// gap is the bound's as much as the plan's; one that converged does not.
+// gap is the bound's as much as the plan's; one with no limit, which ends
+// on its own (here within the tolerance of its LP), does not.
 func TestSolveNotesAWeakBound(t *testing.T) {
 	weak := func(r *Result) bool {
 		return slices.ContainsFunc(r.Solution.Notes, func(n string) bool { return strings.Contains(n, "the LP had not converged") })
@@ -264,6 +265,19 @@ func TestSolveNotesAWeakBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r, err = Solve(p, MethodColumns, nil); err != nil || weak(r) {
-		t.Errorf("converged: %v, notes %q", err, r.Solution.Notes)
+		t.Errorf("no limit: %v, notes %q", err, r.Solution.Notes)
+	}
+}
+
+// TestDefaultTimeLimit: 10 s up to 200 jobs, 45 s from 1,000, a straight
+// line between.
+func TestDefaultTimeLimit(t *testing.T) {
+	for _, c := range []struct {
+		jobs int
+		want time.Duration
+	}{{1, 10 * time.Second}, {200, 10 * time.Second}, {600, 27500 * time.Millisecond}, {1000, 45 * time.Second}, {5000, 45 * time.Second}} {
+		if got := DefaultTimeLimit(c.jobs); got != c.want {
+			t.Errorf("DefaultTimeLimit(%d) = %v, want %v", c.jobs, got, c.want)
+		}
 	}
 }

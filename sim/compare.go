@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Entry is one policy of a comparison, as listed.
@@ -75,8 +76,8 @@ type Comparison struct {
 	// Trace, if not nil, gives each run its tracer, by policy name and the
 	// workload run; the runs are then made one at a time, in order.
 	Trace func(policy string, w *Workload) Tracer
-	// Parallel is the most runs Compare makes at once (parallelism); 0
-	// means GOMAXPROCS. The outcomes do not depend on it.
+	// Parallel is the most runs Compare makes at once (atOnce); 0 means
+	// GOMAXPROCS. The outcomes do not depend on it.
 	Parallel int
 }
 
@@ -109,29 +110,42 @@ func Compare(c *Comparison) ([]Outcome, error) {
 		}
 		out[i], policies[i] = Outcome{Entry: e, Workload: w}, p
 	}
-	k := c.parallelism(out)
+	// A workload too big for the limit is refused before the alone runs,
+	// each of one job, would pass the check and take their time.
+	var need int64
+	for _, o := range out {
+		if err := checkMemory(o.Workload, c.Settings.MaxMemory); err != nil {
+			return nil, err
+		}
+		need = max(need, EstimateMemory(o.Workload))
+	}
 	set := c.Settings
 	set.Trace = nil
-	if k > 1 {
-		set.Progress = syncProgress(set.Progress)
-	}
 	alone := map[bool][]float64{} // by Replays: both replays run the same tasks
 	for _, o := range out {
 		if r := o.Entry.Replays(); alone[r] == nil {
-			a, err := aloneOn(o.Workload, &set, k)
+			a, err := aloneOn(o.Workload, &set, atOnce(c.Parallel, len(o.Workload.Jobs), set.MaxMemory, need))
 			if err != nil {
 				return nil, err
 			}
 			alone[r] = a
 		}
 	}
+	k := atOnce(c.Parallel, len(out), set.MaxMemory, need)
+	if c.Trace != nil {
+		k = 1 // tracers write their files in order and need not be safe to share
+	}
+	if k > 1 {
+		set.Progress = syncProgress(set.Progress)
+	}
 	errs := make([]error, len(out))
-	forEach(len(out), k, func(i int) {
+	forEach(len(out), k, func(i int) error {
 		st := set
 		if c.Trace != nil {
 			st.Trace = c.Trace(policies[i].Name(), out[i].Workload)
 		}
 		out[i].Result, errs[i] = Run(out[i].Workload, policies[i], &st)
+		return errs[i]
 	})
 	for i, o := range out {
 		if errs[i] != nil {
@@ -144,23 +158,11 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	return out, nil
 }
 
-// parallelism is how many of the runs Compare makes at once: one with
-// Trace set, since tracers write their files in order and need not be safe
-// to share; else atOnce for the largest run's estimate.
-func (c *Comparison) parallelism(out []Outcome) int {
-	if c.Trace != nil {
-		return 1
-	}
-	var need int64
-	for _, o := range out {
-		need = max(need, EstimateMemory(o.Workload))
-	}
-	return atOnce(c.Parallel, len(out), c.Settings.MaxMemory, need)
-}
-
 // atOnce is how many of n runs that each need about need bytes go side by
 // side: want (0: GOMAXPROCS), at most n, and no more than limit holds (0:
-// no limit); at least 1.
+// no limit); at least 1. The estimate's margin over measured peaks (over 2×,
+// EstimateMemory) is what leaves the collector its headroom above each
+// run's live heap.
 func atOnce(want, n int, limit, need int64) int {
 	k := want
 	if k <= 0 {
@@ -188,11 +190,25 @@ func syncProgress(report func(Progress)) func(Progress) {
 }
 
 // forEach calls f(0) … f(n−1), k at a time (each call in its own goroutine
-// when k > 1), and returns when all have returned.
-func forEach(n, k int, f func(i int)) {
+// when k > 1), and returns when all have returned. Once f(i) has failed,
+// calls past i are skipped: the lowest i that fails is then the same however
+// many run at once, and nothing past it runs for nothing.
+func forEach(n, k int, f func(i int) error) {
+	var failed atomic.Int64
+	failed.Store(int64(n))
+	call := func(i int) {
+		if int64(i) < failed.Load() && f(i) != nil {
+			for {
+				old := failed.Load()
+				if int64(i) >= old || failed.CompareAndSwap(old, int64(i)) {
+					break
+				}
+			}
+		}
+	}
 	if k <= 1 {
 		for i := range n {
-			f(i)
+			call(i)
 		}
 		return
 	}
@@ -203,7 +219,7 @@ func forEach(n, k int, f func(i int)) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				f(i)
+				call(i)
 			}
 		}()
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -192,7 +193,8 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 }
 
 // aloneOn is Alone with k jobs run at once: each job's run is its own, so
-// the times do not depend on k.
+// the times do not depend on k. Progress, if set, hears of the pass as a
+// whole (policy "alone times"): tasks of the jobs done of all the tasks.
 func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	st, err := set.withDefaults()
 	if err != nil {
@@ -201,13 +203,12 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	st.Trace, st.IgnoreLocality = nil, true
-	if k > 1 {
-		st.Progress = syncProgress(st.Progress)
-	}
+	report := syncProgress(st.Progress)
+	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
 	out := make([]float64, len(w.Jobs))
 	errs := make([]error, len(w.Jobs))
-	forEach(len(w.Jobs), k, func(j int) {
+	var done atomic.Int64
+	forEach(len(w.Jobs), k, func(j int) error {
 		job := w.Jobs[j]
 		job.Arrival = 0
 		c := w.Cluster
@@ -216,9 +217,13 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 		r, err := Run(one, &FIFO{}, &st)
 		if err != nil {
 			errs[j] = err
-			return
+			return err
 		}
 		out[j] = r.Makespan
+		if n := done.Add(int64(one.Tasks())); report != nil {
+			report(Progress{Policy: "alone times", TasksDone: int(n), Tasks: w.Tasks()})
+		}
+		return nil
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -158,7 +158,7 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 }
 
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
-var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000",
+var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000 jobs",
 	Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
 
 // progressBar draws the swarm's progress on a terminal: one line, redrawn.

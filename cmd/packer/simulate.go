@@ -80,9 +80,9 @@ func simulateAction(c *cli.Context) error {
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
 		MaxMemory: c.Int64("max-memory") << 20}}
-	if progress.IsTerminal(c.App.ErrWriter) {
-		cmp.Settings.Progress = simProgress(c.App.ErrWriter)
-	}
+	report, done := simProgress(c.App.ErrWriter)
+	defer done()
+	cmp.Settings.Progress = report
 	var pl *plan.Plan
 	if path := c.String("plan"); path != "" {
 		if pl, err = plan.ReadFile(path); err != nil {
@@ -110,6 +110,7 @@ func simulateAction(c *cli.Context) error {
 		cmp.Trace = trace.Tracer
 	}
 	runs, err := sim.Compare(cmp)
+	done() // the line goes before anything is printed
 	if errors.Is(err, sim.ErrStalled) {
 		return err
 	} else if err != nil {
@@ -264,18 +265,35 @@ func simulationChart(c *cli.Context, runs []sim.Outcome) error {
 	return writeChart(c, g)
 }
 
-// simProgress prints a run's progress on one line of a terminal; runs too
-// short to report before their end print nothing.
-func simProgress(w io.Writer) func(sim.Progress) {
-	printed := false
-	return func(p sim.Progress) {
-		if p.TasksDone == p.Tasks && !printed {
-			return
-		}
-		printed = p.TasksDone < p.Tasks
-		fmt.Fprintf(w, "\r%s: simulated %.0f s, %d of %d tasks done   ", p.Policy, p.Time, p.TasksDone, p.Tasks)
-		if !printed {
-			fmt.Fprintln(w)
-		}
+// simProgress draws on one line of a terminal how far each run under way
+// has come (runs go side by side), and done clears it; off a terminal both
+// do nothing.
+func simProgress(w io.Writer) (report func(sim.Progress), done func()) {
+	line := progress.NewTerminal(w)
+	if line == nil {
+		return nil, func() {}
 	}
+	var order []string // the runs under way, in the order they first reported
+	latest := map[string]sim.Progress{}
+	return func(p sim.Progress) {
+		if _, ok := latest[p.Policy]; !ok {
+			order = append(order, p.Policy)
+		}
+		latest[p.Policy] = p
+		if p.TasksDone == p.Tasks {
+			delete(latest, p.Policy)
+			order = slices.DeleteFunc(order, func(n string) bool { return n == p.Policy })
+		}
+		parts := make([]string, len(order))
+		for i, n := range order {
+			q := latest[n]
+			parts[i] = fmt.Sprintf("%s %.0f %%", n, 100*float64(q.TasksDone)/float64(max(1, q.Tasks)))
+			if q.Time > 0 {
+				parts[i] += fmt.Sprintf(" (simulated %.0f s)", q.Time)
+			}
+		}
+		if len(parts) > 0 {
+			line.Report(false, "%s", strings.Join(parts, ", "))
+		}
+	}, line.Done
 }
