@@ -90,7 +90,7 @@ type Outcome struct {
 
 // Compare runs every entry and summarises each result against its
 // workload's alone times (Alone; the plan replays share theirs). The runs
-// are independent and seeded alike, so they run side by side (parallelism)
+// are independent and seeded alike, so they run side by side (Parallel)
 // and the outcomes, in the entries' order, are the same however many do.
 // Errors of Run, such as ErrStalled, are returned as they are: the first
 // entry's that failed.
