@@ -113,7 +113,10 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 
 func (s *State) loop() error {
 	s.unfinished = len(s.jobs)
-	s.queue.init(s.nodes*(s.slots[0]+s.slots[1]) + len(s.jobs) + 16)
+	// Events in flight are about one per busy slot, and a run has no more
+	// busy slots than tasks: Alone runs each job of a trace by itself, and a
+	// pool sized to the cluster made it clear thousands of unused entries.
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
