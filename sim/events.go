@@ -98,11 +98,7 @@ type queued struct {
 }
 
 // init empties the queue, with room for capacity events before the pool
-// grows. Sizing the pool up front as the heap was (an event for every
-// slot) keeps the garbage collector's pace, and the
-// FB-2010 day's peak resident memory, where they were: grown from nothing,
-// the pool made less garbage in the thousands of short runs of Alone, the
-// collector ran less often, and the day peaked 140 MB higher.
+// grows.
 func (q *eventQueue) init(capacity int) {
 	*q = eventQueue{pool: make([]queued, 0, capacity), free: -1}
 	for b := range q.head {
