@@ -39,15 +39,22 @@ func newPlaceBuild(places int) placeBuild {
 	return placeBuild{run: make([]int32, places), seen: make([]uint64, (places+63)/64)}
 }
 
-// count is the first build pass: one more entry at each pair's place.
+// count is the first build pass: one more entry at each pair's place. A
+// place seen for the first time is listed without a branch (written
+// always, kept when new): whether a rack was seen before is a coin toss to
+// the branch predictor.
 func (x *placeIndex) count(pairs []taskPlace, b *placeBuild) {
+	k := len(b.places)
+	b.places = slices.Grow(b.places, len(pairs))
+	pl := b.places[:k+len(pairs)]
 	for _, e := range pairs {
-		if b.run[e.p] == 0 {
-			b.seen[e.p/64] |= 1 << (e.p % 64)
-			b.places = append(b.places, e.p)
-		}
-		b.run[e.p]++
+		n := b.run[e.p]
+		pl[k] = e.p
+		k += b2i(n == 0)
+		b.seen[e.p/64] |= 1 << (e.p % 64)
+		b.run[e.p] = n + 1
 	}
+	b.places = pl[:k]
 }
 
 // allocate ends the counting pass: the places are sorted (by a walk of the
@@ -257,18 +264,23 @@ func (s *State) chunk(j int, t0, t1 int32) {
 		} else {
 			reps = placeReplicas(rs.rng, s.cluster, s.rack, rs.rackLo, reps)
 		}
+		// A rack once per task: each is written, and kept unless the
+		// task's earlier replicas had it (without a branch, as in count).
 		first := len(rs.racks)
+		rs.racks = slices.Grow(rs.racks, len(reps))
+		racks := rs.racks[:first+len(reps)]
+		k := first
 		for _, n := range reps {
 			rs.nodes = append(rs.nodes, taskPlace{t, n})
 			r := s.rack[n]
-			seen := false
-			for _, e := range rs.racks[first:] {
-				seen = seen || e.p == r
+			dup := 0
+			for _, e := range racks[first:k] {
+				dup |= b2i(e.p == r)
 			}
-			if !seen {
-				rs.racks = append(rs.racks, taskPlace{t, r})
-			}
+			racks[k] = taskPlace{t, r}
+			k += 1 - dup
 		}
+		rs.racks = racks[:k]
 	}
 }
 

@@ -162,3 +162,24 @@ func TestPlaceIndexBuild(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBlockIndex builds and drops, job after job, the block indexes of
+// BenchmarkRun's 10⁶-task workload (jobs of 100 maps on 1000 nodes in 50
+// racks): the replicas drawn and both indexes, by node and by rack, built.
+func BenchmarkBlockIndex(b *testing.B) {
+	w := benchWorkload(1_000_000)
+	set, err := (&Settings{Seed: 1}).withDefaults()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := compile(w, set)
+	j := 0
+	for b.Loop() {
+		if j == len(s.jobs) {
+			s, j = compile(w, set), 0
+		}
+		s.blocks(j)
+		s.dropBlocks(j)
+		j++
+	}
+}

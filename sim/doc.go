@@ -15,9 +15,9 @@
 //	  │                           while its maps run, its blocks by node and by rack
 //	  │                           (replicas drawn from the seed when first needed)
 //	  ▼
-//	core (run.go, events.go,      logical clock and an event heap ordered by (time,
-//	  │   wake.go)                sequence number); asks the Policy whenever a node
-//	  │                           offers a free slot
+//	core (run.go, events.go,      logical clock and an event queue (a radix heap)
+//	  │   wake.go)                ordered by (time, sequence number); asks the
+//	  │                           Policy whenever a node offers a free slot
 //	  ▼
 //	Policy (policy.go)            fifo, fair (with delay scheduling), sequential, plan
 //	  │                           replay, Dynamic Priority (dp.go), HybS (hybs.go),

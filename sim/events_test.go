@@ -1,16 +1,20 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// TestEventHeapOrder pushes and pops events with many equal times: they come
+// TestEventQueueOrder pushes and pops events with many equal times: they come
 // out by time, then in the order they were pushed, each exactly once.
-func TestEventHeapOrder(t *testing.T) {
+func TestEventQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var h eventHeap
+	var h eventQueue
+	h.init(0)
 	h.load([]event{{t: 0.5, arg: -1}, {t: 3, arg: -2}})
 	var now float64
 	last := event{t: -1}
@@ -46,14 +50,92 @@ func TestEventHeapOrder(t *testing.T) {
 	}
 }
 
-// BenchmarkEventHeap is a busy cluster's heap: 2000 and 30 000 slots (the
-// benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by the
-// next task's end 5–15 s later.
+// TestEventQueueMatchesSort runs the queue as the core does (arrivals
+// loaded, then pushes never before the event just popped) and checks every
+// pop against a plain list sorted by (t, seq), and atLastTime against the
+// list too. The times are drawn to meet the radix heap's edge cases: equal
+// times in runs (ties broken by sequence numbers through many digits), −0
+// and +0, steps of one ulp, long jumps that cross the exponent, and times
+// at the clock itself.
+func TestEventQueueMatchesSort(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var q eventQueue
+		q.init(4)
+		var ref []event // what is queued, kept sorted descending: pop from the end
+		order := func(a, b event) int {
+			if c := cmp.Compare(b.t, a.t); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.seq, a.seq)
+		}
+		var seq uint64
+		add := func(e event) {
+			e.seq = seq
+			seq++
+			i, _ := slices.BinarySearchFunc(ref, e, order)
+			ref = slices.Insert(ref, i, e)
+		}
+		arrivals := make([]event, rng.IntN(50))
+		at := 0.0
+		for i := range arrivals {
+			if rng.IntN(3) > 0 {
+				at += rng.ExpFloat64() * 10
+			}
+			arrivals[i] = event{t: at, arg: int32(i), kind: evArrive}
+		}
+		if len(arrivals) > 0 && rng.IntN(2) == 0 {
+			arrivals[0].t = math.Copysign(0, -1)
+		}
+		q.load(slices.Clone(arrivals))
+		for _, e := range arrivals {
+			add(e)
+		}
+		now := 0.0
+		for step := 0; step < 3000 && (len(ref) > 0 || step == 0); step++ {
+			for range rng.IntN(4) {
+				var d float64
+				switch rng.IntN(6) {
+				case 0: // at the clock: a tie with what is being handled
+				case 1:
+					d = math.Nextafter(now, math.Inf(1)) - now
+				case 2:
+					d = float64(rng.IntN(3))
+				case 3:
+					d = rng.Float64() * 1e6
+				default:
+					d = 5 + 10*rng.Float64()
+				}
+				e := event{t: now + d, arg: int32(seq), kind: evTaskEnd, attempt: uint16(seq)}
+				q.push(e)
+				add(e)
+			}
+			if len(ref) == 0 {
+				continue
+			}
+			got, want := q.pop(), ref[len(ref)-1]
+			ref = ref[:len(ref)-1]
+			if got != want || q.len() != len(ref) {
+				t.Fatalf("seed %d, step %d: popped %+v (%d left), want %+v (%d left)", seed, step, got, q.len(), want, len(ref))
+			}
+			now = got.t
+			same := len(ref) > 0 && ref[len(ref)-1].t == now
+			if q.atLastTime() != same {
+				t.Fatalf("seed %d, step %d: atLastTime %v at t = %v, want %v", seed, step, !same, now, same)
+			}
+		}
+	}
+}
+
+// BenchmarkEventHeap is a busy cluster's event queue: 2000 and 30 000 slots
+// (the benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by
+// the next task's end 5–15 s later.
 func BenchmarkEventHeap(b *testing.B) {
 	for _, slots := range []int{2000, 30000} {
 		b.Run(fmt.Sprintf("slots=%d", slots), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(3, 4))
-			var h eventHeap
+			var h eventQueue
+			h.init(slots)
 			for i := range slots {
 				h.push(event{t: 5 + 10*rng.Float64(), arg: int32(i)})
 			}

@@ -20,8 +20,10 @@ var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 // workload's own durations come on top. Measured (packer simulate -p fifo,
 // /usr/bin/time -v): one job of 10⁷ maps on 100 nodes, the whole index live
 // at once, peaked at 433 MB resident, 43 bytes a task; the FB-2010 day at
-// 64 MiB blocks (17.4 M tasks, fifo, fair and tyrex-static) at 0.69 GB, 40
-// bytes a task; BenchmarkRun's 10⁶ tasks at 40 bytes of peak heap a task.
+// 64 MiB blocks (17.4 M tasks, fifo, fair and tyrex-static) at 0.80 GB, 46
+// bytes a task (0.67 GB while every run, Alone's thousands of one-job runs
+// too, allocated an event for every slot: the collector ran more often);
+// BenchmarkRun's 10⁶ tasks at 40 bytes of peak heap a task.
 // 100 bytes a task keeps a margin of over 2× on the worst of these.
 const (
 	bytesPerTask = 100

@@ -18,7 +18,7 @@ type State struct {
 	policy  Policy
 	nodes   int
 	now     float64
-	heap    eventHeap
+	queue   eventQueue
 	events  int64
 
 	rack     []int32
@@ -113,17 +113,20 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 
 func (s *State) loop() error {
 	s.unfinished = len(s.jobs)
-	s.heap.ev = make([]event, 0, s.nodes*(s.slots[0]+s.slots[1])+16)
+	// Events in flight are about one per busy slot, and a run has no more
+	// busy slots than tasks: Alone runs each job of a trace by itself, and a
+	// pool sized to the cluster made it clear thousands of unused entries.
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
 	}
 	// Stable: jobs submitted together arrive in workload order.
 	slices.SortStableFunc(arrivals, func(a, b event) int { return cmp.Compare(a.t, b.t) })
-	s.heap.load(arrivals)
+	s.queue.load(arrivals)
 	if h := s.set.Heartbeat; h > 0 {
 		for n := range s.nodes {
-			s.heap.push(event{t: h * float64(n) / float64(s.nodes), kind: evHeartbeat, arg: int32(n)})
+			s.queue.push(event{t: h * float64(n) / float64(s.nodes), kind: evHeartbeat, arg: int32(n)})
 		}
 	}
 	if st, ok := s.policy.(Starter); ok {
@@ -134,10 +137,10 @@ func (s *State) loop() error {
 		if iv := per.Interval(); !(iv > 0) || math.IsInf(iv, 0) {
 			return fmt.Errorf("sim: policy %s: allocation interval must be finite and positive, got %v", s.policy.Name(), iv)
 		}
-		s.heap.push(event{t: 0, kind: evTick})
+		s.queue.push(event{t: 0, kind: evTick})
 	}
-	for s.unfinished > 0 && s.heap.len() > 0 {
-		e := s.heap.pop()
+	for s.unfinished > 0 && s.queue.len() > 0 {
+		e := s.queue.pop()
 		s.now = e.t
 		s.events++
 		if s.events%ProgressEvery == 0 {
@@ -153,7 +156,7 @@ func (s *State) loop() error {
 		case evHeartbeat:
 			s.poke(int(e.arg))
 			if s.active > 0 {
-				s.heap.push(event{t: e.t + s.set.Heartbeat, kind: evHeartbeat, arg: e.arg})
+				s.queue.push(event{t: e.t + s.set.Heartbeat, kind: evHeartbeat, arg: e.arg})
 			} else {
 				// Nothing to schedule: pause rather than tick through a gap
 				// between arrivals; arrive restarts the node on its grid.
@@ -165,14 +168,14 @@ func (s *State) loop() error {
 		case evTick:
 			per.Tick(s)
 			if s.active > 0 {
-				s.heap.push(event{t: e.t + per.Interval(), kind: evTick})
+				s.queue.push(event{t: e.t + per.Interval(), kind: evTick})
 			} else {
 				s.tickStopped = true // as heartbeats: resumed by the next arrival
 			}
 		}
 		// Slots are offered once everything that happens at this instant has
 		// happened: two jobs submitted at t = 0 compete for the same slots.
-		if s.heap.len() == 0 || s.heap.peek().t > s.now {
+		if !s.queue.atLastTime() {
 			s.drain()
 		}
 	}
@@ -196,7 +199,7 @@ func (s *State) offer(node int) {
 			if j < 0 {
 				if j == Later && s.set.Heartbeat == 0 && !s.retrying[node] {
 					s.retrying[node] = true
-					s.heap.push(event{t: s.now + s.set.IdleRetry, kind: evRetry, arg: int32(node)})
+					s.queue.push(event{t: s.now + s.set.IdleRetry, kind: evRetry, arg: int32(node)})
 				}
 				break
 			}
@@ -212,7 +215,7 @@ func (s *State) arrive(j int) {
 	if s.tickStopped {
 		s.tickStopped = false
 		iv := s.policy.(Periodic).Interval()
-		s.heap.push(event{t: nextOnGrid(0, iv, s.now), kind: evTick})
+		s.queue.push(event{t: nextOnGrid(0, iv, s.now), kind: evTick})
 	}
 	if h := s.set.Heartbeat; h > 0 {
 		for n, stopped := range s.hbStopped {
@@ -220,7 +223,7 @@ func (s *State) arrive(j int) {
 				continue
 			}
 			s.hbStopped[n] = false
-			s.heap.push(event{t: nextOnGrid(h*float64(n)/float64(s.nodes), h, s.now), kind: evHeartbeat, arg: int32(n)})
+			s.queue.push(event{t: nextOnGrid(h*float64(n)/float64(s.nodes), h, s.now), kind: evHeartbeat, arg: int32(n)})
 		}
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1, Locality: NoInput})
@@ -228,7 +231,7 @@ func (s *State) arrive(j int) {
 		s.addRunnable(j, Map)
 	}
 	if jr.mapHi == jr.mapLo {
-		s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+		s.queue.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
 	}
 	if s.observeArrive != nil {
 		s.observeArrive.JobArrived(s, j)
@@ -253,7 +256,7 @@ func (s *State) reducesReady(j int) {
 	for t := jr.redLo; t < jr.redHi; t++ {
 		if tr := &s.tasks[t]; tr.held {
 			tr.held = false
-			s.heap.push(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
+			s.queue.push(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
 		}
 	}
 	s.reducesRunnable(j)
@@ -452,7 +455,7 @@ func (s *State) launch(j, node int, k Kind) {
 	if k == Reduce && !jr.mapsShuffled {
 		tr.held = true // an early reduce: its end is scheduled by reducesReady
 	} else {
-		s.heap.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
+		s.queue.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
 	}
 	s.trace(TraceEvent{Time: s.now, Kind: TraceStart, Job: j, Task: int(t), Node: node, Locality: loc})
 }
@@ -507,7 +510,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 			s.reducesRunnable(j)
 		}
 		if jr.done[Map] == maps {
-			s.heap.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
+			s.queue.push(event{t: s.now + jr.shuffle, kind: evReduceReady, arg: int32(j)})
 		}
 	}
 	finished := jr.done[Map]+jr.done[Reduce] == jr.redHi-jr.mapLo
