@@ -121,32 +121,57 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	}
 	set := c.Settings
 	set.Trace = nil
-	alone := map[bool][]float64{} // by Replays: both replays run the same tasks
-	for _, o := range out {
-		if r := o.Entry.Replays(); alone[r] == nil {
-			a, err := aloneOn(o.Workload, &set, atOnce(c.Parallel, len(o.Workload.Jobs), set.MaxMemory, need))
-			if err != nil {
-				return nil, err
-			}
-			alone[r] = a
-		}
-	}
-	k := atOnce(c.Parallel, len(out), set.MaxMemory, need)
-	if c.Trace != nil {
-		k = 1 // tracers write their files in order and need not be safe to share
-	}
+	k := atOnce(c.Parallel, len(out)+1, set.MaxMemory, need)
 	if k > 1 {
 		set.Progress = syncProgress(set.Progress)
 	}
+	alone, chunks := aloneChunks(out, 4*k)
+	var aloneDone atomic.Int64
+	aloneAll := int64(0)
+	for _, ch := range chunks {
+		aloneAll += int64(ch.w.Tasks())
+	}
+	chunkErrs := make([]error, len(chunks))
+	doChunk := func(i int) error {
+		ch := chunks[i]
+		st := set
+		st.Progress = nil
+		a, err := aloneOn(ch.w, &st, 1)
+		if chunkErrs[i] = err; err == nil {
+			copy(ch.into, a)
+			if n := aloneDone.Add(int64(ch.w.Tasks())); set.Progress != nil {
+				set.Progress(Progress{Policy: "alone times", TasksDone: int(n), Tasks: int(aloneAll)})
+			}
+		}
+		return err
+	}
 	errs := make([]error, len(out))
-	forEach(len(out), k, func(i int) error {
+	doRun := func(i int) error {
 		st := set
 		if c.Trace != nil {
 			st.Trace = c.Trace(policies[i].Name(), out[i].Workload)
 		}
 		out[i].Result, errs[i] = Run(out[i].Workload, policies[i], &st)
 		return errs[i]
-	})
+	}
+	// The alone times are needed only to summarise, so their runs fill the
+	// gaps the policies' runs leave, started first as the longest.
+	if c.Trace != nil {
+		forEach(len(out), 1, doRun) // tracers write their files in order and need not be safe to share
+		forEach(len(chunks), k, doChunk)
+	} else {
+		forEach(len(out)+len(chunks), k, func(i int) error {
+			if i < len(out) {
+				return doRun(i)
+			}
+			return doChunk(i - len(out))
+		})
+	}
+	for _, err := range chunkErrs {
+		if err != nil {
+			return nil, err
+		}
+	}
 	for i, o := range out {
 		if errs[i] != nil {
 			return nil, errs[i]
@@ -156,6 +181,35 @@ func Compare(c *Comparison) ([]Outcome, error) {
 		r.Notes = append(Notes(policies[i], o.Workload), slowdownNote(r)...)
 	}
 	return out, nil
+}
+
+// aloneChunk is a run of jobs of an outcome's workload whose alone times go
+// into into.
+type aloneChunk struct {
+	w    *Workload
+	into []float64
+}
+
+// aloneChunks splits the jobs of each kind of workload (the policies' and
+// the plan replays', which share theirs) into about n runs of jobs for the
+// alone pass, and returns where each kind's times will be.
+func aloneChunks(out []Outcome, n int) (map[bool][]float64, []aloneChunk) {
+	alone := map[bool][]float64{}
+	var chunks []aloneChunk
+	for _, o := range out {
+		r := o.Entry.Replays()
+		if alone[r] != nil {
+			continue
+		}
+		w := o.Workload
+		alone[r] = make([]float64, len(w.Jobs))
+		size := max(1, (len(w.Jobs)+n-1)/n)
+		for lo := 0; lo < len(w.Jobs); lo += size {
+			hi := min(len(w.Jobs), lo+size)
+			chunks = append(chunks, aloneChunk{w: &Workload{Name: w.Name, Cluster: w.Cluster, Jobs: w.Jobs[lo:hi]}, into: alone[r][lo:hi]})
+		}
+	}
+	return alone, chunks
 }
 
 // atOnce is how many of n runs that each need about need bytes go side by
