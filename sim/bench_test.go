@@ -13,9 +13,11 @@ import (
 // benchWorkload is n tasks on a cluster sized to them: jobs of 100 maps
 // (5–15 s, HDFS blocks) and 5 reduces (10 s), arriving Poisson at a rate that
 // would keep the map slots of the cluster of n/1000 nodes (20 per rack, 2 map
-// and 1 reduce slot) 70 % busy if every map ran node-local. They do not: a
-// job's 100 blocks lie on a few per cent of the nodes, and rack-local (×1.2)
-// and off-rack (×2) maps raise the load. Measured: at 10⁶ tasks fifo runs 13 %
+// and 1 reduce slot) 70 % busy if every map ran node-local. They do not:
+// the saturated slots come free on nodes that rarely hold the head job's
+// next blocks (a job's 300 replicas cover a quarter of the nodes at 10⁶
+// tasks, 3 % at 10⁷, and fewer as its maps run), and rack-local (×1.2) and
+// off-rack (×2) maps raise the load. Measured: at 10⁶ tasks fifo runs 13 %
 // of maps node-local, 56 % rack-local, 31 % off-rack, the map slots 97.7 %
 // busy (fair 93.9 %); at 10⁷ fifo runs 82 % off-rack and fair D=10 98 %
 // (ten skips find a local slot rarely on 10,000 nodes), the slots 99.6 % busy

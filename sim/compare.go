@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 )
 
 // Entry is one policy of a comparison, as listed.
@@ -88,12 +87,17 @@ type Outcome struct {
 	Result   *Result
 }
 
+// AloneProgress is the policy name Settings.Progress hears for the pass
+// that computes the jobs' alone times (Alone, Compare).
+const AloneProgress = "alone times"
+
 // Compare runs every entry and summarises each result against its
 // workload's alone times (Alone; the plan replays share theirs). The runs
 // are independent and seeded alike, so they run side by side (Parallel)
 // and the outcomes, in the entries' order, are the same however many do.
 // Errors of Run, such as ErrStalled, are returned as they are: the first
-// entry's that failed.
+// entry's that failed. The entries must not share a Policy value (as
+// ParsePolicies makes them): their runs go at once.
 func Compare(c *Comparison) ([]Outcome, error) {
 	out := make([]Outcome, len(c.Entries))
 	policies := make([]Policy, len(c.Entries))
@@ -114,6 +118,9 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	// each of one job, would pass the check and take their time.
 	var need int64
 	for _, o := range out {
+		if err := o.Workload.Validate(); err != nil {
+			return nil, err
+		}
 		if err := checkMemory(o.Workload, c.Settings.MaxMemory); err != nil {
 			return nil, err
 		}
@@ -126,56 +133,58 @@ func Compare(c *Comparison) ([]Outcome, error) {
 		set.Progress = syncProgress(set.Progress)
 	}
 	alone, chunks := aloneChunks(out, 4*k)
-	var aloneDone atomic.Int64
-	aloneAll := int64(0)
+	var mu sync.Mutex // the alone pass's progress, reported in order
+	var aloneDone, aloneAll int
 	for _, ch := range chunks {
-		aloneAll += int64(ch.w.Tasks())
+		aloneAll += ch.w.Tasks()
 	}
-	chunkErrs := make([]error, len(chunks))
 	doChunk := func(i int) error {
 		ch := chunks[i]
 		st := set
 		st.Progress = nil
 		a, err := aloneOn(ch.w, &st, 1)
-		if chunkErrs[i] = err; err == nil {
-			copy(ch.into, a)
-			if n := aloneDone.Add(int64(ch.w.Tasks())); set.Progress != nil {
-				set.Progress(Progress{Policy: "alone times", TasksDone: int(n), Tasks: int(aloneAll)})
-			}
+		if err != nil {
+			return err
 		}
-		return err
+		copy(ch.into, a)
+		if set.Progress != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			aloneDone += ch.w.Tasks()
+			set.Progress(Progress{Policy: AloneProgress, TasksDone: aloneDone, Tasks: aloneAll})
+		}
+		return nil
 	}
-	errs := make([]error, len(out))
 	doRun := func(i int) error {
 		st := set
 		if c.Trace != nil {
 			st.Trace = c.Trace(policies[i].Name(), out[i].Workload)
 		}
-		out[i].Result, errs[i] = Run(out[i].Workload, policies[i], &st)
-		return errs[i]
+		var err error
+		out[i].Result, err = Run(out[i].Workload, policies[i], &st)
+		return err
 	}
 	// The alone times are needed only to summarise, so their runs fill the
-	// gaps the policies' runs leave, started first as the longest.
+	// gaps the policies' runs leave, started first as the longest. Numbered
+	// runs first, the error is the first entry's that failed.
+	var err error
 	if c.Trace != nil {
-		forEach(len(out), 1, doRun) // tracers write their files in order and need not be safe to share
-		forEach(len(chunks), k, doChunk)
+		// Tracers write their files in order and need not be safe to share.
+		if err = forEach(len(out), 1, doRun); err == nil {
+			err = forEach(len(chunks), k, doChunk)
+		}
 	} else {
-		forEach(len(out)+len(chunks), k, func(i int) error {
+		err = forEach(len(out)+len(chunks), k, func(i int) error {
 			if i < len(out) {
 				return doRun(i)
 			}
 			return doChunk(i - len(out))
 		})
 	}
-	for _, err := range chunkErrs {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	for i, o := range out {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
 		r := o.Result
 		r.Summarize(alone[o.Entry.Replays()])
 		r.Notes = append(Notes(policies[i], o.Workload), slowdownNote(r)...)
@@ -244,27 +253,33 @@ func syncProgress(report func(Progress)) func(Progress) {
 }
 
 // forEach calls f(0) … f(n−1), k at a time (each call in its own goroutine
-// when k > 1), and returns when all have returned. Once f(i) has failed,
-// calls past i are skipped: the lowest i that fails is then the same however
-// many run at once, and nothing past it runs for nothing.
-func forEach(n, k int, f func(i int) error) {
-	var failed atomic.Int64
-	failed.Store(int64(n))
+// when k > 1), and returns, once all have returned, the error of the lowest
+// i that failed. Calls past a failed i are skipped: that error is then the
+// same however many run at once, and nothing past it runs for nothing. A
+// panic in a call is raised again in the caller, as it would be with k = 1.
+func forEach(n, k int, f func(i int) error) error {
+	var mu sync.Mutex
+	failed, first := n, error(nil)
+	var panicked any
 	call := func(i int) {
-		if int64(i) < failed.Load() && f(i) != nil {
-			for {
-				old := failed.Load()
-				if int64(i) >= old || failed.CompareAndSwap(old, int64(i)) {
-					break
-				}
-			}
+		mu.Lock()
+		skip := i > failed
+		mu.Unlock()
+		if skip {
+			return
 		}
+		err := f(i)
+		mu.Lock()
+		if err != nil && i < failed {
+			failed, first = i, err
+		}
+		mu.Unlock()
 	}
 	if k <= 1 {
 		for i := range n {
 			call(i)
 		}
-		return
+		return first
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -272,6 +287,18 @@ func forEach(n, k int, f func(i int) error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					if panicked == nil {
+						panicked = p
+					}
+					failed = -1 // skip everything left
+					mu.Unlock()
+					for range next {
+					}
+				}
+			}()
 			for i := range next {
 				call(i)
 			}
@@ -282,4 +309,8 @@ func forEach(n, k int, f func(i int) error) {
 	}
 	close(next)
 	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
+	return first
 }

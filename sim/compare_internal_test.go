@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,8 +55,8 @@ func (m *meeting) Assign(s *State, node int, kind Kind) int {
 }
 
 // TestCompareRunsSideBySide: with Parallel 3, three runs are under way at
-// once; and forEach's first failure is the first entry's that failed,
-// whatever order they fail in.
+// once; Compare's error is the first entry's that failed, whatever order
+// they fail in; one at a time, nothing past a failure runs.
 func TestCompareRunsSideBySide(t *testing.T) {
 	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 1}, Jobs: []Job{{Name: "A", NoInput: true, Maps: Tasks{Count: 3, Mean: 1}}}}
 	var all sync.WaitGroup
@@ -74,30 +75,63 @@ func TestCompareRunsSideBySide(t *testing.T) {
 		}
 	}
 
-	errA, errC := errors.New("a failed"), errors.New("c failed")
+	// Entry a stalls late, c at once: the error is a's either way.
+	for _, parallel := range []int{1, 3} {
+		es := []Entry{{Name: "a", Policy: &stalling{name: "a", wait: 50 * time.Millisecond}}, {Name: "b", Policy: &FIFO{}}, {Name: "c", Policy: &stalling{name: "c"}}}
+		_, err := Compare(&Comparison{Workload: w, Entries: es, Parallel: parallel})
+		if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "policy a ") {
+			t.Errorf("parallel %d: error %v, want entry a's stall", parallel, err)
+		}
+	}
+
+	errA := errors.New("a failed")
 	var calls sync.Map
 	f := func(i int) error {
 		calls.Store(i, true)
-		switch i {
-		case 0:
-			time.Sleep(20 * time.Millisecond) // fails after c has
+		if i == 0 {
 			return errA
-		case 2:
-			return errC
 		}
 		return nil
 	}
-	failed := make([]error, 6)
-	forEach(6, 3, func(i int) error { failed[i] = f(i); return failed[i] })
-	if failed[0] != errA {
-		t.Errorf("the first entry's error is %v, want %v", failed[0], errA)
-	}
 	// One at a time, nothing past the first failure runs.
-	calls.Clear()
-	forEach(6, 1, func(i int) error { return f(i) })
+	if err := forEach(6, 1, f); err != errA {
+		t.Errorf("forEach returned %v, want %v", err, errA)
+	}
 	for i := 1; i < 6; i++ {
 		if _, ran := calls.Load(i); ran {
 			t.Errorf("one at a time, entry %d ran after entry 0 had failed", i)
 		}
 	}
+}
+
+// stalling is a policy that never assigns a slot, after waiting wait on its
+// first call: its run ends in ErrStalled.
+type stalling struct {
+	name string
+	wait time.Duration
+}
+
+func (p *stalling) Name() string { return p.name }
+
+func (p *stalling) Assign(*State, int, Kind) int {
+	time.Sleep(p.wait)
+	p.wait = 0
+	return Idle
+}
+
+// TestForEachRaisesPanics: a panic in a call side by side reaches the caller,
+// as it would one at a time.
+func TestForEachRaisesPanics(t *testing.T) {
+	defer func() {
+		if p := recover(); p != "boom" {
+			t.Errorf("recovered %v, want boom", p)
+		}
+	}()
+	_ = forEach(8, 3, func(i int) error {
+		if i == 4 {
+			panic("boom")
+		}
+		return nil
+	})
+	t.Error("no panic reached the caller")
 }

@@ -17,8 +17,9 @@ const (
 	evTick                         // the policy's periodic allocation
 )
 
-// event is 24 bytes and holds no pointers, so the queue's buckets are flat
-// slices the garbage collector never scans.
+// event is 24 bytes and holds no pointers, so the queue's pool (of events
+// with their bucket links) is one flat slice the garbage collector never
+// scans.
 type event struct {
 	t       float64
 	seq     uint64
@@ -36,7 +37,7 @@ func (a *event) before(b *event) bool {
 // equal, so that the two tie on the sequence number as they compare.
 func timeKey(t float64) uint64 {
 	if t == 0 {
-		return 0
+		return 0 // −0 too: it ties with +0
 	}
 	return math.Float64bits(t)
 }

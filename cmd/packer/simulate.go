@@ -284,16 +284,18 @@ func simProgress(w io.Writer) (report func(sim.Progress), done func()) {
 			delete(latest, p.Policy)
 			order = slices.DeleteFunc(order, func(n string) bool { return n == p.Policy })
 		}
+		if len(order) == 0 {
+			line.Done() // nothing under way: no stale state left on screen
+			return
+		}
 		parts := make([]string, len(order))
 		for i, n := range order {
 			q := latest[n]
 			parts[i] = fmt.Sprintf("%s %.0f %%", n, 100*float64(q.TasksDone)/float64(max(1, q.Tasks)))
-			if q.Time > 0 {
+			if q.Time > 0 && len(order) == 1 { // one run: room for its clock
 				parts[i] += fmt.Sprintf(" (simulated %.0f s)", q.Time)
 			}
 		}
-		if len(parts) > 0 {
-			line.Report(false, "%s", strings.Join(parts, ", "))
-		}
+		line.Report(false, "%s", strings.Join(parts, ", "))
 	}, line.Done
 }
