@@ -123,7 +123,10 @@ func TestCompareSideBySide(t *testing.T) {
 			Maps: sim.Tasks{Durations: d}, Reduces: sim.Tasks{Count: rng.IntN(4), Mean: 5}})
 		at += 10 * rng.ExpFloat64()
 	}
-	names := []string{"fifo", "fair", "fair:3", "dp", "hybs", "tyrex-static", "tyrex-dynamic", "fair-by-tasks"}
+	names := []string{"fifo", "fair", "fair:3", "dp", "hybs", "tyrex-static", "tyrex-dynamic", "fair-by-tasks", "plan", "plan-no-barrier"}
+	// The replays share one workload of their own (its first ten jobs), as
+	// the plan's replays do.
+	replayW := &sim.Workload{Cluster: w.Cluster, Jobs: w.Jobs[:10]}
 	run := func(parallel int) []sim.Outcome {
 		es, err := sim.ParsePolicies(names, nil)
 		if err != nil {
@@ -131,6 +134,7 @@ func TestCompareSideBySide(t *testing.T) {
 		}
 		var reports atomic.Int64
 		out, err := sim.Compare(&sim.Comparison{Workload: w, Entries: es, Parallel: parallel,
+			Replay: func(bool) (*sim.Workload, sim.Policy, error) { return replayW, &sim.Sequential{}, nil },
 			Settings: sim.Settings{Seed: 3, Heartbeat: 1, Progress: func(sim.Progress) { reports.Add(1) }}})
 		if err != nil {
 			t.Fatal(err)
