@@ -134,7 +134,7 @@ func TestCompareSideBySide(t *testing.T) {
 		}
 		var reports atomic.Int64
 		out, err := sim.Compare(&sim.Comparison{Workload: w, Entries: es, Parallel: parallel,
-			Replay: func(bool) (*sim.Workload, sim.Policy, error) { return replayW, &sim.Sequential{}, nil },
+			Replay:   func(bool) (*sim.Workload, sim.Policy, error) { return replayW, &sim.Sequential{}, nil },
 			Settings: sim.Settings{Seed: 3, Heartbeat: 1, Progress: func(sim.Progress) { reports.Add(1) }}})
 		if err != nil {
 			t.Fatal(err)
