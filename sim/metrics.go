@@ -259,9 +259,10 @@ func aloneTime(one *Workload, st *Settings, store chan *State) (float64, error) 
 	if err := s.exec(&FIFO{}); err != nil {
 		return 0, err
 	}
+	makespan := s.lastEnd // Result.Makespan; read before another run takes s
 	select {
 	case store <- s:
 	default:
 	}
-	return s.lastEnd, nil // Result.Makespan
+	return makespan, nil
 }
