@@ -240,9 +240,10 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	return out, nil
 }
 
-// aloneTime is Run(one, &FIFO{}, st)'s makespan (without the Result), the run compiled in the
-// memory of a state taken from store (or new), which goes back to it after
-// a run that ended well (a failed one is dropped, whatever it left).
+// aloneTime is Run(one, &FIFO{}, st)'s makespan, without building the
+// Result: the run is compiled in the memory of a state taken from store (or
+// new), which goes back to it after a run that ended well (a failed one is
+// dropped, whatever it left). One's validation and memory check are Run's.
 func aloneTime(one *Workload, st *Settings, store chan *State) (float64, error) {
 	if err := one.Validate(); err != nil {
 		return 0, err
