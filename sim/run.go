@@ -21,12 +21,8 @@ type State struct {
 	queue   eventQueue
 	events  int64
 
-	rack     []int32
-	slots    [2]int
-	free     [2][]int16
-	freeBits [2][]uint64 // bit n: node n has a free slot of the kind
-	slotTask [2][]int32  // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
-	slow     []float64
+	slots [2]int
+	nodeArrays
 
 	tasks    []taskRec
 	jobs     []jobRec
@@ -43,8 +39,7 @@ type State struct {
 	changed     [2][]int32
 	changedMark [2][]bool
 	unfinished  int
-	active      int    // jobs submitted and not finished
-	hbStopped   []bool // nodes whose heartbeats pause while no job is active
+	active      int // jobs submitted and not finished
 	// tickStopped: the policy's allocation ticks pause likewise.
 	tickStopped bool
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
@@ -62,7 +57,6 @@ type State struct {
 	}
 
 	wakeList
-	retrying []bool
 
 	observeArrive ArrivalObserver
 	observeTask   TaskObserver
@@ -99,16 +93,25 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 		// first, so that a sequence of runs peaks at one run's memory.
 		runtime.GC()
 	}
-	s := compile(w, st)
+	return compile(w, st).run(p)
+}
+
+// run runs the compiled state under policy p and reports it.
+func (s *State) run(p Policy) (*Result, error) {
+	if err := s.exec(p); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+// exec runs the compiled state under policy p, to its end.
+func (s *State) exec(p Policy) error {
 	s.policy = p
 	s.observeArrive, _ = p.(ArrivalObserver)
 	s.observeTask, _ = p.(TaskObserver)
 	s.observeFinish, _ = p.(FinishObserver)
 	s.observeOffer, _ = p.(OfferObserver)
-	if err := s.loop(); err != nil {
-		return nil, err
-	}
-	return s.result(), nil
+	return s.loop()
 }
 
 func (s *State) loop() error {
@@ -116,7 +119,7 @@ func (s *State) loop() error {
 	// Events in flight are about one per busy slot, and a run has no more
 	// busy slots than tasks: Alone runs each job of a trace by itself, and a
 	// pool sized to the cluster made it clear thousands of unused entries.
-	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
+	s.initQueue(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
@@ -184,6 +187,20 @@ func (s *State) loop() error {
 		return fmt.Errorf("%w: policy %s at t = %g s: %d jobs unfinished and nothing left to happen", ErrStalled, s.policy.Name(), s.now, s.unfinished)
 	}
 	return nil
+}
+
+// initQueue empties the event queue, with room for capacity events, in the
+// pool of the run whose memory s reuses (compileIn) if it has the room:
+// in the order of events the pool's size makes no difference.
+func (s *State) initQueue(capacity int) {
+	pool := s.queue.pool[:0]
+	if cap(pool) < capacity {
+		pool = make([]queued, 0, capacity)
+	}
+	// eventQueue.init's empty queue, its 4096 bucket heads filled by
+	// copies rather than one store at a time (a fifth of a one-job run).
+	s.queue = eventQueue{pool: pool, free: -1}
+	fill(s.queue.head[:], -1)
 }
 
 func (s *State) offer(node int) {

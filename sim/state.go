@@ -44,54 +44,58 @@ type jobRec struct {
 
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State {
-	s := layout(w, set)
+	s := layout(nil, w, set)
 	s.replicas = s.newReplicaStream()
 	return s
 }
 
+// compileIn is compile in the memory of prev, a run that ended (or nil),
+// for the alone pass: thousands of one-job runs on one cluster, where
+// allocating and filling the per-node arrays cost several times the run.
+// The state is as compile's, field for field, so the run is too; prev is
+// overwritten. Its replica stream is built only for a job that reads input
+// (blocks is never asked for another's).
+func compileIn(prev *State, w *Workload, set Settings) *State {
+	s := layout(prev, w, set)
+	for j := range s.jobs {
+		if !s.jobs[j].noInput {
+			s.replicas = s.newReplicaStream()
+			break
+		}
+	}
+	return s
+}
+
 // layout builds a run's state from a validated workload, all but the block
-// indexes, which are built per job when first needed (State.blocks).
-func layout(w *Workload, set Settings) *State {
+// indexes, which are built per job when first needed (State.blocks). With
+// prev not nil, it reuses prev's memory (prev is overwritten): its per-node
+// arrays if prev ran on the same nodes, its task and job records, its
+// event pool and wake list. Everything else starts from the zero State, as
+// a fresh one does, so nothing of prev's run leaks into the new one.
+func layout(prev *State, w *Workload, set Settings) *State {
 	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
-	s := &State{set: set, cluster: c, nodes: nodes, w: w}
-	s.rack = make([]int32, nodes)
-	for i := 0; i < c.Nodes; i++ {
-		s.rack[i] = int32(i * c.Racks / c.Nodes)
+	s := prev
+	if s == nil {
+		s = &State{}
 	}
-	for i, p := range c.Extras {
-		s.rack[c.Nodes+i] = s.rack[p]
-	}
+	keep := s.keepable(c)
+	*s = State{set: set, cluster: c, nodes: nodes, w: w,
+		tasks: keep.tasks, jobs: keep.jobs, wakeList: wakeList{wake: keep.wake[:0]}}
+	s.queue.pool = keep.pool
 	s.slots = [2]int{c.MapSlots, c.ReduceSlots}
-	for k := range 2 {
-		s.free[k] = make([]int16, nodes)
-		for i := range s.free[k] {
-			s.free[k][i] = int16(s.slots[k])
-		}
-		s.freeBits[k] = make([]uint64, (nodes+63)/64)
-		for i := range nodes {
-			if s.slots[k] > 0 {
-				s.freeBits[k][i/64] |= 1 << (i % 64)
-			}
-		}
-		s.slotTask[k] = make([]int32, nodes*s.slots[k])
-		for i := range s.slotTask[k] {
-			s.slotTask[k][i] = -1
-		}
+	if keep.nodeArrays.rack != nil {
+		s.nodeArrays, s.woke, s.offered = keep.nodeArrays, keep.woke, keep.offered
+		s.resetNodes()
+	} else {
+		s.makeNodes()
 	}
-	s.slow = make([]float64, nodes)
-	for i := range s.slow {
-		s.slow[i] = 1
-	}
-	s.woke = make([]bool, nodes)
-	s.offered = make([]uint32, nodes)
 	s.gen, s.sweeping = 1, -1
-	s.retrying = make([]bool, nodes)
-	s.hbStopped = make([]bool, nodes)
 
-	total := w.Tasks()
-	s.tasks = make([]taskRec, total)
-	s.jobs = make([]jobRec, len(w.Jobs))
+	// Every task record is written below; job records start from zero.
+	s.tasks = resize(s.tasks, w.Tasks())
+	s.jobs = resize(s.jobs, len(w.Jobs))
+	clear(s.jobs)
 	users := map[string]int32{}
 	var t int32
 	for i := range w.Jobs {
@@ -124,4 +128,105 @@ func layout(w *Workload, set Settings) *State {
 		jr.pending = [2]int32{jr.mapHi - jr.mapLo, jr.redHi - jr.redLo}
 	}
 	return s
+}
+
+// nodeArrays are a run's per-node state, the bulk of what a run on a large
+// cluster allocates before its first event.
+type nodeArrays struct {
+	rack      []int32
+	free      [2][]int16
+	freeBits  [2][]uint64 // bit n: node n has a free slot of the kind
+	slotTask  [2][]int32  // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
+	slow      []float64
+	retrying  []bool
+	hbStopped []bool // nodes whose heartbeats pause while no job is active
+}
+
+// kept is the memory of a finished run that the next one may reuse.
+type kept struct {
+	nodeArrays
+	woke    []bool
+	offered []uint32
+	wake    []int32
+	tasks   []taskRec
+	jobs    []jobRec
+	pool    []queued
+}
+
+// keepable is s's memory that a run on cluster c (with defaults) can reuse:
+// the per-node arrays only if s ran on the same nodes, racks and slots
+// (the racks are then the same), without extra VMs.
+func (s *State) keepable(c Cluster) kept {
+	k := kept{tasks: s.tasks, jobs: s.jobs, wake: s.wake, pool: s.queue.pool}
+	p := s.cluster
+	if s.rack != nil && len(p.Extras) == 0 && len(c.Extras) == 0 && p.Nodes == c.Nodes && p.Racks == c.Racks &&
+		p.MapSlots == c.MapSlots && p.ReduceSlots == c.ReduceSlots {
+		k.nodeArrays, k.woke, k.offered = s.nodeArrays, s.woke, s.offered
+	}
+	return k
+}
+
+// makeNodes allocates and fills the per-node arrays for s.cluster.
+func (s *State) makeNodes() {
+	c, nodes := s.cluster, s.nodes
+	s.rack = make([]int32, nodes)
+	for i := 0; i < c.Nodes; i++ {
+		s.rack[i] = int32(i * c.Racks / c.Nodes)
+	}
+	for i, p := range c.Extras {
+		s.rack[c.Nodes+i] = s.rack[p]
+	}
+	for k := range 2 {
+		s.free[k] = make([]int16, nodes)
+		s.freeBits[k] = make([]uint64, (nodes+63)/64)
+		s.slotTask[k] = make([]int32, nodes*s.slots[k])
+	}
+	s.slow = make([]float64, nodes)
+	s.woke = make([]bool, nodes)
+	s.offered = make([]uint32, nodes)
+	s.retrying = make([]bool, nodes)
+	s.hbStopped = make([]bool, nodes)
+	s.resetNodes()
+}
+
+// resetNodes sets the per-node arrays, racks aside, to an empty cluster's:
+// every slot free, no node slowed, woken, offered, retrying or paused.
+func (s *State) resetNodes() {
+	for k := range 2 {
+		fill(s.free[k], int16(s.slots[k]))
+		clear(s.freeBits[k])
+		if s.slots[k] > 0 {
+			fill(s.freeBits[k], ^uint64(0))
+			if r := s.nodes % 64; r != 0 {
+				s.freeBits[k][len(s.freeBits[k])-1] = 1<<r - 1
+			}
+		}
+		fill(s.slotTask[k], -1)
+	}
+	fill(s.slow, 1)
+	clear(s.woke)
+	clear(s.offered)
+	clear(s.retrying)
+	clear(s.hbStopped)
+}
+
+// fill sets every element of xs to v, by doubling copies: a loop of
+// stores, for each of the thousands of one-job runs of the alone pass, was
+// most of what the pass cost; copy moves blocks.
+func fill[T any](xs []T, v T) {
+	if len(xs) == 0 {
+		return
+	}
+	xs[0] = v
+	for i := 1; i < len(xs); i *= 2 {
+		copy(xs[i:], xs[:i])
+	}
+}
+
+// resize is xs with length n, in its own memory if it has room.
+func resize[T any](xs []T, n int) []T {
+	if cap(xs) < n {
+		return make([]T, n)
+	}
+	return xs[:n]
 }

@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// variedJobs is a workload on one cluster of 24 nodes in 4 racks whose jobs
+// differ in all a run's state depends on: one map or many waves of them,
+// reduces or none, shuffles, and heavy tails, so that a job run in memory a
+// bigger one used finds slots, wake lists and events it left behind.
+func variedJobs(rng *rand.Rand, n int) *Workload {
+	w := &Workload{Name: "varied", Cluster: Cluster{Nodes: 24, Racks: 4, MapSlots: 2, ReduceSlots: 1}}
+	for j := range n {
+		d := make([]float64, 1+rng.IntN(1+rng.IntN(120)))
+		for i := range d {
+			d[i] = float64(1+rng.IntN(20)) + rng.Float64()
+		}
+		job := Job{Name: fmt.Sprint(j), Arrival: float64(rng.IntN(100)), Maps: Tasks{Durations: d}}
+		if rng.IntN(2) == 0 {
+			job.Reduces = Tasks{Count: 1 + rng.IntN(40), Mean: float64(1 + rng.IntN(10))}
+			job.Shuffle = float64(rng.IntN(3))
+		}
+		w.Jobs = append(w.Jobs, job)
+	}
+	return w
+}
+
+// freshAlone is job j's alone time the plain way: a Run of its own, on
+// fresh state.
+func freshAlone(t *testing.T, w *Workload, j int, set Settings) float64 {
+	t.Helper()
+	job := w.Jobs[j]
+	job.Arrival = 0
+	set.IgnoreLocality = true
+	return mustRun(t, &Workload{Name: w.Name, Cluster: w.Cluster, Jobs: []Job{job}}, &FIFO{}, &set).Makespan
+}
+
+// TestAloneReusedEqualsFresh: Alone, whose one-job runs reuse the memory of
+// earlier ones, gives every job the time a fresh Run gives it, bit for bit,
+// with and without heartbeats and early reduces, and whatever ran before
+// it: the jobs in several orders, one state for all (k = 1) and several.
+func TestAloneReusedEqualsFresh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 1))
+	w := variedJobs(rng, 30)
+	for _, set := range []Settings{{}, {Seed: 5, Heartbeat: 1}, {ReduceSlowstart: 0.3}, {Heartbeat: 3, ReduceSlowstart: 1}} {
+		want := make([]float64, len(w.Jobs))
+		for j := range w.Jobs {
+			want[j] = freshAlone(t, w, j, set)
+		}
+		for order := range 4 {
+			perm := rng.Perm(len(w.Jobs))
+			if order == 0 {
+				slices.SortFunc(perm, func(a, b int) int { return w.Jobs[b].Maps.N() - w.Jobs[a].Maps.N() })
+			}
+			pw := &Workload{Name: w.Name, Cluster: w.Cluster}
+			for _, j := range perm {
+				pw.Jobs = append(pw.Jobs, w.Jobs[j])
+			}
+			for _, k := range []int{1, 3} {
+				got, err := aloneOn(pw, &set, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, j := range perm {
+					if got[i] != want[j] {
+						t.Fatalf("settings %+v, order %d, k %d: job %d alone %v after %d other jobs, fresh %v", set, order, k, j, got[i], i, want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// slowFIFO is FIFO on a cluster whose node 0 runs at half speed: a policy
+// that changes the state's per-node slowdowns, which a run reusing its
+// memory must not inherit.
+type slowFIFO struct{ FIFO }
+
+func (p *slowFIFO) Start(s *State) { s.SetSlowdown(0, 2) }
+
+// TestCompileInEqualsCompile: a run laid out in the memory of another
+// (compileIn) reports exactly what a fresh Run reports, events, locality
+// and busy time included, after runs of other policies (watching jobs,
+// killing tasks, slowing nodes), settings and clusters, the same one or
+// not, with locality or without.
+func TestCompileInEqualsCompile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 2))
+	names := []string{"fifo", "slow-fifo", "fair:5", "dp-preempt", "tyrex-dynamic", "hybs", "fair-by-tasks"}
+	policy := func(name string) Policy {
+		if name == "slow-fifo" {
+			return &slowFIFO{}
+		}
+		p, err := ParsePolicy(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var s *State
+	for i := range 200 {
+		w := variedJobs(rng, 1+rng.IntN(6))
+		if rng.IntN(3) == 0 {
+			w = randomWorkload(rng, true, rng.IntN(2) == 0)
+		}
+		set := Settings{Seed: rng.Uint64(), IgnoreLocality: rng.IntN(3) == 0}
+		if rng.IntN(2) == 0 {
+			set.Heartbeat = float64(1 + rng.IntN(3))
+		}
+		if rng.IntN(2) == 0 {
+			set.ReduceSlowstart = rng.Float64()
+		}
+		name := names[rng.IntN(len(names))]
+		want, err := Run(w, policy(name), &set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := set.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = compileIn(s, w, st)
+		got, err := s.run(policy(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("run %d (%s, %+v) in reused memory: %+v, fresh: %+v", i, name, set, got, want)
+		}
+	}
+}
+
+// TestCompileInForgetsEverything: whatever a run left in its memory, the
+// state compileIn lays out there is compile's, field for field (the event
+// pool and wake list aside, emptied when the run starts). The run's leftovers
+// are made the worst they could be: every per-node flag set, every slot
+// taken, every task and job record scribbled over.
+func TestCompileInForgetsEverything(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 3))
+	set, err := (&Settings{Seed: 9, Heartbeat: 2}).withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		prev := compile(variedJobs(rng, 6), set)
+		if err := prev.exec(&Fair{Delay: 5}); err != nil {
+			t.Fatal(err)
+		}
+		scribble(prev)
+		w := variedJobs(rng, 1+rng.IntN(6))
+		got, want := compileIn(prev, w, set), compile(w, set)
+		got.queue.pool, got.wake = nil, nil
+		if !reflect.DeepEqual(*got, *want) {
+			t.Fatalf("case %d: compileIn's state differs from compile's", i)
+		}
+	}
+}
+
+// scribble fills every per-node array and record of s with what no fresh
+// state holds.
+func scribble(s *State) {
+	for _, xs := range [][]bool{s.woke, s.retrying, s.hbStopped} {
+		fill(xs, true)
+	}
+	fill(s.offered, 7)
+	fill(s.slow, 3)
+	for k := range 2 {
+		fill(s.free[k], 0)
+		fill(s.freeBits[k], 0)
+		fill(s.slotTask[k], 5)
+	}
+	fill(s.tasks[:cap(s.tasks)], taskRec{start: 1, job: 3, node: 2, attempt: 4, state: taskDone, held: true})
+	fill(s.jobs[:cap(s.jobs)], jobRec{start: 1, done: [2]int32{3, 3}, finished: true, requeued: []int32{1}})
+	s.gen, s.sweeping, s.lazy, s.events, s.now, s.active = 9, 2, 1, 5, 7, 3
+	s.runnable[Map] = append(s.runnable[Map], 1)
+	s.wake = append(s.wake, 3)
+}
