@@ -2,7 +2,7 @@ package sim
 
 import (
 	"slices"
-	"sync/atomic"
+	"sync"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -194,7 +194,7 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 
 // aloneOn is Alone with k jobs run at once: each job's run is its own, so
 // the times do not depend on k. Progress, if set, hears of the pass as a
-// whole (policy "alone times"): tasks of the jobs done of all the tasks.
+// whole (policy AloneProgress): tasks of the jobs done of all the tasks.
 //
 // Each run is compiled in the memory of an earlier one that ended
 // (compileIn), from a store of at most k: on the FB-2010 day's 3000 nodes,
@@ -209,13 +209,13 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	report := syncProgress(st.Progress)
+	report := st.Progress
 	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
 	out := make([]float64, len(w.Jobs))
-	errs := make([]error, len(w.Jobs))
-	var done atomic.Int64
+	var mu sync.Mutex // the progress, reported in order
+	done := 0
 	store := make(chan *State, max(1, k))
-	forEach(len(w.Jobs), k, func(j int) error {
+	err = forEach(len(w.Jobs), k, func(j int) error {
 		job := w.Jobs[j]
 		job.Arrival = 0
 		c := w.Cluster
@@ -223,19 +223,19 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 		one := &Workload{Name: w.Name, Cluster: c, Jobs: []Job{job}}
 		t, err := aloneTime(one, &st, store)
 		if err != nil {
-			errs[j] = err
 			return err
 		}
 		out[j] = t
-		if n := done.Add(int64(one.Tasks())); report != nil {
-			report(Progress{Policy: "alone times", TasksDone: int(n), Tasks: w.Tasks()})
+		if report != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			done += one.Tasks()
+			report(Progress{Policy: AloneProgress, TasksDone: done, Tasks: w.Tasks()})
 		}
 		return nil
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
