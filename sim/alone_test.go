@@ -135,7 +135,8 @@ func TestCompileInEqualsCompile(t *testing.T) {
 
 // TestCompileInForgetsEverything: whatever a run left in its memory, the
 // state compileIn lays out there is compile's, field for field (the event
-// pool and wake list aside, emptied when the run starts). The run's leftovers
+// pool and wake list aside, emptied when the run starts; every job here
+// reads input, so both build the replica stream). The run's leftovers
 // are made the worst they could be: every per-node flag set, every slot
 // taken, every task and job record scribbled over.
 func TestCompileInForgetsEverything(t *testing.T) {
@@ -177,4 +178,48 @@ func scribble(s *State) {
 	s.gen, s.sweeping, s.lazy, s.events, s.now, s.active = 9, 2, 1, 5, 7, 3
 	s.runnable[Map] = append(s.runnable[Map], 1)
 	s.wake = append(s.wake, 3)
+}
+
+// TestCompileInChangesCluster: a run laid out in the memory of one on
+// another cluster of the same size (other racks; extra VMs, then none) is
+// the fresh run: what keepable keeps must depend on the whole cluster.
+func TestCompileInChangesCluster(t *testing.T) {
+	job := func(n int) Job {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = float64(3 + i%5)
+		}
+		return Job{Name: fmt.Sprint("j", n), Maps: Tasks{Durations: d}, Reduces: Tasks{Count: 2, Mean: 4}}
+	}
+	clusters := []Cluster{
+		{Nodes: 8, Racks: 2, MapSlots: 2, ReduceSlots: 1},
+		{Nodes: 8, Racks: 4, MapSlots: 2, ReduceSlots: 1},
+		{Nodes: 8, Racks: 4, MapSlots: 2, ReduceSlots: 1, Extras: []int{0, 1}},
+		{Nodes: 8, Racks: 4, MapSlots: 2, ReduceSlots: 1},
+		{Nodes: 8, Racks: 4, MapSlots: 2, ReduceSlots: 0},
+	}
+	var s *State
+	for i, c := range clusters {
+		w := &Workload{Cluster: c, Jobs: []Job{job(30), job(17)}}
+		if c.ReduceSlots == 0 {
+			w.Jobs = []Job{{Name: "j", Maps: Tasks{Count: 20, Mean: 3}}}
+		}
+		set := Settings{Seed: 5}
+		want, err := Run(w, &FIFO{}, &set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := set.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = compileIn(s, w, st)
+		got, err := s.run(&FIFO{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("cluster %d (%+v) after the one before: %+v, fresh %+v", i, c, got.Summary, want.Summary)
+		}
+	}
 }

@@ -200,7 +200,8 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 // (compileIn), from a store of at most k: on the FB-2010 day's 3000 nodes,
 // allocating and filling the per-node arrays for each of its 24 000 jobs
 // cost several times running them. Which memory a job gets makes no
-// difference: compileIn's state is compile's.
+// difference: compileIn's state is compile's (its replica stream aside,
+// which no run without input reads).
 func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	st, err := set.withDefaults()
 	if err != nil {
@@ -212,7 +213,7 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	report := st.Progress
 	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
 	out := make([]float64, len(w.Jobs))
-	var mu sync.Mutex // the progress, reported in order
+	var mu sync.Mutex // one report at a time; TasksDone never goes back
 	done := 0
 	store := make(chan *State, max(1, k))
 	err = forEach(len(w.Jobs), k, func(j int) error {

@@ -119,7 +119,7 @@ func (s *State) loop() error {
 	// Events in flight are about one per busy slot, and a run has no more
 	// busy slots than tasks: Alone runs each job of a trace by itself, and a
 	// pool sized to the cluster made it clear thousands of unused entries.
-	s.initQueue(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
@@ -187,20 +187,6 @@ func (s *State) loop() error {
 		return fmt.Errorf("%w: policy %s at t = %g s: %d jobs unfinished and nothing left to happen", ErrStalled, s.policy.Name(), s.now, s.unfinished)
 	}
 	return nil
-}
-
-// initQueue empties the event queue, with room for capacity events, in the
-// pool of the run whose memory s reuses (compileIn) if it has the room:
-// in the order of events the pool's size makes no difference.
-func (s *State) initQueue(capacity int) {
-	pool := s.queue.pool[:0]
-	if cap(pool) < capacity {
-		pool = make([]queued, 0, capacity)
-	}
-	// eventQueue.init's empty queue, its 4096 bucket heads filled by
-	// copies rather than one store at a time (a fifth of a one-job run).
-	s.queue = eventQueue{pool: pool, free: -1}
-	fill(s.queue.head[:], -1)
 }
 
 func (s *State) offer(node int) {

@@ -52,9 +52,9 @@ func compile(w *Workload, set Settings) *State {
 // compileIn is compile in the memory of prev, a run that ended (or nil),
 // for the alone pass: thousands of one-job runs on one cluster, where
 // allocating and filling the per-node arrays cost several times the run.
-// The state is as compile's, field for field, so the run is too; prev is
-// overwritten. Its replica stream is built only for a job that reads input
-// (blocks is never asked for another's).
+// The state is as compile's, field for field, but for the replica stream,
+// built only when some job reads input (blocks is never asked for another's),
+// so the run is too; prev is overwritten.
 func compileIn(prev *State, w *Workload, set Settings) *State {
 	s := layout(prev, w, set)
 	for j := range s.jobs {
@@ -95,7 +95,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 	// Every task record is written below; job records start from zero.
 	s.tasks = resize(s.tasks, w.Tasks())
 	s.jobs = resize(s.jobs, len(w.Jobs))
-	clear(s.jobs)
+	clear(s.jobs[:cap(s.jobs)]) // past len too: no stale pointers kept alive
 	users := map[string]int32{}
 	var t int32
 	for i := range w.Jobs {
