@@ -114,19 +114,8 @@ func TestCompileInEqualsCompile(t *testing.T) {
 			set.ReduceSlowstart = rng.Float64()
 		}
 		name := names[rng.IntN(len(names))]
-		want, err := Run(w, policy(name), &set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := set.withDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = compileIn(s, w, st)
-		got, err := s.run(policy(name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		var got, want *Result
+		s, got, want = freshAndReused(t, s, w, set, func() Policy { return policy(name) })
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("run %d (%s, %+v) in reused memory: %+v, fresh: %+v", i, name, set, got, want)
 		}
@@ -204,22 +193,30 @@ func TestCompileInChangesCluster(t *testing.T) {
 		if c.ReduceSlots == 0 {
 			w.Jobs = []Job{{Name: "j", Maps: Tasks{Count: 20, Mean: 3}}}
 		}
-		set := Settings{Seed: 5}
-		want, err := Run(w, &FIFO{}, &set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := set.withDefaults()
-		if err != nil {
-			t.Fatal(err)
-		}
-		s = compileIn(s, w, st)
-		got, err := s.run(&FIFO{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		var got, want *Result
+		s, got, want = freshAndReused(t, s, w, Settings{Seed: 5}, func() Policy { return &FIFO{} })
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("cluster %d (%+v) after the one before: %+v, fresh %+v", i, c, got.Summary, want.Summary)
 		}
 	}
+}
+
+// freshAndReused runs w under a policy from newPolicy twice: fresh (Run), and
+// laid out in the memory of s (compileIn), which it returns with both results.
+func freshAndReused(t *testing.T, s *State, w *Workload, set Settings, newPolicy func() Policy) (*State, *Result, *Result) {
+	t.Helper()
+	want, err := Run(w, newPolicy(), &set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := set.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = compileIn(s, w, st)
+	got, err := s.run(newPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, got, want
 }

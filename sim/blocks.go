@@ -400,3 +400,11 @@ func placeReplicas(rng *rand.Rand, c Cluster, rack []int32, rackLo []int, reps [
 	}
 	return reps
 }
+
+// b2i is 1 for true; the compiler makes it a flag move, not a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -132,26 +132,18 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	if k > 1 {
 		set.Progress = syncProgress(set.Progress)
 	}
-	alone, chunks := aloneChunks(out, 4*k)
-	var mu sync.Mutex // the alone pass's progress, reported in order
-	var aloneDone, aloneAll int
-	for _, ch := range chunks {
-		aloneAll += ch.w.Tasks()
+	alone, chunks, err := aloneChunks(out, &set, k)
+	if err != nil {
+		return nil, err
 	}
 	doChunk := func(i int) error {
 		ch := chunks[i]
-		st := set
-		st.Progress = nil
-		a, err := aloneOn(ch.w, &st, 1)
-		if err != nil {
-			return err
-		}
-		copy(ch.into, a)
-		if set.Progress != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			aloneDone += ch.w.Tasks()
-			set.Progress(Progress{Policy: AloneProgress, TasksDone: aloneDone, Tasks: aloneAll})
+		for j := ch.lo; j < ch.hi; j++ {
+			t, err := ch.runner.time(j)
+			if err != nil {
+				return err
+			}
+			ch.into[j] = t
 		}
 		return nil
 	}
@@ -167,7 +159,6 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	// The alone times are needed only to summarise, so their runs fill the
 	// gaps the policies' runs leave, started first as the longest. Numbered
 	// runs first, the error is the first entry's that failed.
-	var err error
 	if c.Trace != nil {
 		// Tracers write their files in order and need not be safe to share.
 		if err = forEach(len(out), 1, doRun); err == nil {
@@ -192,18 +183,20 @@ func Compare(c *Comparison) ([]Outcome, error) {
 	return out, nil
 }
 
-// aloneChunk is a run of jobs of an outcome's workload whose alone times go
-// into into.
+// aloneChunk is a run of jobs lo..hi−1 whose alone times go into into.
 type aloneChunk struct {
-	w    *Workload
-	into []float64
+	runner *aloneRunner
+	lo, hi int
+	into   []float64
 }
 
 // aloneChunks splits the jobs of each kind of workload (the policies' and
-// the plan replays', which share theirs) into about n runs of jobs for the
-// alone pass, and returns where each kind's times will be.
-func aloneChunks(out []Outcome, n int) (map[bool][]float64, []aloneChunk) {
+// the plan replays', which share theirs) into about four runs of jobs per
+// core (k), for the alone pass with the settings, and returns where each
+// kind's times will be. The workloads must be valid.
+func aloneChunks(out []Outcome, set *Settings, k int) (map[bool][]float64, []aloneChunk, error) {
 	alone := map[bool][]float64{}
+	pr := &aloneProgress{report: set.Progress}
 	var chunks []aloneChunk
 	for _, o := range out {
 		r := o.Entry.Replays()
@@ -211,14 +204,18 @@ func aloneChunks(out []Outcome, n int) (map[bool][]float64, []aloneChunk) {
 			continue
 		}
 		w := o.Workload
+		runner, err := newAloneRunner(w, set, k, pr)
+		if err != nil {
+			return nil, nil, err
+		}
 		alone[r] = make([]float64, len(w.Jobs))
-		size := max(1, (len(w.Jobs)+n-1)/n)
+		pr.all += w.Tasks()
+		size := max(1, (len(w.Jobs)+4*k-1)/(4*k))
 		for lo := 0; lo < len(w.Jobs); lo += size {
-			hi := min(len(w.Jobs), lo+size)
-			chunks = append(chunks, aloneChunk{w: &Workload{Name: w.Name, Cluster: w.Cluster, Jobs: w.Jobs[lo:hi]}, into: alone[r][lo:hi]})
+			chunks = append(chunks, aloneChunk{runner: runner, lo: lo, hi: min(len(w.Jobs), lo+size), into: alone[r]})
 		}
 	}
-	return alone, chunks
+	return alone, chunks, nil
 }
 
 // atOnce is how many of n runs that each need about need bytes go side by

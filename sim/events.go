@@ -257,11 +257,3 @@ func (q *eventQueue) atLastTime() bool {
 }
 
 func (q *eventQueue) len() int { return q.n + len(q.sorted) - q.next }
-
-// b2i is 1 for true; the compiler makes it a flag move, not a branch.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

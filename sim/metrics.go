@@ -195,45 +195,22 @@ func Alone(w *Workload, set *Settings) ([]float64, error) {
 // aloneOn is Alone with k jobs run at once: each job's run is its own, so
 // the times do not depend on k. Progress, if set, hears of the pass as a
 // whole (policy AloneProgress): tasks of the jobs done of all the tasks.
-//
-// Each run is compiled in the memory of an earlier one that ended
-// (compileIn), from a store of at most k: on the FB-2010 day's 3000 nodes,
-// allocating and filling the per-node arrays for each of its 24 000 jobs
-// cost several times running them. Which memory a job gets makes no
-// difference: compileIn's state is compile's (its replica stream aside,
-// which no run without input reads).
 func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
-	st, err := set.withDefaults()
-	if err != nil {
-		return nil, err
-	}
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	report := st.Progress
-	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
+	pr := &aloneProgress{all: w.Tasks()}
+	if set != nil {
+		pr.report = set.Progress
+	}
+	a, err := newAloneRunner(w, set, k, pr)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, len(w.Jobs))
-	var mu sync.Mutex // one report at a time; TasksDone never goes back
-	done := 0
-	store := make(chan *State, max(1, k))
-	err = forEach(len(w.Jobs), k, func(j int) error {
-		job := w.Jobs[j]
-		job.Arrival = 0
-		c := w.Cluster
-		c.Extras = nil // a plan's overcommitted extra VMs are not the empty cluster
-		one := &Workload{Name: w.Name, Cluster: c, Jobs: []Job{job}}
-		t, err := aloneTime(one, &st, store)
-		if err != nil {
-			return err
-		}
-		out[j] = t
-		if report != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			done += one.Tasks()
-			report(Progress{Policy: AloneProgress, TasksDone: done, Tasks: w.Tasks()})
-		}
-		return nil
+	err = forEach(len(w.Jobs), k, func(j int) (err error) {
+		out[j], err = a.time(j)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -241,30 +218,75 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 	return out, nil
 }
 
-// aloneTime is Run(one, &FIFO{}, st)'s makespan, without building the
-// Result: the run is compiled in the memory of a state taken from store (or
-// new), which goes back to it after a run that ended well (a failed one is
-// dropped, whatever it left). One's validation and memory check are Run's.
-func aloneTime(one *Workload, st *Settings, store chan *State) (float64, error) {
-	if err := one.Validate(); err != nil {
-		return 0, err
+// aloneRunner runs the jobs of a validated workload each by itself, as
+// Alone does, up to k at once. Each run is compiled in the memory of an
+// earlier one that ended (compileIn), from a store of at most k: on the
+// FB-2010 day's 3000 nodes, allocating and filling the per-node arrays for
+// each of its 24 000 jobs cost several times running them. Which memory a
+// job gets makes no difference: compileIn lays out the same state in any.
+type aloneRunner struct {
+	w        *Workload
+	st       Settings
+	store    chan *State
+	progress *aloneProgress
+}
+
+// newAloneRunner is the runner of w's jobs with the settings (nil: the
+// defaults), k at once, reporting to pr.
+func newAloneRunner(w *Workload, set *Settings, k int, pr *aloneProgress) (*aloneRunner, error) {
+	st, err := set.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	if err := checkMemory(one, st.MaxMemory); err != nil {
+	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
+	return &aloneRunner{w: w, st: st, store: make(chan *State, max(1, k)), progress: pr}, nil
+}
+
+// time is job j's time alone, Run(one, &FIFO{}, st)'s makespan without
+// building the Result; the state goes back to the store after a run that
+// ended well (a failed one is dropped, whatever it left). One is valid when
+// the workload is; its memory is checked, as Run would.
+func (a *aloneRunner) time(j int) (float64, error) {
+	job := a.w.Jobs[j]
+	job.Arrival = 0
+	c := a.w.Cluster
+	c.Extras = nil // a plan's overcommitted extra VMs are not the empty cluster
+	one := &Workload{Name: a.w.Name, Cluster: c, Jobs: []Job{job}}
+	if err := checkMemory(one, a.st.MaxMemory); err != nil {
 		return 0, err
 	}
 	var prev *State
 	select {
-	case prev = <-store:
+	case prev = <-a.store:
 	default:
 	}
-	s := compileIn(prev, one, *st)
+	s := compileIn(prev, one, a.st)
 	if err := s.exec(&FIFO{}); err != nil {
 		return 0, err
 	}
 	makespan := s.lastEnd // Result.Makespan; read before another run takes s
 	select {
-	case store <- s:
+	case a.store <- s:
 	default:
 	}
+	a.progress.add(one.Tasks())
 	return makespan, nil
+}
+
+// aloneProgress reports an alone pass as a whole to report (if not nil):
+// tasks of the jobs done of all, one report at a time, never going back.
+type aloneProgress struct {
+	mu        sync.Mutex
+	done, all int
+	report    func(Progress)
+}
+
+func (p *aloneProgress) add(tasks int) {
+	if p.report == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done += tasks
+	p.report(Progress{Policy: AloneProgress, TasksDone: p.done, Tasks: p.all})
 }

@@ -43,18 +43,13 @@ type jobRec struct {
 }
 
 // compile builds a run's state from a validated workload.
-func compile(w *Workload, set Settings) *State {
-	s := layout(nil, w, set)
-	s.replicas = s.newReplicaStream()
-	return s
-}
+func compile(w *Workload, set Settings) *State { return compileIn(nil, w, set) }
 
 // compileIn is compile in the memory of prev, a run that ended (or nil),
 // for the alone pass: thousands of one-job runs on one cluster, where
-// allocating and filling the per-node arrays cost several times the run.
-// The state is as compile's, field for field, but for the replica stream,
-// built only when some job reads input (blocks is never asked for another's),
-// so the run is too; prev is overwritten.
+// allocating and filling the per-node arrays cost several times the run;
+// prev is overwritten. The replica stream is built only when some job reads
+// input: blocks is never asked for another's.
 func compileIn(prev *State, w *Workload, set Settings) *State {
 	s := layout(prev, w, set)
 	for j := range s.jobs {
