@@ -10,7 +10,9 @@
 # forces the choice.
 # Needs root (libvirtd, /dev/kvm) and the packages in the Makefile's
 # ITEST_APT_PACKAGES. Environment: PACKER_ITEST_APPLIANCE (default
-# /var/tmp/packer-itest), PACKER_ITEST_ACCEL, GO (default go), GOTESTFLAGS
+# /var/tmp/packer-itest), PACKER_ITEST_ACCEL, PACKER_ITEST_RUN (the tests to
+# run, a go test -run pattern; default Integration, all of them), GO
+# (default go), GOTESTFLAGS
 # (default -v -timeout 40m: the profile tests boot a score of TCG guests, past
 # go test's default 10 m on a loaded machine).
 set -euo pipefail
@@ -58,4 +60,4 @@ fi
 
 # shellcheck disable=SC2086
 # -p 1: the packages share one libvirtd, its pools and the foreign domain.
-$GO test -tags integration -count=1 -p 1 ${GOTESTFLAGS:--v -timeout 40m} -run Integration ./xenlibvirt/... ./cmd/packer/...
+$GO test -tags integration -count=1 -p 1 ${GOTESTFLAGS:--v -timeout 40m} -run "${PACKER_ITEST_RUN:-Integration}" ./xenlibvirt/... ./cmd/packer/...

@@ -34,7 +34,8 @@ type QEMUCluster struct {
 // /var/tmp/packer-itest, built by test/itest/build-appliance.sh); each host
 // declares 1 core, 512 MiB and one disk, and VMs boot the appliance with
 // cmdline. KVM is used when libvirt offers it and a canary guest proves it
-// runs guests, else QEMU's TCG (see ChooseAccel).
+// runs guests, else QEMU's TCG (see ChooseAccel). What a killed earlier run
+// left behind is removed first (sweep).
 func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	t.Helper()
 	dir, uri := ApplianceDir(), QEMUURI()
@@ -48,6 +49,7 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	sweep(t, conn.Libvirt(), dir)
 	hv := Accel(t, conn, dir)
 	work, err := os.MkdirTemp(dir, "work-")
 	if err != nil {
@@ -114,6 +116,53 @@ func QEMUURI() string {
 		return uri
 	}
 	return "qemu:///system"
+}
+
+// sweep removes what a killed earlier run of the tests left behind (a test
+// binary killed by a timeout or a signal runs no cleanups): the foreign
+// domain, which would otherwise block the next definition of its name;
+// canary domains; packer's VMs whose disks lie in a work directory under
+// dir; and those work directories. Nothing else is touched: an operator's
+// domains, packer's included, never have disks there.
+func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
+	t.Helper()
+	doms, err := conn.ListAllDomains(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "work-")
+	for i := range doms {
+		d := &doms[i]
+		name, err := d.GetName()
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc, err := d.GetXMLDesc(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == ForeignDomain || strings.HasPrefix(name, "packer-canary-") || strings.Contains(desc, work) {
+			if active, _ := d.IsActive(); active {
+				if err := d.Destroy(); err != nil {
+					t.Fatalf("left by an earlier run: domain %s: destroy: %v", name, err)
+				}
+			}
+			if persistent, _ := d.IsPersistent(); persistent {
+				if err := d.Undefine(); err != nil {
+					t.Fatalf("left by an earlier run: domain %s: undefine: %v", name, err)
+				}
+			}
+			t.Logf("removed domain %s, left by an earlier run", name)
+		}
+		d.Free()
+	}
+	old, _ := filepath.Glob(work + "*")
+	for _, w := range old {
+		if err := os.RemoveAll(w); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("removed %s, left by an earlier run", w)
+	}
 }
 
 // transientPool creates a directory pool that vanishes when destroyed.
