@@ -62,12 +62,16 @@ type Tyrex struct {
 	part    []int8 // node → partition
 	jobPart []int8 // job → partition
 	partial [][]float64
-	queue   [][]int32   // per partition: its unfinished jobs in order of entry
-	done    [][]float64 // per partition: final partial sizes of the jobs finished there, if positive
-	stale   []bool      // per partition: its partial sizes or jobs changed since migrate last looked
-	xs      []float64   // scratch for the dynamic policy
-	js      []int32
-	moves   int
+	queue   [][]int32 // per partition: its unfinished jobs in order of entry
+	done    []sizes   // per partition: final partial sizes of the jobs finished there, if positive
+	stale   []bool    // per partition: its partial sizes or jobs changed since migrate last looked
+	xs      []float64 // scratch for the dynamic policy: current sizes,
+	js      []int32   // their jobs,
+	ask     []float64 // and the sizes of those that could move
+	// migrateFn, when set, replaces migrate's work (tests swap in the
+	// policy's definition to cross-check it).
+	migrateFn func(t *Tyrex, s *State, p int)
+	moves     int
 	// finishedIn counts jobs by the partition they were in when they finished.
 	finishedIn []int
 }
@@ -155,7 +159,7 @@ func (t *Tyrex) Start(s *State) {
 		t.partial[k] = make([]float64, s.Jobs())
 	}
 	t.queue = make([][]int32, len(caps))
-	t.done = make([][]float64, len(caps))
+	t.done = make([]sizes, len(caps))
 	t.stale = make([]bool, len(caps))
 	t.moves = 0
 	t.finishedIn = make([]int, len(caps))
@@ -199,7 +203,7 @@ func (t *Tyrex) JobFinished(_ *State, j int) {
 	t.stale[k] = true
 	t.finishedIn[k]++
 	if t.partial[k][j] > 0 {
-		t.done[k] = append(t.done[k], t.partial[k][j])
+		t.done[k].add(t.partial[k][j])
 	}
 }
 
@@ -237,38 +241,54 @@ func (t *Tyrex) TaskEnded(s *State, task int) {
 // current partial sizes move on, in their order in p's queue. A partition
 // whose distribution has not changed since it was last looked at moved
 // nothing then (a move changes it) and would move nothing now, so it is
-// skipped: a task end elsewhere does not re-read its finished jobs' sizes.
+// skipped. The finished jobs' sizes enter through their moments (sizes),
+// and the cutoff is only bisected until it separates the jobs that could
+// move (dist.cutoffBounds): a task end costs O(log finished jobs + current
+// jobs), not O(finished jobs) several dozen times.
 func (t *Tyrex) migrate(s *State, p int) {
 	if !t.stale[p] {
 		return
 	}
 	t.stale[p] = false
+	if t.migrateFn != nil {
+		t.migrateFn(t, s, p)
+		return
+	}
 	limit := t.SCVLimit
 	if limit == 0 {
 		limit = 2
 	}
-	xs, js := t.xs[:0], t.js[:0]
+	xs, js, ask := t.xs[:0], t.js[:0], t.ask[:0]
 	for _, a := range t.queue[p] {
 		if x := t.partial[p][a]; x > 0 || t.CountWaiting {
 			xs = append(xs, x)
 			js = append(js, a)
+			// A job whose last task just ended counts in the distribution
+			// but has nowhere left to go.
+			if !s.Finished(int(a)) {
+				ask = append(ask, x)
+			}
 		}
 	}
-	t.xs, t.js = xs, js
-	if !t.CurrentOnly {
-		xs = append(xs, t.done[p]...)
-		t.xs = xs
+	t.xs, t.js, t.ask = xs, js, ask
+	if len(ask) == 0 {
+		return // nothing could move, whatever the cutoff
 	}
-	if len(xs) < 2 || slices.Max(xs) == 0 || SCV(xs) <= limit {
+	d := dist{cur: xs}
+	if !t.CurrentOnly {
+		d.done = &t.done[p]
+	}
+	if d.len() < 2 {
 		return
 	}
-	c, ok := Cutoff(xs)
+	if _, most := d.bounds(); most == 0 || d.scv() <= limit {
+		return
+	}
+	_, c, ok := d.cutoffBounds(ask)
 	if !ok {
 		return
 	}
 	for i, a := range js {
-		// A job whose last task just ended counts in the distribution but
-		// has nowhere left to go.
 		if xs[i] > c && !s.Finished(int(a)) {
 			t.move(s, int(a))
 		}

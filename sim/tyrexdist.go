@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// The dynamic Tyrex policy looks at a partition's distribution of partial
+// sizes at every task end there, and that distribution holds every job that
+// finished in the partition: tens of thousands on a day of a production
+// trace. Summing them at every task end (and a few dozen times more for the
+// cutoff's bisection) made tyrex-dynamic quadratic: ten minutes for the
+// Facebook 2010 day at 256 MiB blocks. So the finished jobs' sizes are kept
+// sorted with prefix sums of x and x² (sizes), and a distribution's SCV and
+// the cutoff function f(p) = SCV(L_p) − SCV(R_p) come from those moments in
+// O(log n + current jobs). Moments lose digits to cancellation where the
+// two-pass SCV does not, so they are summed in double-double arithmetic
+// (about 32 digits): SCV and f are then correct to a few units in the last
+// place, at least as accurate as the two-pass sums they replace.
+
+// dd is an unevaluated sum hi + lo of two float64s with |lo| ≤ ulp(hi)/2:
+// double-double arithmetic (Dekker; Knuth's TwoSum; the product's error by
+// a fused multiply-add).
+type dd struct{ hi, lo float64 }
+
+// twoSum is a + b exactly.
+func twoSum(a, b float64) dd {
+	s := a + b
+	v := s - a
+	return dd{s, (a - (s - v)) + (b - v)}
+}
+
+// fastTwoSum is a + b exactly when |a| ≥ |b| or a is 0.
+func fastTwoSum(a, b float64) dd {
+	s := a + b
+	return dd{s, b - (s - a)}
+}
+
+// twoProd is a·b exactly.
+func twoProd(a, b float64) dd {
+	p := a * b
+	return dd{p, math.FMA(a, b, -p)}
+}
+
+func (x dd) add(y dd) dd {
+	s := twoSum(x.hi, y.hi)
+	t := twoSum(x.lo, y.lo)
+	s = fastTwoSum(s.hi, s.lo+t.hi)
+	return fastTwoSum(s.hi, s.lo+t.lo)
+}
+
+func (x dd) sub(y dd) dd { return x.add(dd{-y.hi, -y.lo}) }
+
+func (x dd) mulF(b float64) dd {
+	p := twoProd(x.hi, b)
+	return fastTwoSum(p.hi, p.lo+x.lo*b)
+}
+
+func (x dd) mul(y dd) dd {
+	p := twoProd(x.hi, y.hi)
+	return fastTwoSum(p.hi, p.lo+(x.hi*y.lo+x.lo*y.hi))
+}
+
+// scvOf is SCV for n values with sum s1 and sum of squares s2:
+// (n·s2 − s1²) / s1², 0 for no values or a zero mean, as SCV.
+func scvOf(n int, s1, s2 dd) float64 {
+	if n == 0 || s1.hi == 0 {
+		return 0
+	}
+	sq := s1.mul(s1)
+	num := s2.mulF(float64(n)).sub(sq)
+	return (num.hi + num.lo) / (sq.hi + sq.lo)
+}
+
+// sizes is a multiset of sizes kept in ascending order with the prefix
+// sums of the sizes and of their squares: the moments of those at or below
+// any p take a binary search.
+type sizes struct {
+	x      []float64
+	s1, s2 []dd // Σ x[:i] and Σ x[:i]², len(x)+1 of them once any is added
+}
+
+// add inserts v, after the sizes equal to it. It rewrites the prefix sums
+// from v on: O(n) per finished job, against O(n) per task end before.
+func (z *sizes) add(v float64) {
+	i := z.below(v)
+	z.x = slices.Insert(z.x, i, v)
+	if len(z.s1) == 0 {
+		z.s1, z.s2 = append(z.s1, dd{}), append(z.s2, dd{})
+	}
+	z.s1, z.s2 = append(z.s1, dd{}), append(z.s2, dd{})
+	for k := i; k < len(z.x); k++ {
+		z.s1[k+1] = z.s1[k].add(dd{z.x[k], 0})
+		z.s2[k+1] = z.s2[k].add(twoProd(z.x[k], z.x[k]))
+	}
+}
+
+// below is how many sizes are at most p.
+func (z *sizes) below(p float64) int {
+	return sort.Search(len(z.x), func(i int) bool { return z.x[i] > p })
+}
+
+// moments are Σ x and Σ x² of the first i sizes.
+func (z *sizes) moments(i int) (dd, dd) {
+	if len(z.s1) == 0 {
+		return dd{}, dd{}
+	}
+	return z.s1[i], z.s2[i]
+}
+
+// dist is a partition's distribution of partial sizes: the current jobs'
+// (cur, in any order) and, unless nil, the finished jobs'.
+type dist struct {
+	cur  []float64
+	done *sizes
+}
+
+func (d dist) len() int {
+	if d.done == nil {
+		return len(d.cur)
+	}
+	return len(d.cur) + len(d.done.x)
+}
+
+// bounds are the least and the greatest size; d must not be empty.
+func (d dist) bounds() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	if len(d.cur) > 0 {
+		lo, hi = slices.Min(d.cur), slices.Max(d.cur)
+	}
+	if d.done != nil && len(d.done.x) > 0 {
+		lo, hi = min(lo, d.done.x[0]), max(hi, d.done.x[len(d.done.x)-1])
+	}
+	return lo, hi
+}
+
+// scv is SCV over the whole distribution.
+func (d dist) scv() float64 {
+	var s1, s2 dd
+	if d.done != nil {
+		s1, s2 = d.done.moments(len(d.done.x))
+	}
+	for _, x := range d.cur {
+		s1, s2 = s1.add(dd{x, 0}), s2.add(twoProd(x, x))
+	}
+	return scvOf(d.len(), s1, s2)
+}
+
+// f is Cutoff's f(p) = SCV(min(X, p)) − SCV(X − p | X > p).
+func (d dist) f(p float64) float64 {
+	n := d.len()
+	var a1, a2, b1, b2 dd // moments of the sizes at most p, and above it
+	k := 0                // how many are above p
+	if d.done != nil {
+		m := d.done.below(p)
+		a1, a2 = d.done.moments(m)
+		t1, t2 := d.done.moments(len(d.done.x))
+		b1, b2 = t1.sub(a1), t2.sub(a2)
+		k = len(d.done.x) - m
+	}
+	for _, x := range d.cur {
+		if x <= p {
+			a1, a2 = a1.add(dd{x, 0}), a2.add(twoProd(x, x))
+		} else {
+			b1, b2 = b1.add(dd{x, 0}), b2.add(twoProd(x, x))
+			k++
+		}
+	}
+	kp := twoProd(float64(k), p)
+	pp := twoProd(p, p)
+	kpp := pp.mulF(float64(k))
+	// L_p: the sizes at most p, and p for each of the k above it.
+	l1, l2 := a1.add(kp), a2.add(kpp)
+	// R_p: x − p for the k above p; Σ(x − p)² = Σx² − 2pΣx + kp².
+	r1 := b1.sub(kp)
+	r2 := b2.sub(b1.mulF(2 * p)).add(kpp)
+	return scvOf(n, l1, l2) - scvOf(k, r1, r2)
+}
+
+// cutoffBounds bisects for the cutoff exactly as Cutoff does, but only as long as
+// one of the sizes asked about lies between the two ends: the sizes above
+// the cutoff Cutoff would return are then those above hi, the sizes at or
+// below it those at or below lo. ok is false where Cutoff's is. The
+// distribution must hold two sizes or more.
+func (d dist) cutoffBounds(ask []float64) (lo, hi float64, ok bool) {
+	least, hi := d.bounds()
+	if hi == least {
+		return 0, 0, false
+	}
+	undecided := func() bool {
+		for _, x := range ask {
+			if x > lo && x <= hi {
+				return true
+			}
+		}
+		return false
+	}
+	for range 100 {
+		if !undecided() {
+			break
+		}
+		m := (lo + hi) / 2
+		if d.f(m) < 0 {
+			lo = m
+		} else {
+			hi = m
+		}
+		if hi-lo <= 1e-9*hi {
+			break
+		}
+	}
+	return lo, hi, true
+}

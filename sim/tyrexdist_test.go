@@ -1,0 +1,292 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// migrateByDefinition is DYNAMICTAGS as the policy's doc comment defines
+// it, in exact arithmetic: SCV over every partial size compared with the
+// limit, and Cutoff's bisection, each decision taken in floating point
+// (two-pass sums) where that is clearly decided and in rationals (exactSCV,
+// exactF) near the tie. It is the reference that migrate's moments and
+// early stop must agree with.
+func migrateByDefinition(t *Tyrex, s *State, p int) {
+	limit := t.SCVLimit
+	if limit == 0 {
+		limit = 2
+	}
+	var xs []float64
+	var js []int32
+	for _, a := range t.queue[p] {
+		if x := t.partial[p][a]; x > 0 || t.CountWaiting {
+			xs = append(xs, x)
+			js = append(js, a)
+		}
+	}
+	if !t.CurrentOnly {
+		xs = append(xs, t.done[p].x...)
+	}
+	if len(xs) < 2 || slices.Max(xs) == 0 {
+		return
+	}
+	if v := SCV(xs); v < limit*(1-1e-9) || v <= limit*(1+1e-9) && exactSCV(xs).Cmp(new(big.Rat).SetFloat64(limit)) <= 0 {
+		return
+	}
+	hi := slices.Max(xs)
+	if hi == slices.Min(xs) {
+		return
+	}
+	lo := 0.0
+	for range 100 {
+		m := (lo + hi) / 2
+		neg := false
+		if v := fByTwoPass(xs, m); math.Abs(v) > 1e-6 {
+			neg = v < 0
+		} else {
+			neg = exactF(xs, m).Sign() < 0
+		}
+		if neg {
+			lo = m
+		} else {
+			hi = m
+		}
+		if hi-lo <= 1e-9*hi {
+			break
+		}
+	}
+	for i, a := range js {
+		if xs[i] > hi && !s.Finished(int(a)) {
+			t.move(s, int(a))
+		}
+	}
+}
+
+// fByTwoPass is Cutoff's f(p) = SCV(min(X, p)) − SCV(X − p | X > p).
+func fByTwoPass(xs []float64, p float64) float64 {
+	var l, r []float64
+	for _, x := range xs {
+		l = append(l, min(x, p))
+		if x > p {
+			r = append(r, x-p)
+		}
+	}
+	return SCV(l) - SCV(r)
+}
+
+// exactSCV is SCV(xs) in rationals: n·Σx²/(Σx)² − 1, 0 for a zero sum.
+func exactSCV(xs []float64) *big.Rat {
+	s1, s2 := new(big.Rat), new(big.Rat)
+	for _, x := range xs {
+		r := new(big.Rat).SetFloat64(x)
+		s1.Add(s1, r)
+		s2.Add(s2, r.Mul(r, r))
+	}
+	if s1.Sign() == 0 {
+		return s1
+	}
+	v := new(big.Rat).Mul(s2, big.NewRat(int64(len(xs)), 1))
+	v.Quo(v, new(big.Rat).Mul(s1, s1))
+	return v.Sub(v, big.NewRat(1, 1))
+}
+
+// exactF is fByTwoPass in rationals.
+func exactF(xs []float64, p float64) *big.Rat {
+	var l []float64
+	var rs []*big.Rat
+	pr := new(big.Rat).SetFloat64(p)
+	for _, x := range xs {
+		l = append(l, min(x, p))
+		if x > p {
+			rs = append(rs, new(big.Rat).Sub(new(big.Rat).SetFloat64(x), pr))
+		}
+	}
+	s1, s2 := new(big.Rat), new(big.Rat)
+	for _, v := range rs {
+		s1.Add(s1, v)
+		s2.Add(s2, new(big.Rat).Mul(v, v))
+	}
+	scvR := new(big.Rat)
+	if s1.Sign() != 0 {
+		scvR.Mul(s2, big.NewRat(int64(len(rs)), 1))
+		scvR.Quo(scvR, new(big.Rat).Mul(s1, s1))
+		scvR.Sub(scvR, big.NewRat(1, 1))
+	}
+	return new(big.Rat).Sub(exactSCV(l), scvR)
+}
+
+// heavyTailed is a Tyrex workload: n jobs arriving about every gap seconds
+// with Pareto-like map counts (most 1–5 maps, a few hundreds) of 1–20 s, on
+// a cluster of a few nodes, so that partitions build long histories and
+// big jobs migrate.
+func heavyTailed(rng *rand.Rand, n int, gap float64) *Workload {
+	w := &Workload{Cluster: Cluster{Nodes: 3 + rng.IntN(8), MapSlots: 1 + rng.IntN(3), ReduceSlots: 1}}
+	at := 0.0
+	for j := range n {
+		maps := min(300, int(math.Ceil(math.Pow(1-rng.Float64(), -1/1.1))))
+		job := Job{Name: fmt.Sprint(j), Arrival: math.Round(at), Maps: Tasks{Count: maps, Mean: float64(1 + rng.IntN(20))}}
+		if rng.IntN(3) == 0 {
+			job.Reduces = Tasks{Count: 1 + rng.IntN(3), Mean: float64(1 + rng.IntN(10))}
+		}
+		w.Jobs = append(w.Jobs, job)
+		at += rng.ExpFloat64() * gap
+	}
+	return w
+}
+
+// TestTyrexDynamicMatchesDefinition runs the dynamic policy, in each of its
+// readings and with two and three partitions, on random heavy-tailed
+// workloads, once as built and once by definition: the results (every
+// job's times, every move) must be identical.
+func TestTyrexDynamicMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 4))
+	moves := 0
+	for i := range 60 {
+		w := heavyTailed(rng, 30+rng.IntN(120), 2+rng.Float64()*10)
+		set := &Settings{Seed: uint64(i)}
+		caps := []float64{0.3, 0.7}
+		if i%3 == 2 {
+			caps = []float64{0.2, 0.3, 0.5}
+		}
+		for _, v := range []struct{ cw, cur bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			built := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur}
+			def := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur, migrateFn: migrateByDefinition}
+			a, b := mustRun(t, w, built, set), mustRun(t, w, def, set)
+			if !reflect.DeepEqual(a, b) || built.Moves() != def.Moves() || !slices.Equal(built.FinishedIn(), def.FinishedIn()) {
+				t.Fatalf("case %d (%d jobs, waiting %v, current only %v): %d moves, finished in %v; by definition %d, %v",
+					i, len(w.Jobs), v.cw, v.cur, built.Moves(), built.FinishedIn(), def.Moves(), def.FinishedIn())
+			}
+			moves += built.Moves()
+		}
+	}
+	if moves < 100 {
+		t.Errorf("only %d moves in all: the migrations went untested", moves)
+	}
+	t.Logf("%d moves, all as by definition", moves)
+}
+
+// randomSizes draws n sizes of one of several shapes: spread over decades,
+// nearly equal, repeated, or with zeros.
+func randomSizes(rng *rand.Rand, n int) []float64 {
+	xs := make([]float64, n)
+	shape := rng.IntN(4)
+	for i := range xs {
+		switch shape {
+		case 0:
+			xs[i] = math.Exp(rng.Float64() * 12)
+		case 1:
+			xs[i] = 1e6 * (1 + 1e-9*rng.Float64())
+		case 2:
+			xs[i] = float64(1 + rng.IntN(4))
+		default:
+			xs[i] = float64(rng.IntN(3)) * rng.Float64() * 100
+		}
+	}
+	return xs
+}
+
+// TestDistMomentsMatchTwoPass: the SCV and the cutoff function from
+// double-double moments agree with the two-pass ones over random splits of
+// random sizes into finished (sizes) and current.
+func TestDistMomentsMatchTwoPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 16))
+	for i := range 2000 {
+		all := randomSizes(rng, 2+rng.IntN(200))
+		split := rng.IntN(len(all) + 1)
+		var z sizes
+		for _, x := range all[split:] {
+			z.add(x)
+		}
+		if !slices.IsSorted(z.x) || len(z.x) != len(all)-split {
+			t.Fatalf("case %d: sizes %v not sorted or lost some", i, z.x)
+		}
+		d := dist{cur: all[:split], done: &z}
+		if got, want := d.scv(), SCV(all); math.Abs(got-want) > 1e-12*max(1, want) {
+			t.Fatalf("case %d: SCV %v from moments, %v two-pass", i, got, want)
+		}
+		hi := slices.Max(all)
+		for range 5 {
+			p := rng.Float64() * hi
+			var l, r []float64
+			for _, x := range all {
+				l = append(l, min(x, p))
+				if x > p {
+					r = append(r, x-p)
+				}
+			}
+			// Near p = x the right side's SCV is 0/0-like for both; the
+			// two-pass sums are the less accurate, so the tolerance is theirs.
+			if got, want := d.f(p), SCV(l)-SCV(r); math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Fatalf("case %d: f(%v) %v from moments, %v two-pass", i, p, got, want)
+			}
+		}
+	}
+}
+
+// TestCutoffBoundsAgreesWithCutoff: every size asked about lies on the side
+// of cutoffBounds' hi that it lies on of Cutoff's cutoff.
+func TestCutoffBoundsAgreesWithCutoff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 16))
+	stopped := 0
+	for i := range 2000 {
+		all := randomSizes(rng, 2+rng.IntN(100))
+		split := 1 + rng.IntN(len(all))
+		var z sizes
+		for _, x := range all[split:] {
+			z.add(x)
+		}
+		d := dist{cur: all[:split], done: &z}
+		c, ok := Cutoff(all)
+		lo, hi, ok2 := d.cutoffBounds(d.cur)
+		if ok != ok2 {
+			t.Fatalf("case %d: Cutoff ok %v, cutoffBounds ok %v", i, ok, ok2)
+		}
+		if !ok {
+			continue
+		}
+		if hi-lo > 1e-9*hi {
+			stopped++
+		}
+		for _, x := range d.cur {
+			if (x > c) != (x > hi) {
+				t.Fatalf("case %d: size %v against cutoff %v, but bounds (%v, %v]", i, x, c, lo, hi)
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Error("the bisection never stopped early")
+	}
+}
+
+// TestSizesPrefixSums: after random inserts, the prefix sums are the sums
+// of the sorted sizes, to double-double accuracy.
+func TestSizesPrefixSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 16))
+	var z sizes
+	var ref []float64
+	for range 500 {
+		x := math.Exp(rng.Float64() * 20)
+		z.add(x)
+		ref = append(ref, x)
+	}
+	slices.Sort(ref)
+	if !slices.Equal(z.x, ref) {
+		t.Fatal("sizes not kept in order")
+	}
+	for i := 0; i <= len(ref); i += 37 {
+		s1, s2 := z.moments(i)
+		var a, b float64
+		for _, x := range ref[:i] {
+			a += x
+			b += x * x
+		}
+		if math.Abs(s1.hi+s1.lo-a) > 1e-13*a || math.Abs(s2.hi+s2.lo-b) > 1e-13*b {
+			t.Fatalf("prefix %d: Σx %v, Σx² %v; summed %v, %v", i, s1.hi, s2.hi, a, b)
+		}
+	}
+}
