@@ -6,7 +6,8 @@ import (
 	"slices"
 )
 
-// Tyrex is the size-based partitioning of Ghiț & Epema (the Tyrex paper, CCGrid 2016) (section IV): the nodes, and so
+// Tyrex is the size-based partitioning of the Tyrex paper (Ghiț & Epema,
+// CCGrid 2016, section IV): the nodes, and so
 // their map and reduce slots, are split into K partitions with capacities
 // C_1..C_K (fractions of the cluster), each served FIFO in order of entry into
 // the partition (a job that moves joins the back of the next partition's
@@ -19,10 +20,11 @@ import (
 // When is a job too big? Static (STATICTAGS): as soon as its partial size in
 // P_k reaches the timer T_k (the task completion that brings it to T_k or
 // beyond moves it; T_K = ∞). Dynamic (DYNAMICTAGS): at every task completion,
-// in each partition but the last whose current jobs' partial sizes X have a
-// squared coefficient of variation above 2, the cutoff p with
-// SCV(min(X, p)) = SCV(X − p | X > p) is found (Cutoff) and the jobs above it
-// move on.
+// in each partition but the last whose distribution of partial sizes X
+// (below) has changed and has a squared coefficient of variation above
+// SCVLimit (default 2), the cutoff p with SCV(min(X, p)) = SCV(X − p | X > p)
+// is found (by Cutoff's bisection; see migrate) and the partition's jobs
+// above it move on.
 //
 // Which jobs' partial sizes make up X, section IV-D leaves open ("the
 // distribution of the current partial job sizes" in a partition). The paper
@@ -32,7 +34,7 @@ import (
 // and without that history a big job at the head of P1 has nothing to be
 // compared with. On the paper's HVW (300 jobs, 70 % load, three seeds) this
 // reading finishes 270–279 jobs in P1 (the paper: over 80 %). CurrentOnly
-// drops the finished jobs (277–270 in P1, but P1 is overloaded: median
+// drops the finished jobs (270–277 in P1, but P1 is overloaded: median
 // slowdown about 40); CountWaiting adds the jobs that have completed nothing
 // yet, at size 0, which with CurrentOnly drives the cutoff towards 0 as soon
 // as a few jobs wait and moves most jobs out of P1 (15–89 stay).
@@ -243,8 +245,9 @@ func (t *Tyrex) TaskEnded(s *State, task int) {
 // nothing then (a move changes it) and would move nothing now, so it is
 // skipped. The finished jobs' sizes enter through their moments (sizes),
 // and the cutoff is only bisected until it separates the jobs that could
-// move (dist.cutoffBounds): a task end costs O(log finished jobs + current
-// jobs), not O(finished jobs) several dozen times.
+// move (dist.cutoffBounds): each bisection step costs O(log finished jobs +
+// current jobs), not O(finished jobs), and there are few steps unless a
+// job's size lies close to the cutoff (at most 100, as in Cutoff).
 func (t *Tyrex) migrate(s *State, p int) {
 	if !t.stale[p] {
 		return
@@ -278,7 +281,7 @@ func (t *Tyrex) migrate(s *State, p int) {
 	if !t.CurrentOnly {
 		d.done = &t.done[p]
 	}
-	if d.len() < 2 {
+	if d.count() < 2 {
 		return
 	}
 	if _, most := d.bounds(); most == 0 || d.scv() <= limit {
@@ -358,7 +361,10 @@ func SCV(xs []float64) float64 {
 // one value). For positive sizes it is below 0 near 0 (L_p is constant, R_p
 // nearly X); where it is not (many zero sizes: jobs waiting) the cutoff tends
 // to 0 and every job that has made progress is above it. It reports false
-// when xs has fewer than two distinct values.
+// when xs has fewer than two distinct values. It is the definition: the
+// policy itself bisects the same way over moments of the sizes
+// (dist.cutoffBounds), which stay cheap when thousands of finished jobs
+// count.
 func Cutoff(xs []float64) (float64, bool) {
 	hi := slices.Max(xs)
 	if hi == slices.Min(xs) {

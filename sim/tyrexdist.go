@@ -15,9 +15,14 @@ import (
 // sorted with prefix sums of x and x² (sizes), and a distribution's SCV and
 // the cutoff function f(p) = SCV(L_p) − SCV(R_p) come from those moments in
 // O(log n + current jobs). Moments lose digits to cancellation where the
-// two-pass SCV does not, so they are summed in double-double arithmetic
-// (about 32 digits): SCV and f are then correct to a few units in the last
-// place, at least as accurate as the two-pass sums they replace.
+// two-pass sums do not, so they are summed in double-double arithmetic
+// (about 32 digits). SCV then comes out correct to a few units in the last
+// place. f(p)'s right side, Σ(x − p)² = Σx² − 2pΣx + kp², loses about
+// 2·log10(x/(x − p)) more digits when every size above p lies within a
+// relative δ of p (error about 1e-32/δ²), where the two-pass x − p is exact;
+// in the bisection the sizes above a midpoint lie at least about 5e-10 of
+// the range away from it, so f's error stays near 1e-13, far from deciding
+// a sign that the two-pass sums would decide otherwise except at ties.
 
 // dd is an unevaluated sum hi + lo of two float64s with |lo| ≤ ulp(hi)/2:
 // double-double arithmetic (Dekker; Knuth's TwoSum; the product's error by
@@ -116,7 +121,8 @@ type dist struct {
 	done *sizes
 }
 
-func (d dist) len() int {
+// count is how many sizes the distribution holds.
+func (d dist) count() int {
 	if d.done == nil {
 		return len(d.cur)
 	}
@@ -144,12 +150,12 @@ func (d dist) scv() float64 {
 	for _, x := range d.cur {
 		s1, s2 = s1.add(dd{x, 0}), s2.add(twoProd(x, x))
 	}
-	return scvOf(d.len(), s1, s2)
+	return scvOf(d.count(), s1, s2)
 }
 
 // f is Cutoff's f(p) = SCV(min(X, p)) − SCV(X − p | X > p).
 func (d dist) f(p float64) float64 {
-	n := d.len()
+	n := d.count()
 	var a1, a2, b1, b2 dd // moments of the sizes at most p, and above it
 	k := 0                // how many are above p
 	if d.done != nil {
@@ -178,16 +184,19 @@ func (d dist) f(p float64) float64 {
 	return scvOf(n, l1, l2) - scvOf(k, r1, r2)
 }
 
-// cutoffBounds bisects for the cutoff exactly as Cutoff does, but only as long as
-// one of the sizes asked about lies between the two ends: the sizes above
-// the cutoff Cutoff would return are then those above hi, the sizes at or
-// below it those at or below lo. ok is false where Cutoff's is. The
-// distribution must hold two sizes or more.
+// cutoffBounds bisects for the cutoff with Cutoff's midpoints and stopping
+// rule, f from moments, but only as long as one of the sizes asked about
+// lies in (lo, hi]: the bisection's later ends all lie in that interval, so
+// a size above hi would lie above the cutoff the full bisection returns
+// (its last hi), and a size at or below lo would not. So the sizes asked
+// about that lie above the cutoff are exactly those above hi. ok is false
+// where Cutoff's is. The distribution must hold two sizes or more.
 func (d dist) cutoffBounds(ask []float64) (lo, hi float64, ok bool) {
-	least, hi := d.bounds()
-	if hi == least {
+	least, most := d.bounds()
+	if most == least {
 		return 0, 0, false
 	}
+	lo, hi = 0, most // as Cutoff
 	undecided := func() bool {
 		for _, x := range ask {
 			if x > lo && x <= hi {

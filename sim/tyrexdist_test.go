@@ -219,8 +219,8 @@ func TestDistMomentsMatchTwoPass(t *testing.T) {
 					r = append(r, x-p)
 				}
 			}
-			// Near p = x the right side's SCV is 0/0-like for both; the
-			// two-pass sums are the less accurate, so the tolerance is theirs.
+			// Near p = x the moments are the less accurate (x − p is exact
+			// in the two-pass sums, not in Σx² − 2pΣx + kp²): hence 1e-9.
 			if got, want := d.f(p), SCV(l)-SCV(r); math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
 				t.Fatalf("case %d: f(%v) %v from moments, %v two-pass", i, p, got, want)
 			}
@@ -288,5 +288,41 @@ func TestSizesPrefixSums(t *testing.T) {
 		if math.Abs(s1.hi+s1.lo-a) > 1e-13*a || math.Abs(s2.hi+s2.lo-b) > 1e-13*b {
 			t.Fatalf("prefix %d: Σx %v, Σx² %v; summed %v, %v", i, s1.hi, s2.hi, a, b)
 		}
+	}
+}
+
+// TestDDAgainstBig: double-double sums and products agree with 200-bit
+// arithmetic to about 2⁻¹⁰⁰ of the result, over operands of mixed
+// magnitudes and signs.
+func TestDDAgainstBig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 16))
+	draw := func() dd {
+		hi := math.Ldexp(rng.Float64()+0.5, rng.IntN(80)-40)
+		if rng.IntN(2) == 0 {
+			hi = -hi
+		}
+		return twoSum(hi, hi*math.Ldexp(rng.Float64()-0.5, -53))
+	}
+	exact := func(x dd) *big.Float {
+		v := new(big.Float).SetPrec(200).SetFloat64(x.hi)
+		return v.Add(v, new(big.Float).SetPrec(200).SetFloat64(x.lo))
+	}
+	check := func(op string, got dd, want *big.Float) {
+		t.Helper()
+		diff := new(big.Float).SetPrec(200).Sub(exact(got), want)
+		tol := new(big.Float).SetPrec(200).Abs(want)
+		tol.SetMantExp(tol, -100)
+		if diff.Abs(diff).Cmp(tol) > 0 {
+			t.Fatalf("%s: %v + %v, exactly %v", op, got.hi, got.lo, want)
+		}
+	}
+	for range 20000 {
+		x, y := draw(), draw()
+		f := y.hi
+		check("add", x.add(y), new(big.Float).SetPrec(200).Add(exact(x), exact(y)))
+		check("sub", x.sub(y), new(big.Float).SetPrec(200).Sub(exact(x), exact(y)))
+		check("mulF", x.mulF(f), new(big.Float).SetPrec(200).Mul(exact(x), exact(dd{f, 0})))
+		check("mul", x.mul(y), new(big.Float).SetPrec(200).Mul(exact(x), exact(y)))
+		check("twoProd", twoProd(x.hi, f), new(big.Float).SetPrec(200).Mul(exact(dd{x.hi, 0}), exact(dd{f, 0})))
 	}
 }
