@@ -1,10 +1,13 @@
 package libvirttest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"libvirt.org/go/libvirt"
@@ -49,6 +52,7 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	exclusive(t)
 	sweep(t, conn.Libvirt(), dir)
 	hv := Accel(t, conn, dir)
 	work, err := os.MkdirTemp(dir, "work-")
@@ -118,51 +122,117 @@ func QEMUURI() string {
 	return "qemu:///system"
 }
 
+// lockOnce takes the machine's integration lock once per test binary.
+var (
+	lockOnce sync.Once
+	lockErr  error
+)
+
+// LockPath is the lock that keeps two integration runs on one machine from
+// sweeping each other's domains: they share libvirtd, the foreign domain's
+// name and the canaries' prefix, whatever their appliance directories.
+var LockPath = filepath.Join(os.TempDir(), "packer-itest.lock")
+
+// exclusive takes LockPath for the rest of the process, or fails the test
+// if another run holds it. The lock lives on a raw descriptor that is never
+// closed (an *os.File's finalizer would close it, and so drop the lock);
+// the kernel drops it when the process exits, killed or not.
+func exclusive(t testing.TB) {
+	t.Helper()
+	lockOnce.Do(func() { lockErr = takeLock(LockPath) })
+	if lockErr != nil {
+		t.Fatal(lockErr)
+	}
+}
+
+// takeLock locks path, held until the process exits.
+func takeLock(path string) error {
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("integration lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		syscall.Close(fd)
+		return fmt.Errorf("another integration run holds %s (%v): two runs on one libvirtd would remove each other's domains", path, err)
+	}
+	return nil
+}
+
 // sweep removes what a killed earlier run of the tests left behind (a test
-// binary killed by a timeout or a signal runs no cleanups): the foreign
-// domain, which would otherwise block the next definition of its name;
-// canary domains; packer's VMs whose disks lie in a work directory under
-// dir; and those work directories. Nothing else is touched: an operator's
-// domains, packer's included, never have disks there.
+// binary killed by a timeout or a signal runs no cleanups); callers hold the
+// machine's integration lock (exclusive) first. It removes the foreign domain, which
+// would otherwise block the next definition of its name; canary domains
+// that boot dir's kernel; packer's VMs whose disks lie in a work directory
+// of dir; and those work directories. An operator's domains, packer's
+// included, and canaries of `packer hosts check` boot no kernel of dir and
+// have no disk there: nothing else matches.
 func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
 	t.Helper()
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	doms, err := conn.ListAllDomains(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := filepath.Join(dir, "work-")
+	// As libvirt writes them: the kernel as an element's text, a disk's
+	// file as an attribute in single quotes.
+	kernel, work := "<kernel>"+filepath.Join(dir, "vmlinuz")+"</kernel>", "'"+filepath.Join(dir, "work-")
 	for i := range doms {
-		d := &doms[i]
-		name, err := d.GetName()
-		if err != nil {
-			t.Fatal(err)
-		}
-		desc, err := d.GetXMLDesc(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if name == ForeignDomain || strings.HasPrefix(name, "packer-canary-") || strings.Contains(desc, work) {
-			if active, _ := d.IsActive(); active {
-				if err := d.Destroy(); err != nil {
+		func(d *libvirt.Domain) {
+			defer d.Free()
+			name, err := d.GetName()
+			if err != nil {
+				t.Fatal(err)
+			}
+			desc, err := d.GetXMLDesc(0)
+			if gone(err) {
+				return // a transient domain that stopped meanwhile
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			ours := name == ForeignDomain ||
+				strings.HasPrefix(name, "packer-canary-") && strings.Contains(desc, kernel) ||
+				strings.Contains(desc, work)
+			if !ours {
+				return
+			}
+			if err := d.Destroy(); err != nil && !gone(err) {
+				// Not running (a defined domain, or one that powered off
+				// meanwhile) is fine; still running is not.
+				if active, aerr := d.IsActive(); aerr != nil || active {
 					t.Fatalf("left by an earlier run: domain %s: destroy: %v", name, err)
 				}
 			}
-			if persistent, _ := d.IsPersistent(); persistent {
-				if err := d.Undefine(); err != nil {
+			if persistent, err := d.IsPersistent(); err == nil && persistent {
+				if err := d.Undefine(); err != nil && !gone(err) {
 					t.Fatalf("left by an earlier run: domain %s: undefine: %v", name, err)
 				}
 			}
 			t.Logf("removed domain %s, left by an earlier run", name)
-		}
-		d.Free()
+		}(&doms[i])
 	}
-	old, _ := filepath.Glob(work + "*")
-	for _, w := range old {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "work-") {
+			continue
+		}
+		w := filepath.Join(dir, e.Name())
 		if err := os.RemoveAll(w); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("removed %s, left by an earlier run", w)
 	}
+}
+
+// gone reports whether err is libvirt's "no such domain".
+func gone(err error) bool {
+	var lerr libvirt.Error
+	return errors.As(err, &lerr) && lerr.Code == libvirt.ERR_NO_DOMAIN
 }
 
 // transientPool creates a directory pool that vanishes when destroyed.
