@@ -73,7 +73,9 @@ type Tyrex struct {
 	// migrateFn, when set, replaces migrate's work (tests swap in the
 	// policy's definition to cross-check it).
 	migrateFn func(t *Tyrex, s *State, p int)
-	moves     int
+	// blockCap, when set, is sizes.blockCap (tests make many small blocks).
+	blockCap int
+	moves    int
 	// finishedIn counts jobs by the partition they were in when they finished.
 	finishedIn []int
 }
@@ -162,6 +164,9 @@ func (t *Tyrex) Start(s *State) {
 	}
 	t.queue = make([][]int32, len(caps))
 	t.done = make([]sizes, len(caps))
+	for k := range t.done {
+		t.done[k].blockCap = t.blockCap
+	}
 	t.stale = make([]bool, len(caps))
 	t.moves = 0
 	t.finishedIn = make([]int, len(caps))

@@ -30,7 +30,7 @@ func migrateByDefinition(t *Tyrex, s *State, p int) {
 		}
 	}
 	if !t.CurrentOnly {
-		xs = append(xs, t.done[p].x...)
+		xs = t.done[p].appendTo(xs)
 	}
 	if len(xs) < 2 || slices.Max(xs) == 0 {
 		return
@@ -154,7 +154,8 @@ func TestTyrexDynamicMatchesDefinition(t *testing.T) {
 			caps = []float64{0.2, 0.3, 0.5}
 		}
 		for _, v := range []struct{ cw, cur bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-			built := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur}
+			// Blocks of 2 to 8 finished sizes: dozens of blocks per partition.
+			built := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur, blockCap: 1 + i%4}
 			def := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur, migrateFn: migrateByDefinition}
 			a, b := mustRun(t, w, built, set), mustRun(t, w, def, set)
 			if !reflect.DeepEqual(a, b) || built.Moves() != def.Moves() || !slices.Equal(built.FinishedIn(), def.FinishedIn()) {
@@ -198,12 +199,12 @@ func TestDistMomentsMatchTwoPass(t *testing.T) {
 	for i := range 2000 {
 		all := randomSizes(rng, 2+rng.IntN(200))
 		split := rng.IntN(len(all) + 1)
-		var z sizes
+		z := sizes{blockCap: 1 + rng.IntN(8)}
 		for _, x := range all[split:] {
 			z.add(x)
 		}
-		if !slices.IsSorted(z.x) || len(z.x) != len(all)-split {
-			t.Fatalf("case %d: sizes %v not sorted or lost some", i, z.x)
+		if got := z.appendTo(nil); !slices.IsSorted(got) || len(got) != len(all)-split || z.len() != len(got) {
+			t.Fatalf("case %d: sizes %v not sorted or lost some", i, got)
 		}
 		d := dist{cur: all[:split], done: &z}
 		if got, want := d.scv(), SCV(all); math.Abs(got-want) > 1e-12*max(1, want) {
@@ -263,30 +264,43 @@ func TestCutoffBoundsAgreesWithCutoff(t *testing.T) {
 	}
 }
 
-// TestSizesPrefixSums: after random inserts, the prefix sums are the sums
-// of the sorted sizes, to double-double accuracy.
+// TestSizesPrefixSums: after random inserts into blocks of several sizes,
+// the sizes are in order, and the count, Σx and Σx² at or below any p are
+// those of the sorted sizes, to double-double accuracy.
 func TestSizesPrefixSums(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 16))
-	var z sizes
-	var ref []float64
-	for range 500 {
-		x := math.Exp(rng.Float64() * 20)
-		z.add(x)
-		ref = append(ref, x)
-	}
-	slices.Sort(ref)
-	if !slices.Equal(z.x, ref) {
-		t.Fatal("sizes not kept in order")
-	}
-	for i := 0; i <= len(ref); i += 37 {
-		s1, s2 := z.moments(i)
-		var a, b float64
-		for _, x := range ref[:i] {
-			a += x
-			b += x * x
+	for _, half := range []int{1, 3, 16, 0} {
+		z := sizes{blockCap: half}
+		var ref []float64
+		for i := range 700 {
+			x := math.Exp(rng.Float64() * 20)
+			if i%5 == 0 && len(ref) > 0 {
+				x = ref[rng.IntN(len(ref))] // repeats
+			}
+			z.add(x)
+			ref = append(ref, x)
 		}
-		if math.Abs(s1.hi+s1.lo-a) > 1e-13*a || math.Abs(s2.hi+s2.lo-b) > 1e-13*b {
-			t.Fatalf("prefix %d: Σx %v, Σx² %v; summed %v, %v", i, s1.hi, s2.hi, a, b)
+		slices.Sort(ref)
+		if got := z.appendTo(nil); !slices.Equal(got, ref) {
+			t.Fatalf("half block %d: sizes not kept in order", half)
+		}
+		if half > 0 && len(z.blocks) < 700/(2*half) {
+			t.Fatalf("half block %d: %d blocks for 700 sizes", half, len(z.blocks))
+		}
+		for _, p := range append([]float64{0, ref[0], ref[len(ref)-1], math.Inf(1)}, ref[rng.IntN(len(ref))], rng.Float64()*ref[len(ref)-1]) {
+			n, s1, s2 := z.below(p)
+			var m int
+			var a, b float64
+			for _, x := range ref {
+				if x <= p {
+					m++
+					a += x
+					b += x * x
+				}
+			}
+			if n != m || math.Abs(s1.hi+s1.lo-a) > 1e-13*a || math.Abs(s2.hi+s2.lo-b) > 1e-13*b {
+				t.Fatalf("half block %d, p %v: %d sizes, Σx %v, Σx² %v; counted %d, %v, %v", half, p, n, s1.hi, s2.hi, m, a, b)
+			}
 		}
 	}
 }
@@ -325,4 +339,32 @@ func TestDDAgainstBig(t *testing.T) {
 		check("mul", x.mul(y), new(big.Float).SetPrec(200).Mul(exact(x), exact(y)))
 		check("twoProd", twoProd(x.hi, f), new(big.Float).SetPrec(200).Mul(exact(dd{x.hi, 0}), exact(dd{f, 0})))
 	}
+}
+
+// BenchmarkSizes: 100,000 finished jobs' sizes inserted one by one (a
+// multi-day trace's partition), then the cutoff function evaluated over
+// them beside 20 current jobs, as at a task end.
+func BenchmarkSizes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 16))
+	xs := make([]float64, 100_000)
+	for i := range xs {
+		xs[i] = math.Exp(rng.Float64() * 12)
+	}
+	var z sizes
+	b.Run("add-100k", func(b *testing.B) {
+		for b.Loop() {
+			z = sizes{}
+			for _, x := range xs {
+				z.add(x)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/add")
+	})
+	d := dist{cur: xs[:20], done: &z}
+	b.Run("f", func(b *testing.B) {
+		p := 0.0
+		for b.Loop() {
+			p += d.f(float64(1 + b.N%100000))
+		}
+	})
 }
