@@ -154,7 +154,7 @@ func TestTyrexDynamicMatchesDefinition(t *testing.T) {
 			caps = []float64{0.2, 0.3, 0.5}
 		}
 		for _, v := range []struct{ cw, cur bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-			// Blocks of 2 to 8 finished sizes: dozens of blocks per partition.
+			// Blocks of 1 to 8 finished sizes: dozens of blocks per partition.
 			built := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur, blockCap: 1 + i%4}
 			def := &Tyrex{Capacities: caps, Dynamic: true, CountWaiting: v.cw, CurrentOnly: v.cur, migrateFn: migrateByDefinition}
 			a, b := mustRun(t, w, built, set), mustRun(t, w, def, set)
@@ -287,7 +287,11 @@ func TestSizesPrefixSums(t *testing.T) {
 		if half > 0 && len(z.blocks) < 700/(2*half) {
 			t.Fatalf("half block %d: %d blocks for 700 sizes", half, len(z.blocks))
 		}
-		for _, p := range append([]float64{0, ref[0], ref[len(ref)-1], math.Inf(1)}, ref[rng.IntN(len(ref))], rng.Float64()*ref[len(ref)-1]) {
+		// Every size (equal sizes straddle blocks), between sizes, 0 and ∞.
+		for i, p := range append(append([]float64{0, math.Inf(1)}, ref...), rng.Float64()*ref[len(ref)-1]) {
+			if i > 2 && i%2 == 0 && i < len(ref)+2 {
+				p = (p + ref[i-3]) / 2
+			}
 			n, s1, s2 := z.below(p)
 			var m int
 			var a, b float64
@@ -350,21 +354,26 @@ func BenchmarkSizes(b *testing.B) {
 	for i := range xs {
 		xs[i] = math.Exp(rng.Float64() * 12)
 	}
-	var z sizes
 	b.Run("add-100k", func(b *testing.B) {
 		for b.Loop() {
-			z = sizes{}
+			var z sizes
 			for _, x := range xs {
 				z.add(x)
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/add")
 	})
-	d := dist{cur: xs[:20], done: &z}
 	b.Run("f", func(b *testing.B) {
-		p := 0.0
+		var z sizes
+		for _, x := range xs {
+			z.add(x)
+		}
+		d := dist{cur: xs[:20], done: &z}
+		ps := xs[20:1044] // 1,024 points over the sizes' range
+		i := 0
 		for b.Loop() {
-			p += d.f(float64(1 + b.N%100000))
+			d.f(ps[i&1023])
+			i++
 		}
 	})
 }
