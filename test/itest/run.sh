@@ -8,7 +8,7 @@
 # in the test log saying why (a /dev/kvm that exists but hangs guests, as under
 # nested virtualisation, is caught by the canary). PACKER_ITEST_ACCEL=kvm|tcg
 # forces the choice. Each test binary first takes a machine-wide lock
-# ($TMPDIR/packer-itest.lock; a second run fails at once rather than remove
+# (/run/lock/packer-itest.lock; a second run fails at once rather than remove
 # the first one's domains), then removes what a killed earlier run left: the
 # foreign domain, canaries and VMs of this appliance, its work directories.
 # Needs root (libvirtd, /dev/kvm) and the packages in the Makefile's

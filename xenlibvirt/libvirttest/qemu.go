@@ -55,7 +55,7 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 	exclusive(t)
 	sweep(t, conn.Libvirt(), dir)
 	hv := Accel(t, conn, dir)
-	work, err := os.MkdirTemp(dir, "work-")
+	work, err := os.MkdirTemp(dir, workPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +130,21 @@ var (
 
 // LockPath is the lock that keeps two integration runs on one machine from
 // sweeping each other's domains: they share libvirtd, the foreign domain's
-// name and the canaries' prefix, whatever their appliance directories.
-var LockPath = filepath.Join(os.TempDir(), "packer-itest.lock")
+// name and the canaries' prefix, whatever their appliance directories. A
+// fixed path, not $TMPDIR's, which differs between a shell and sudo or
+// between CI jobs: /run/lock where it exists (Debian's), else /tmp.
+var LockPath = lockPath()
+
+func lockPath() string {
+	if st, err := os.Stat("/run/lock"); err == nil && st.IsDir() {
+		return "/run/lock/packer-itest.lock"
+	}
+	return "/tmp/packer-itest.lock"
+}
+
+// workPrefix begins the name of each cluster's work directory in the
+// appliance's directory: distinctive, since sweep removes what bears it.
+const workPrefix = "packer-itest-work-"
 
 // exclusive takes LockPath for the rest of the process, or fails the test
 // if another run holds it. The lock lives on a raw descriptor that is never
@@ -145,15 +158,25 @@ func exclusive(t testing.TB) {
 	}
 }
 
-// takeLock locks path, held until the process exits.
+// takeLock locks path, held until the process exits. An existing lock file
+// is opened read-only and without O_CREAT: in a sticky directory such as
+// /tmp, fs.protected_regular refuses O_CREAT on another user's file, even
+// to root, and flock needs no write access.
 func takeLock(path string) error {
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOENT) {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o644)
+	}
 	if err != nil {
 		return fmt.Errorf("integration lock %s: %w", path, err)
 	}
 	if err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		syscall.Close(fd)
-		return fmt.Errorf("another integration run holds %s (%v): two runs on one libvirtd would remove each other's domains", path, err)
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("another integration run holds %s (or this run's packages run at once: run.sh passes -p 1): "+
+				"two runs on one libvirtd would remove each other's domains", path)
+		}
+		return fmt.Errorf("integration lock %s: %w", path, err)
 	}
 	return nil
 }
@@ -177,8 +200,9 @@ func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
 		t.Fatal(err)
 	}
 	// As libvirt writes them: the kernel as an element's text, a disk's
-	// file as an attribute in single quotes.
-	kernel, work := "<kernel>"+filepath.Join(dir, "vmlinuz")+"</kernel>", "'"+filepath.Join(dir, "work-")
+	// file as an attribute in single quotes, both XML-escaped.
+	kernel := "<kernel>" + xmlEscape.Replace(filepath.Join(dir, "vmlinuz")) + "</kernel>"
+	work := "'" + xmlEscape.Replace(filepath.Join(dir, workPrefix))
 	for i := range doms {
 		func(d *libvirt.Domain) {
 			defer d.Free()
@@ -205,9 +229,19 @@ func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
 					t.Fatalf("left by an earlier run: domain %s: destroy: %v", name, err)
 				}
 			}
-			if persistent, err := d.IsPersistent(); err == nil && persistent {
-				if err := d.Undefine(); err != nil && !gone(err) {
-					t.Fatalf("left by an earlier run: domain %s: undefine: %v", name, err)
+			persistent, err := d.IsPersistent()
+			if err != nil && !gone(err) {
+				t.Fatalf("left by an earlier run: domain %s: %v", name, err)
+			}
+			if persistent {
+				// With whatever state a killed run may have given it; a
+				// driver that knows no such state (the test driver refuses
+				// the NVRAM flag) undefines it plainly.
+				flags := libvirt.DOMAIN_UNDEFINE_MANAGED_SAVE | libvirt.DOMAIN_UNDEFINE_SNAPSHOTS_METADATA | libvirt.DOMAIN_UNDEFINE_NVRAM
+				if err := d.UndefineFlags(flags); err != nil && !gone(err) {
+					if err := d.Undefine(); err != nil && !gone(err) {
+						t.Fatalf("left by an earlier run: domain %s: undefine: %v", name, err)
+					}
 				}
 			}
 			t.Logf("removed domain %s, left by an earlier run", name)
@@ -218,7 +252,7 @@ func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "work-") {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), workPrefix) {
 			continue
 		}
 		w := filepath.Join(dir, e.Name())
@@ -228,6 +262,9 @@ func sweep(t testing.TB, conn *libvirt.Connect, dir string) {
 		t.Logf("removed %s, left by an earlier run", w)
 	}
 }
+
+// xmlEscape escapes text as libvirt's XML writer does.
+var xmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "'", "&apos;", `"`, "&quot;")
 
 // gone reports whether err is libvirt's "no such domain".
 func gone(err error) bool {

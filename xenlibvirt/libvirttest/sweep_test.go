@@ -31,9 +31,10 @@ func TestSweepRemovesOnlyLeftovers(t *testing.T) {
 	}
 	defer conn.Close()
 	lv := conn.Libvirt()
-	dir := filepath.Join(tmp, "appliance")
-	work := filepath.Join(dir, "work-123")
-	for _, d := range []string{work, filepath.Join(dir, "keep")} {
+	// A name libvirt must escape in its XML.
+	dir := filepath.Join(tmp, "app'l&iance")
+	work := filepath.Join(dir, workPrefix+"123")
+	for _, d := range []string{work, filepath.Join(dir, "keep"), filepath.Join(dir, "work-of-an-operator")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -46,11 +47,11 @@ func TestSweepRemovesOnlyLeftovers(t *testing.T) {
 	domain := func(name, kernel, disk string) string {
 		x := "<domain type='test'><name>" + name + "</name><memory unit='MiB'>64</memory><os><type>hvm</type>"
 		if kernel != "" {
-			x += "<kernel>" + kernel + "</kernel>"
+			x += "<kernel>" + xmlEscape.Replace(kernel) + "</kernel>"
 		}
 		x += "</os><devices>"
 		if disk != "" {
-			x += fmt.Sprintf("<disk type='file' device='disk'><source file='%s'/><target dev='vda' bus='virtio'/></disk>", disk)
+			x += fmt.Sprintf("<disk type='file' device='disk'><source file='%s'/><target dev='vda' bus='virtio'/></disk>", xmlEscape.Replace(disk))
 		}
 		return x + "</devices></domain>"
 	}
@@ -101,7 +102,7 @@ func TestSweepRemovesOnlyLeftovers(t *testing.T) {
 	if _, err := os.Stat(work); !os.IsNotExist(err) {
 		t.Errorf("work directory %s still there (%v)", work, err)
 	}
-	for _, f := range []string{filepath.Join(dir, "vmlinuz"), filepath.Join(dir, "keep")} {
+	for _, f := range []string{filepath.Join(dir, "vmlinuz"), filepath.Join(dir, "keep"), filepath.Join(dir, "work-of-an-operator")} {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("sweep removed %s: %v", f, err)
 		}
