@@ -175,16 +175,7 @@ func TestTyrexCutoffByHand(t *testing.T) {
 	// SCV(L_p) − SCV(R_p), the cutoff is where it changes sign: below 0 just
 	// under it, not below 0 at it.
 	ys := []float64{1, 1.5, 2, 3, 5, 8, 13, 21, 34, 55, 89, 400}
-	f := func(p float64) float64 {
-		var l, r []float64
-		for _, y := range ys {
-			l = append(l, min(y, p))
-			if y > p {
-				r = append(r, y-p)
-			}
-		}
-		return SCV(l) - SCV(r)
-	}
+	f := func(p float64) float64 { return fByTwoPass(ys, p) }
 	p, _ = Cutoff(ys)
 	if !(f(p*(1-1e-6)) < 0 && f(p) >= 0) {
 		t.Errorf("cutoff %v: f just below %v, at it %v; want < 0 and ≥ 0", p, f(p*(1-1e-6)), f(p))

@@ -232,8 +232,14 @@ func (a *Appliance) Stop() {
 // metadata), running if start is set, and returns its name.
 func (c *Cluster) Foreign(t testing.TB, i int, name string, start bool) string {
 	t.Helper()
-	lc := c.Conns[i].Libvirt()
-	d, err := lc.DomainDefineXML(fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name))
+	defineDomain(t, c.Conns[i].Libvirt(), fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name), start)
+	return name
+}
+
+// defineDomain defines the domain of xml on conn, running if start is set.
+func defineDomain(t testing.TB, conn *libvirt.Connect, xml string, start bool) {
+	t.Helper()
+	d, err := conn.DomainDefineXML(xml)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,20 +249,26 @@ func (c *Cluster) Foreign(t testing.TB, i int, name string, start bool) string {
 			t.Fatal(err)
 		}
 	}
-	return name
 }
 
 // Domains lists the domain names on host i, with "*" after running ones.
 func (c *Cluster) Domains(t testing.TB, i int) []string {
 	t.Helper()
-	doms, err := c.Conns[i].Libvirt().ListAllDomains(0)
+	return domainNames(t, c.Conns[i].Libvirt(), true)
+}
+
+// domainNames lists the domain names on conn in order, with "*" after
+// running ones if mark.
+func domainNames(t testing.TB, conn *libvirt.Connect, mark bool) []string {
+	t.Helper()
+	doms, err := conn.ListAllDomains(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, d := range doms {
 		name, _ := d.GetName()
-		if active, _ := d.IsActive(); active {
+		if active, _ := d.IsActive(); mark && active {
 			name += "*"
 		}
 		out = append(out, name)

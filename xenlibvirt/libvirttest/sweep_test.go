@@ -56,16 +56,7 @@ func TestSweepRemovesOnlyLeftovers(t *testing.T) {
 		return x + "</devices></domain>"
 	}
 	define := func(name, kernel, disk string, start bool) {
-		d, err := lv.DomainDefineXML(domain(name, kernel, disk))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Free()
-		if start {
-			if err := d.Create(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		defineDomain(t, lv, domain(name, kernel, disk), start)
 	}
 	transient := func(name, kernel string) {
 		d, err := lv.DomainCreateXML(domain(name, kernel, ""), 0)
@@ -83,17 +74,7 @@ func TestSweepRemovesOnlyLeftovers(t *testing.T) {
 
 	sweep(t, lv, dir)
 
-	var left []string
-	doms, err := lv.ListAllDomains(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range doms {
-		n, _ := d.GetName()
-		left = append(left, n)
-		d.Free()
-	}
-	slices.Sort(left)
+	left := domainNames(t, lv, false)
 	// test:///default's own domain "test" is not there: a node file's host
 	// starts empty.
 	if want := []string{"operators-other", "operators-vm", "packer-canary-ba9876543210"}; !slices.Equal(left, want) {
