@@ -7,13 +7,12 @@ import (
 )
 
 // Tyrex is the size-based partitioning of the Tyrex paper (Ghiț & Epema,
-// CCGrid 2016, section IV): the nodes, and so
-// their map and reduce slots, are split into K partitions with capacities
-// C_1..C_K (fractions of the cluster), each served FIFO in order of entry into
-// the partition (a job that moves joins the back of the next partition's
-// queue, behind the jobs already there). Every job enters P1;
-// its partial size in a partition is the total run time of its tasks that
-// completed there (slot-seconds). A job leaves P_k for P_k+1 when it is too big
+// CCGrid 2016, section IV): the nodes, and so their map and reduce slots,
+// are split into K partitions with capacities C_1..C_K (fractions of the
+// cluster), each served FIFO in order of entry into the partition (a job
+// that moves joins the back of the next partition's queue, behind the jobs
+// already there). Every job enters P1; its partial size in a partition is
+// the total run time of its tasks that completed there (slot-seconds). A job leaves P_k for P_k+1 when it is too big
 // for it, keeping its completed work; its tasks still running in P_k finish
 // there, and its further tasks run in P_k+1.
 //
