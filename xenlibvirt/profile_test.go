@@ -134,8 +134,11 @@ func profileSettings(c *libvirttest.Cluster, nodes ...int) *xenlibvirt.ProfileSe
 // are fixed functions of the time of day: each vCPU's time is the time of
 // day in ns / 10000 (virDomainGetVcpus; the driver reports no run delay),
 // its disk's rd_bytes the time of day in µs / 20 and wr_bytes in µs / 40.
-// Whatever the samples' timing, every VM's deltas keep read = vCPU ns / 4
-// (2 vCPUs × 1/10000 against 1/20000) and written = read / 2; its bytes move
+// Every VM's deltas keep written = read / 2 (one BlockStats call) and
+// read = vCPU ns / 4 (2 vCPUs × 1/10000 against 1/20000) up to the time
+// between the GetVcpus and BlockStats calls of a sample, which differs
+// between the first and the last sample by a few ms on a loaded machine:
+// 1.7 % of a 0.3 s window was seen, so 10 % is allowed; its bytes move
 // far less than 1 MiB a poll, so its window is the whole run, whose vCPU
 // time cannot exceed 2/10000 of the time it ran, and the utilisation is
 // 2 vCPUs × 1/10000 over 2 vCPUs × 1, 1/10000.
@@ -159,7 +162,7 @@ func TestProfileOnTestDriver(t *testing.T) {
 			t.Fatalf("run %d: %+v", i, o)
 		}
 		cpuNS := o.CPUSeconds * 1e9
-		if rel(float64(o.ReadBytes)*4, cpuNS) > 0.01 || rel(float64(o.WriteBytes)*2, float64(o.ReadBytes)) > 0.01 {
+		if rel(float64(o.ReadBytes)*4, cpuNS) > 0.1 || rel(float64(o.WriteBytes)*2, float64(o.ReadBytes)) > 0.01 {
 			t.Errorf("%d VMs: read %d B, written %d B, vCPU %.7f s: want read = vCPU ns/4, written = read/2", o.Nodes, o.ReadBytes, o.WriteBytes, o.CPUSeconds)
 		}
 		// Each VM runs at least the job's 0.3 s and is sampled to within a
