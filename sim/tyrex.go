@@ -288,10 +288,11 @@ func (t *Tyrex) migrate(s *State, p int) {
 	if d.count() < 2 {
 		return
 	}
-	if _, most := d.bounds(); most == 0 || d.scv() <= limit {
+	least, most := d.bounds()
+	if most == 0 || d.scv() <= limit {
 		return
 	}
-	_, c, ok := d.cutoffBounds(ask)
+	_, c, ok := d.cutoffBounds(ask, least, most)
 	if !ok {
 		return
 	}

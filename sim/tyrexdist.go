@@ -279,9 +279,9 @@ func (d dist) f(p float64) float64 {
 // a size above hi would lie above the cutoff the full bisection returns
 // (its last hi), and a size at or below lo would not. So the sizes asked
 // about that lie above the cutoff are exactly those above hi. ok is false
-// where Cutoff's is. The distribution must hold two sizes or more.
-func (d dist) cutoffBounds(ask []float64) (lo, hi float64, ok bool) {
-	least, most := d.bounds()
+// where Cutoff's is. The distribution must hold two sizes or more, least
+// and most being its bounds.
+func (d dist) cutoffBounds(ask []float64, least, most float64) (lo, hi float64, ok bool) {
 	if most == least {
 		return 0, 0, false
 	}

@@ -79,18 +79,26 @@ func fByTwoPass(xs []float64, p float64) float64 {
 	return SCV(l) - SCV(r)
 }
 
-// exactSCV is SCV(xs) in rationals: n·Σx²/(Σx)² − 1, 0 for a zero sum.
+// exactSCV is SCV(xs) in rationals.
 func exactSCV(xs []float64) *big.Rat {
+	rs := make([]*big.Rat, len(xs))
+	for i, x := range xs {
+		rs[i] = new(big.Rat).SetFloat64(x)
+	}
+	return scvOfRats(rs)
+}
+
+// scvOfRats is n·Σx²/(Σx)² − 1 over rs, 0 for a zero sum.
+func scvOfRats(rs []*big.Rat) *big.Rat {
 	s1, s2 := new(big.Rat), new(big.Rat)
-	for _, x := range xs {
-		r := new(big.Rat).SetFloat64(x)
+	for _, r := range rs {
 		s1.Add(s1, r)
-		s2.Add(s2, r.Mul(r, r))
+		s2.Add(s2, new(big.Rat).Mul(r, r))
 	}
 	if s1.Sign() == 0 {
 		return s1
 	}
-	v := new(big.Rat).Mul(s2, big.NewRat(int64(len(xs)), 1))
+	v := new(big.Rat).Mul(s2, big.NewRat(int64(len(rs)), 1))
 	v.Quo(v, new(big.Rat).Mul(s1, s1))
 	return v.Sub(v, big.NewRat(1, 1))
 }
@@ -106,18 +114,7 @@ func exactF(xs []float64, p float64) *big.Rat {
 			rs = append(rs, new(big.Rat).Sub(new(big.Rat).SetFloat64(x), pr))
 		}
 	}
-	s1, s2 := new(big.Rat), new(big.Rat)
-	for _, v := range rs {
-		s1.Add(s1, v)
-		s2.Add(s2, new(big.Rat).Mul(v, v))
-	}
-	scvR := new(big.Rat)
-	if s1.Sign() != 0 {
-		scvR.Mul(s2, big.NewRat(int64(len(rs)), 1))
-		scvR.Quo(scvR, new(big.Rat).Mul(s1, s1))
-		scvR.Sub(scvR, big.NewRat(1, 1))
-	}
-	return new(big.Rat).Sub(exactSCV(l), scvR)
+	return new(big.Rat).Sub(exactSCV(l), scvOfRats(rs))
 }
 
 // heavyTailed is a Tyrex workload: n jobs arriving about every gap seconds
@@ -243,7 +240,8 @@ func TestCutoffBoundsAgreesWithCutoff(t *testing.T) {
 		}
 		d := dist{cur: all[:split], done: &z}
 		c, ok := Cutoff(all)
-		lo, hi, ok2 := d.cutoffBounds(d.cur)
+		least, most := d.bounds()
+		lo, hi, ok2 := d.cutoffBounds(d.cur, least, most)
 		if ok != ok2 {
 			t.Fatalf("case %d: Cutoff ok %v, cutoffBounds ok %v", i, ok, ok2)
 		}

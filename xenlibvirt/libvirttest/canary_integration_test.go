@@ -24,8 +24,7 @@ func canaryConn(t *testing.T) (*xenlibvirt.Conn, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	exclusive(t)
-	sweep(t, conn.Libvirt(), dir)
+	clean(t, conn.Libvirt(), dir)
 	return conn, dir
 }
 

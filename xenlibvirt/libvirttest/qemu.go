@@ -52,8 +52,7 @@ func NewQEMUCluster(t testing.TB, cmdline string) *QEMUCluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	exclusive(t)
-	sweep(t, conn.Libvirt(), dir)
+	clean(t, conn.Libvirt(), dir)
 	hv := Accel(t, conn, dir)
 	work, err := os.MkdirTemp(dir, workPrefix)
 	if err != nil {
@@ -179,6 +178,14 @@ func takeLock(path string) error {
 		return fmt.Errorf("integration lock %s: %w", path, err)
 	}
 	return nil
+}
+
+// clean readies conn and dir for a test: it takes the machine's integration
+// lock, then removes what a killed earlier run left (sweep).
+func clean(t testing.TB, conn *libvirt.Connect, dir string) {
+	t.Helper()
+	exclusive(t)
+	sweep(t, conn, dir)
 }
 
 // sweep removes what a killed earlier run of the tests left behind (a test
