@@ -38,6 +38,10 @@ func TestDevNullStaysADevice(t *testing.T) {
 
 // readFIFO reads the FIFO at path to its end in a goroutine; receive with
 // read, which gives up after ten seconds (a write that missed the FIFO).
+// The reader closes the FIFO before it sends what it read: were it still
+// open, the test's next writer could open the FIFO against this reader,
+// whose close then drops the data, and the next reader would wait for a
+// writer that has come and gone (seen once in CI: "nothing in 10 s").
 func readFIFO(t *testing.T, path string) <-chan string {
 	t.Helper()
 	got := make(chan string, 1)
@@ -47,8 +51,8 @@ func readFIFO(t *testing.T, path string) <-chan string {
 			got <- "open: " + err.Error()
 			return
 		}
-		defer f.Close()
 		b, _ := io.ReadAll(f)
+		f.Close()
 		got <- string(b)
 	}()
 	return got
