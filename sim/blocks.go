@@ -344,6 +344,12 @@ func (s *State) blocks(j int) *jobBlocks {
 		*rs.pcg = resume
 	}
 	jr.blocks = b
+	if s.rackFilter {
+		jr.racks = [rackFilterWords]uint64{}
+		for _, r := range b.rack.runs[:len(b.rack.runs)-1] {
+			jr.racks[r.place/64] |= 1 << (r.place % 64)
+		}
+	}
 	return b
 }
 

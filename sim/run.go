@@ -42,6 +42,10 @@ type State struct {
 	active      int // jobs submitted and not finished
 	// tickStopped: the policy's allocation ticks pause likewise.
 	tickStopped bool
+	// rackFilter: the jobs' rack filters are kept (jobRec.racks);
+	// exhaustions counts the racks they have ruled out.
+	rackFilter  bool
+	exhaustions int
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
@@ -330,14 +334,17 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	if k == Map && !jr.noInput {
 		b := s.blocks(j)
-		if t := b.node.next(int32(node), s.tasks); t >= 0 {
-			return t, NodeLocal
-		}
-		if best >= 0 && bestLoc == RackLocal {
-			return best, bestLoc
-		}
-		if t := b.rack.next(s.rack[node], s.tasks); t >= 0 {
-			return t, RackLocal
+		if r := s.rack[node]; s.mayHold(jr, r) {
+			if t := b.node.next(int32(node), s.tasks); t >= 0 {
+				return t, NodeLocal
+			}
+			if best >= 0 && bestLoc == RackLocal {
+				return best, bestLoc
+			}
+			if t := b.rack.next(r, s.tasks); t >= 0 {
+				return t, RackLocal
+			}
+			s.exhausted(jr, r)
 		}
 		if best >= 0 {
 			return best, bestLoc
@@ -380,7 +387,26 @@ func (s *State) localTask(j, node int, k Kind) bool {
 			return true
 		}
 	}
-	return b.node.next(int32(node), s.tasks) >= 0
+	return s.mayHold(jr, s.rack[node]) && b.node.next(int32(node), s.tasks) >= 0
+}
+
+// mayHold reports whether rack r may hold a replica of one of the maps of
+// job jr that never launched, which the job's index lists (State.blocks):
+// if not, neither rack r nor any of its nodes has one, and the index need
+// not be asked. A killed map, pending again, is in jr.requeued, which
+// lookup and localTask ask first; so whenever they ask the index, it can
+// only answer with a map that never launched, and a rack whose run it once
+// found exhausted stays so.
+func (s *State) mayHold(jr *jobRec, r int32) bool {
+	return !s.rackFilter || jr.racks[r/64]&(1<<(r%64)) != 0
+}
+
+// exhausted records that the index found no pending map of job jr in rack r.
+func (s *State) exhausted(jr *jobRec, r int32) {
+	if s.rackFilter {
+		jr.racks[r/64] &^= 1 << (r % 64)
+		s.exhaustions++
+	}
 }
 
 // rank orders localities for choosing: a task that reads no input is as good

@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRackFilterMatchesIndex runs random workloads (jobs of up to 60 maps
+// on clusters of up to 64 racks, so that a job's replicas leave racks out
+// and its runs are exhausted rack by rack) under every policy, preemptive
+// ones and a meddler that kills mid-drain included, once asking the block
+// indexes every time and once through the jobs' rack filters: the traces
+// must be the same event for event, and the filters must have ruled racks
+// out.
+func TestRackFilterMatchesIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	var policies []string
+	for _, name := range PolicyNames() {
+		if p, _, _ := LookupPolicy(name); !p.Replay && !strings.Contains(name, ":") {
+			policies = append(policies, name)
+		}
+	}
+	policies = append(policies, "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
+	exhaustions := 0
+	for i := range 80 {
+		w := randomWorkload(rng, true, i%4 != 0)
+		w.Cluster.Nodes = 2 + rng.IntN(200)
+		w.Cluster.Racks = 1 + rng.IntN(min(64, w.Cluster.Nodes))
+		w.Cluster.Replication = 1 + rng.IntN(min(3, w.Cluster.Nodes))
+		for j := range w.Jobs {
+			w.Jobs[j].User = fmt.Sprintf("u%d", rng.IntN(3))
+			for range rng.IntN(30) {
+				w.Jobs[j].Maps.Durations = append(w.Jobs[j].Maps.Durations, float64(1+rng.IntN(20)))
+			}
+		}
+		set := Settings{Seed: uint64(i), ReduceSlowstart: float64(i%2) * 0.3}
+		if i%5 == 0 {
+			set.Heartbeat = 1
+		}
+		for _, name := range policies {
+			run := func(filter bool) []string {
+				noRackFilter = !filter
+				defer func() { noRackFilter = false }()
+				var p Policy
+				switch name {
+				case "meddler":
+					p = &meddler{}
+				case "fair-meddler":
+					p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}}
+				default:
+					var err error
+					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rec := &recorder{}
+				set.Trace = rec
+				if err := w.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				s := compile(w, set)
+				if err := s.exec(p); err != nil {
+					t.Fatalf("case %d, %s: %v", i, name, err)
+				}
+				if !filter && s.exhaustions != 0 {
+					t.Fatalf("case %d, %s: %d racks ruled out with the filters off", i, name, s.exhaustions)
+				}
+				exhaustions += s.exhaustions
+				return rec.lines
+			}
+			want, got := run(false), run(true)
+			if !slices.Equal(got, want) {
+				for k := range min(len(got), len(want)) {
+					if got[k] != want[k] {
+						t.Fatalf("case %d, %s: event %d is %q, want %q", i, name, k, got[k], want[k])
+					}
+				}
+				t.Fatalf("case %d, %s: %d events, want %d", i, name, len(got), len(want))
+			}
+		}
+	}
+	if exhaustions < 1000 {
+		t.Fatalf("the filters ruled out %d racks in all: too few for the test to say anything", exhaustions)
+	}
+	t.Logf("%d racks ruled out", exhaustions)
+}
+
+// fairMeddler is delay scheduling that kills a task on another node every
+// fourth slot it is asked for: killed maps, pending again, whose racks the
+// filter may have ruled out already, meet a policy that asks for locality.
+type fairMeddler struct {
+	Fair
+	calls int
+}
+
+func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
+	if m.calls++; m.calls%4 == 0 {
+		other := (node + m.calls) % s.Nodes()
+		for i := range s.Slots(Map) {
+			if t := s.SlotTask(other, Map, i); t >= 0 {
+				s.Kill(t)
+				break
+			}
+		}
+	}
+	return m.Fair.Assign(s, node, k)
+}
