@@ -46,6 +46,7 @@ type State struct {
 	// exhaustions counts the racks they have ruled out.
 	rackFilter  bool
 	exhaustions int
+	early       float64    // a duration read ahead of its use (lookup)
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
@@ -320,6 +321,16 @@ func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
 
 func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	jr := &s.jobs[j]
+	if d := jr.dur[k]; len(d) > 0 {
+		// Launch reads the duration of the task found, most often the one
+		// at the cursor (the first pending). Read now, its cache miss
+		// overlaps the lookup's own, instead of following them.
+		lo := jr.mapLo
+		if k == Reduce {
+			lo = jr.redLo
+		}
+		s.early = d[min(int(jr.cursor[k]-lo), len(d)-1)]
+	}
 	best, bestLoc := int32(-1), NoInput+1
 	for _, t := range jr.requeued {
 		if s.tasks[t].kind != k {
