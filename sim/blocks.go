@@ -215,7 +215,6 @@ type jobBlocks struct {
 // built out of order draws exactly what it would have drawn in order.
 type replicaStream struct {
 	pcg      *rand.PCG
-	rng      *rand.Rand
 	at       []rand.PCG // the state at job j's start, for j < frontier
 	frontier int        // the generator stands at this job's start
 	rackLo   []int      // rack r is nodes rackLo[r]..rackLo[r+1]−1
@@ -232,7 +231,6 @@ type taskPlace struct{ t, p int32 }
 func (s *State) newReplicaStream() *replicaStream {
 	c := s.cluster
 	rs := &replicaStream{pcg: rand.NewPCG(derive(s.set.Seed, 1), derive(s.set.Seed, 2)), at: make([]rand.PCG, len(s.jobs))}
-	rs.rng = rand.New(rs.pcg)
 	rs.rackLo = make([]int, c.Racks+1)
 	for i := c.Nodes - 1; i >= 0; i-- {
 		rs.rackLo[s.rack[i]] = i
@@ -262,7 +260,7 @@ func (s *State) chunk(j int, t0, t1 int32) {
 				reps = append(reps, int32(n))
 			}
 		} else {
-			reps = placeReplicas(rs.rng, s.cluster, s.rack, rs.rackLo, reps)
+			reps = placeReplicas(rs.pcg, &s.cluster, s.rack, rs.rackLo, reps)
 		}
 		// A rack once per task: each is written, and kept unless the
 		// task's earlier replicas had it (without a branch, as in count).
@@ -365,21 +363,21 @@ func (s *State) dropBlocks(j int) {
 // placeReplicas appends one block's c.Replication replicas to reps, HDFS 1's
 // way: the first on a random node, the second on a node of another rack, the
 // third on another node of the second's rack, any more on random nodes.
-func placeReplicas(rng *rand.Rand, c Cluster, rack []int32, rackLo []int, reps []int32) []int32 {
-	first := int32(rng.IntN(c.Nodes))
+func placeReplicas(rng *rand.PCG, c *Cluster, rack []int32, rackLo []int, reps []int32) []int32 {
+	first := int32(intN(rng, c.Nodes))
 	reps = append(reps, first)
 	if c.Replication >= 2 {
 		var second int32
 		if c.Racks > 1 {
 			// A node outside the first's rack.
 			r := int(rack[first])
-			k := rng.IntN(c.Nodes - (rackLo[r+1] - rackLo[r]))
+			k := intN(rng, c.Nodes-(rackLo[r+1]-rackLo[r]))
 			if k >= rackLo[r] {
 				k += rackLo[r+1] - rackLo[r]
 			}
 			second = int32(k)
 		} else {
-			second = int32(rng.IntN(c.Nodes - 1))
+			second = int32(intN(rng, c.Nodes-1))
 			if second >= first {
 				second++
 			}
@@ -390,7 +388,7 @@ func placeReplicas(rng *rand.Rand, c Cluster, rack []int32, rackLo []int, reps [
 		r := int(rack[reps[1]])
 		if size := rackLo[r+1] - rackLo[r]; size > 1 && c.Racks > 1 {
 			for {
-				n := int32(rackLo[r] + rng.IntN(size))
+				n := int32(rackLo[r] + intN(rng, size))
 				if !slices.Contains(reps, n) {
 					reps = append(reps, n)
 					break
@@ -399,12 +397,32 @@ func placeReplicas(rng *rand.Rand, c Cluster, rack []int32, rackLo []int, reps [
 		}
 	}
 	for len(reps) < c.Replication {
-		n := int32(rng.IntN(c.Nodes))
+		n := int32(intN(rng, c.Nodes))
 		if !slices.Contains(reps, n) {
 			reps = append(reps, n)
 		}
 	}
 	return reps
+}
+
+// intN draws from [0, n), n > 0, what rand.New(p).IntN(n) draws on a
+// 64-bit platform: Lemire's method, the high word of a 64×64-bit product,
+// drawing again in the rare case that would bias it. It calls the PCG
+// itself: through rand.Rand, each draw was a call through the Source
+// interface, which the compiler cannot inline. (On a 32-bit platform
+// rand.Rand draws another way; this draws the same everywhere.)
+func intN(p *rand.PCG, n int) int {
+	u := uint64(n)
+	if u&(u-1) == 0 {
+		return int(p.Uint64() & (u - 1))
+	}
+	hi, lo := bits.Mul64(p.Uint64(), u)
+	if lo < u {
+		for thresh := -u % u; lo < thresh; {
+			hi, lo = bits.Mul64(p.Uint64(), u)
+		}
+	}
+	return int(hi)
 }
 
 // b2i is 1 for true; the compiler makes it a flag move, not a branch.

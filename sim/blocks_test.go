@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -30,7 +31,7 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 	type lists map[int32][]int32
 	ref := compile(w, set)
 	wantNode, wantRack := make([]lists, len(w.Jobs)), make([]lists, len(w.Jobs))
-	rng := rand.New(rand.NewPCG(derive(set.Seed, 1), derive(set.Seed, 2)))
+	rng := rand.NewPCG(derive(set.Seed, 1), derive(set.Seed, 2))
 	for j := range w.Jobs {
 		wantNode[j], wantRack[j] = lists{}, lists{}
 		jr := &ref.jobs[j]
@@ -44,7 +45,7 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 					reps = append(reps, int32(n))
 				}
 			} else {
-				reps = placeReplicas(rng, ref.cluster, ref.rack, ref.replicas.rackLo, nil)
+				reps = placeReplicas(rng, &ref.cluster, ref.rack, ref.replicas.rackLo, nil)
 			}
 			for _, n := range reps {
 				wantNode[j][n] = append(wantNode[j][n], tk)
@@ -181,5 +182,29 @@ func BenchmarkBlockIndex(b *testing.B) {
 		s.blocks(j)
 		s.dropBlocks(j)
 		j++
+	}
+}
+
+// TestIntNMatchesRand: intN draws what rand.Rand.IntN draws from the same
+// PCG, and leaves the generator in the same state, for small, large and
+// power-of-two bounds and bounds near 2⁶³ (where the rejection step runs
+// often).
+func TestIntNMatchesRand(t *testing.T) {
+	bounds := []int{1, 2, 3, 7, 64, 1000, 1 << 20, 10007, 3 << 40, math.MaxInt64, math.MaxInt64/3*2 + 1, 1<<62 + 1}
+	pick := rand.New(rand.NewPCG(5, 5))
+	for range 50 {
+		bounds = append(bounds, 1+pick.IntN(1<<pick.IntN(63)))
+	}
+	for i, n := range bounds {
+		a, b := rand.NewPCG(uint64(i), 11), rand.NewPCG(uint64(i), 11)
+		ra := rand.New(a)
+		for k := range 2000 {
+			if got, want := intN(b, n), ra.IntN(n); got != want {
+				t.Fatalf("bound %d, draw %d: %d, want %d", n, k, got, want)
+			}
+		}
+		if *a != *b {
+			t.Fatalf("bound %d: the generators' states differ after the draws", n)
+		}
 	}
 }
