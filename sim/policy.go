@@ -83,6 +83,13 @@ type TaskObserver interface {
 	TaskEnded(s *State, task int)
 }
 
+// RunnableObserver learns when a job joins Runnable(kind) (runnable true) or
+// leaves it, as it happens: a policy that keeps its own order of the
+// runnable jobs follows the set from here.
+type RunnableObserver interface {
+	RunnableChanged(s *State, job int, kind Kind, runnable bool)
+}
+
 // FinishObserver learns of every job when its last task ends.
 type FinishObserver interface {
 	JobFinished(s *State, job int)

@@ -31,7 +31,6 @@ type State struct {
 	spare    []*jobBlocks // released block indexes, for reuse
 
 	runnable [2][]int32
-	adds     [2]uint64 // jobs added to runnable[k], ever
 	// changed lists, per kind, the jobs whose running count changed, or that
 	// joined or left runnable, since the policy last took the list
 	// (TakeChanged), once a policy asked for it (WatchJobs); changedMark flags
@@ -63,10 +62,11 @@ type State struct {
 
 	wakeList
 
-	observeArrive ArrivalObserver
-	observeTask   TaskObserver
-	observeFinish FinishObserver
-	observeOffer  OfferObserver
+	observeArrive   ArrivalObserver
+	observeTask     TaskObserver
+	observeFinish   FinishObserver
+	observeOffer    OfferObserver
+	observeRunnable RunnableObserver
 }
 
 // bigRun is the number of tasks from which Run collects garbage before it
@@ -116,6 +116,7 @@ func (s *State) exec(p Policy) error {
 	s.observeTask, _ = p.(TaskObserver)
 	s.observeFinish, _ = p.(FinishObserver)
 	s.observeOffer, _ = p.(OfferObserver)
+	s.observeRunnable, _ = p.(RunnableObserver)
 	return s.loop()
 }
 
@@ -290,8 +291,10 @@ func (s *State) addRunnable(j int, k Kind) {
 	}
 	jr.runPos[k] = int32(len(s.runnable[k]))
 	s.runnable[k] = append(s.runnable[k], int32(j))
-	s.adds[k]++
 	s.noteChanged(j, k)
+	if s.observeRunnable != nil {
+		s.observeRunnable.RunnableChanged(s, j, k, true)
+	}
 }
 
 func (s *State) removeRunnable(j int, k Kind) {
@@ -306,6 +309,9 @@ func (s *State) removeRunnable(j int, k Kind) {
 	s.runnable[k] = s.runnable[k][:len(s.runnable[k])-1]
 	jr.runPos[k] = -1
 	s.noteChanged(j, k)
+	if s.observeRunnable != nil {
+		s.observeRunnable.RunnableChanged(s, j, k, false)
+	}
 }
 
 // findTask returns job j's best pending task of kind for node and its

@@ -45,7 +45,6 @@ type killer2 struct {
 }
 
 func (p *killer2) JobArrived(s *State, j int) {
-	p.FIFO.JobArrived(s, j)
 	if j == 2 {
 		s.Wake(4)
 	}
