@@ -43,16 +43,22 @@ func newPlaceBuild(places int) placeBuild {
 // place seen for the first time is listed without a branch (written
 // always, kept when new): whether a rack was seen before is a coin toss to
 // the branch predictor.
+//
+// The scratch's slices are read into locals first, here and in the other
+// passes: through b, the compiler reloads them at every pair, since the
+// stores could have changed them.
 func (x *placeIndex) count(pairs []taskPlace, b *placeBuild) {
 	k := len(b.places)
 	b.places = slices.Grow(b.places, len(pairs))
 	pl := b.places[:k+len(pairs)]
+	run, seen := b.run, b.seen
 	for _, e := range pairs {
-		n := b.run[e.p]
+		p := uint32(e.p)
+		n := run[p]
 		pl[k] = e.p
 		k += b2i(n == 0)
-		b.seen[e.p/64] |= 1 << (e.p % 64)
-		b.run[e.p] = n + 1
+		seen[p/64] |= 1 << (p % 64)
+		run[p] = n + 1
 	}
 	b.places = pl[:k]
 }
@@ -80,8 +86,9 @@ func (x *placeIndex) allocate(b *placeBuild) {
 		}
 	}
 	r, n := len(b.places), 0
+	run := b.run
 	for _, p := range b.places {
-		n += int(b.run[p])
+		n += int(run[p])
 	}
 	// An eighth over what this job needs, so that a reused index usually
 	// fits the next job without a new allocation (what is allocated is
@@ -94,10 +101,11 @@ func (x *placeIndex) allocate(b *placeBuild) {
 	}
 	x.runs, x.ent = x.runs[:r+1], x.ent[:n]
 	var at int32
+	runs := x.runs[:len(b.places)]
 	for i, p := range b.places {
-		c := b.run[p]
-		x.runs[i] = placeRun{p, at, at}
-		b.run[p] = at // where fill writes the place's next task
+		c := run[p]
+		runs[i] = placeRun{p, at, at}
+		run[p] = at // where fill writes the place's next task
 		at += c
 	}
 	x.runs[r] = placeRun{-1, at, at}
@@ -108,16 +116,20 @@ func (x *placeIndex) allocate(b *placeBuild) {
 
 // fill is the second pass: each pair's task has an entry at its place.
 func (x *placeIndex) fill(pairs []taskPlace, b *placeBuild) {
+	run, ent := b.run, x.ent
 	for _, e := range pairs {
-		x.ent[b.run[e.p]] = e.t
-		b.run[e.p]++
+		p := uint32(e.p)
+		i := run[p]
+		ent[i] = e.t
+		run[p] = i + 1
 	}
 }
 
 // done ends the build: the scratch is zero again.
 func (x *placeIndex) done(b *placeBuild) {
+	run := b.run
 	for _, r := range x.runs[:len(x.runs)-1] {
-		b.run[r.place] = 0
+		run[r.place] = 0
 	}
 }
 
@@ -253,6 +265,8 @@ func (s *State) chunk(j int, t0, t1 int32) {
 	rs.nodes, rs.racks = rs.nodes[:0], rs.racks[:0]
 	spec := s.w.Jobs[j].Blocks
 	var buf [MaxReplication]int32
+	// The pairs are built in locals, stored back at the end (see count).
+	nodes, racks, rack := rs.nodes, rs.racks, s.rack
 	for t := t0; t < t1; t++ {
 		reps := buf[:0]
 		if spec != nil {
@@ -260,26 +274,27 @@ func (s *State) chunk(j int, t0, t1 int32) {
 				reps = append(reps, int32(n))
 			}
 		} else {
-			reps = placeReplicas(rs.pcg, &s.cluster, s.rack, rs.rackLo, reps)
+			reps = placeReplicas(rs.pcg, &s.cluster, rack, rs.rackLo, reps)
 		}
 		// A rack once per task: each is written, and kept unless the
 		// task's earlier replicas had it (without a branch, as in count).
-		first := len(rs.racks)
-		rs.racks = slices.Grow(rs.racks, len(reps))
-		racks := rs.racks[:first+len(reps)]
+		first := len(racks)
+		racks = slices.Grow(racks, len(reps))
+		rk := racks[:first+len(reps)]
 		k := first
 		for _, n := range reps {
-			rs.nodes = append(rs.nodes, taskPlace{t, n})
-			r := s.rack[n]
+			nodes = append(nodes, taskPlace{t, n})
+			r := rack[n]
 			dup := 0
-			for _, e := range racks[first:k] {
+			for _, e := range rk[first:k] {
 				dup |= b2i(e.p == r)
 			}
-			racks[k] = taskPlace{t, r}
+			rk[k] = taskPlace{t, r}
 			k += 1 - dup
 		}
-		rs.racks = racks[:k]
+		racks = rk[:k]
 	}
+	rs.nodes, rs.racks = nodes, racks
 }
 
 // scratchTasks is the most tasks whose replicas are drawn at once while an
