@@ -427,6 +427,9 @@ func placeReplicas(rng *rand.PCG, c *Cluster, rack []int32, rackLo []int, reps [
 // interface, which the compiler cannot inline. (On a 32-bit platform
 // rand.Rand draws another way; this draws the same everywhere.)
 func intN(p *rand.PCG, n int) int {
+	if n <= 0 {
+		panic("sim: intN of a bound that is not positive")
+	}
 	u := uint64(n)
 	if u&(u-1) == 0 {
 		return int(p.Uint64() & (u - 1))

@@ -187,8 +187,8 @@ func BenchmarkBlockIndex(b *testing.B) {
 
 // TestIntNMatchesRand: intN draws what rand.Rand.IntN draws from the same
 // PCG, and leaves the generator in the same state, for small, large and
-// power-of-two bounds and bounds near 2⁶³ (where the rejection step runs
-// often).
+// power-of-two bounds, and bounds such as 2⁶⁴/3 and 2⁶² + 1, where the
+// rejection step runs for a third and a quarter of the draws.
 func TestIntNMatchesRand(t *testing.T) {
 	bounds := []int{1, 2, 3, 7, 64, 1000, 1 << 20, 10007, 3 << 40, math.MaxInt64, math.MaxInt64/3*2 + 1, 1<<62 + 1}
 	pick := rand.New(rand.NewPCG(5, 5))

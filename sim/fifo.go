@@ -12,13 +12,13 @@ import (
 //
 // The order of the jobs is known before they arrive, so each job's place in
 // it (its rank) is fixed when the run starts, and the jobs that have a
-// pending task of each kind are a set of ranks that the core's
-// RunnableChanged keeps: a slot's job is that set's least member, where a
-// list of the jobs in the system, scanned for a pending task, cost a look at
-// every job whose tasks had all started (hundreds on a saturated cluster of
-// 10,000 nodes) at every arrival.
+// pending task of each kind are a set of ranks, which the core keeps up to
+// date through FIFO's RunnableChanged: a slot's job is that set's least
+// member, where a list of the jobs in the system, scanned for a pending
+// task, cost a look at every job whose tasks had all started (hundreds on a
+// saturated cluster of 10,000 nodes) at every arrival.
 type FIFO struct {
-	s      *State       // the run the ranks are of
+	run    uint64       // the run the ranks are of (State.serial)
 	byRank []int32      // the jobs in FIFO order
 	rank   []int32      // job j's place in byRank
 	ready  [2]*indexSet // the ranks of the jobs in Runnable(kind)
@@ -36,7 +36,7 @@ func (*FIFO) Name() string { return "fifo" }
 // Start ranks the run's jobs and forgets the previous run.
 func (f *FIFO) Start(s *State) {
 	n := s.Jobs()
-	f.s = s
+	f.run = s.serial
 	f.byRank = resize(f.byRank, n)
 	for j := range f.byRank {
 		f.byRank[j] = int32(j)
@@ -57,7 +57,7 @@ func (f *FIFO) Start(s *State) {
 // started starts the run if a policy embedding FIFO has a Start of its own
 // that does not call FIFO's.
 func (f *FIFO) started(s *State) {
-	if f.s != s || len(f.rank) != s.Jobs() {
+	if f.run != s.serial {
 		f.Start(s)
 	}
 }

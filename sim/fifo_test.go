@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,117 @@ func TestFIFOPriorityByHand(t *testing.T) {
 	if want := []float64{40, 50, 20, 30}; !slices.Equal(got, want) {
 		t.Fatalf("finish times (A, C, D, B) %v, want %v", got, want)
 	}
+}
+
+// scanFIFO is FIFO's plain reference: at every slot it scans the jobs in
+// FIFO order for the first with a pending task of the kind.
+type scanFIFO struct {
+	order []int32
+	meddle
+}
+
+func (*scanFIFO) Name() string { return "fifo" }
+
+func (p *scanFIFO) Start(s *State) {
+	p.order = p.order[:0]
+	for j := range s.Jobs() {
+		p.order = append(p.order, int32(j))
+	}
+	slices.SortFunc(p.order, func(a, b int32) int { return fifoLess(s, a, b) })
+}
+
+func (p *scanFIFO) Assign(s *State, node int, k Kind) int {
+	p.meddle.act(s, node)
+	for _, j := range p.order {
+		if s.Pending(int(j), k) > 0 {
+			return int(j)
+		}
+	}
+	return Idle
+}
+
+// meddledFIFO is FIFO acting as scanFIFO does before each answer.
+type meddledFIFO struct {
+	FIFO
+	meddle
+}
+
+func (p *meddledFIFO) Assign(s *State, node int, k Kind) int {
+	p.meddle.act(s, node)
+	return p.FIFO.Assign(s, node, k)
+}
+
+// meddle, when on, wakes another node every third slot and kills a task
+// on one every fifth, of either kind: maps and reduces pending again, and
+// jobs joining Runnable again, in the middle of a drain.
+type meddle struct {
+	on    bool
+	calls int
+}
+
+func (m *meddle) act(s *State, node int) {
+	if !m.on {
+		return
+	}
+	m.calls++
+	other := (node + 1 + m.calls) % s.Nodes()
+	if m.calls%3 == 0 {
+		s.Wake(other)
+	}
+	if m.calls%5 == 0 {
+		kind := Kind(m.calls / 5 % 2)
+		for i := range s.Slots(kind) {
+			if t := s.SlotTask(other, kind, i); t >= 0 {
+				s.Kill(t)
+				break
+			}
+		}
+	}
+}
+
+// TestFIFOMatchesScan runs random workloads (priorities, reduces with
+// early starts, input blocks, heartbeats, kills mid-drain) under FIFO and
+// under the plain scan: the traces must be the same event for event.
+func TestFIFOMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 18))
+	kills := 0
+	for i := range 200 {
+		w := randomWorkload(rng, true, i%3 != 0)
+		for j := range w.Jobs {
+			w.Jobs[j].Priority = rng.IntN(3)
+			if rng.IntN(4) == 0 && j > 0 {
+				w.Jobs[j].Arrival = w.Jobs[j-1].Arrival // ties broken by priority, then workload order
+			}
+		}
+		set := Settings{Seed: uint64(i), ReduceSlowstart: float64(i%3) * 0.3}
+		if i%4 == 0 {
+			set.Heartbeat = 2
+		}
+		on := i%2 == 1
+		run := func(p Policy) []string {
+			rec := &recorder{}
+			set.Trace = rec
+			mustRun(t, w, p, &set)
+			return rec.lines
+		}
+		want := run(&scanFIFO{meddle: meddle{on: on}})
+		got := run(&meddledFIFO{meddle: meddle{on: on}})
+		if !slices.Equal(got, want) {
+			for k := range min(len(got), len(want)) {
+				if got[k] != want[k] {
+					t.Fatalf("case %d: event %d is %q, want %q", i, k, got[k], want[k])
+				}
+			}
+			t.Fatalf("case %d: %d events, want %d", i, len(got), len(want))
+		}
+		for _, l := range want {
+			if strings.Contains(l, " kill ") {
+				kills++
+			}
+		}
+	}
+	if kills < 100 {
+		t.Fatalf("%d kills in all: too few for the test to say anything", kills)
+	}
+	t.Logf("%d kills", kills)
 }

@@ -85,7 +85,11 @@ type TaskObserver interface {
 
 // RunnableObserver learns when a job joins Runnable(kind) (runnable true) or
 // leaves it, as it happens: a policy that keeps its own order of the
-// runnable jobs follows the set from here.
+// runnable jobs (FIFO) follows the set from here, with no list to take as
+// with WatchJobs and TakeChanged, which also report running counts. The set
+// is empty when the run starts. The call comes from inside a launch, a
+// kill or an arrival, with the core's counts part updated: it must only
+// read what it is told, not call Kill or Wake.
 type RunnableObserver interface {
 	RunnableChanged(s *State, job int, kind Kind, runnable bool)
 }

@@ -31,9 +31,17 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 		w.Cluster.Racks = 1 + rng.IntN(min(64, w.Cluster.Nodes))
 		w.Cluster.Replication = 1 + rng.IntN(min(3, w.Cluster.Nodes))
 		for j := range w.Jobs {
-			w.Jobs[j].User = fmt.Sprintf("u%d", rng.IntN(3))
+			job := &w.Jobs[j]
+			job.User = fmt.Sprintf("u%d", rng.IntN(3))
 			for range rng.IntN(30) {
-				w.Jobs[j].Maps.Durations = append(w.Jobs[j].Maps.Durations, float64(1+rng.IntN(20)))
+				job.Maps.Durations = append(job.Maps.Durations, float64(1+rng.IntN(20)))
+			}
+			if i%3 == 2 && rng.IntN(2) == 0 {
+				// The workload's own replicas, one to three distinct nodes.
+				job.Blocks = make([][]int, job.Maps.N())
+				for t := range job.Blocks {
+					job.Blocks[t] = rng.Perm(w.Cluster.Nodes)[:1+rng.IntN(min(3, w.Cluster.Nodes))]
+				}
 			}
 		}
 		set := Settings{Seed: uint64(i), ReduceSlowstart: float64(i%2) * 0.3}
@@ -107,4 +115,30 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 		}
 	}
 	return m.Fair.Assign(s, node, k)
+}
+
+// TestRackFilterOffBeyond512Racks: a cluster of more racks than a job's
+// filter has bits goes without filters, and runs.
+func TestRackFilterOffBeyond512Racks(t *testing.T) {
+	w := &Workload{Cluster: Cluster{Nodes: 1200, Racks: 600, MapSlots: 1, ReduceSlots: 1}}
+	for j := range 5 {
+		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Arrival: float64(j), Maps: Tasks{Count: 40, Mean: 3}})
+	}
+	set, err := (&Settings{Seed: 3}).withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := compile(w, set)
+	if s.rackFilter {
+		t.Fatal("rack filters kept on a cluster of 600 racks")
+	}
+	if err := s.exec(&Fair{Delay: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if s.exhaustions != 0 || s.unfinished != 0 {
+		t.Fatalf("%d racks ruled out, %d jobs unfinished; want none", s.exhaustions, s.unfinished)
+	}
 }

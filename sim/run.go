@@ -12,6 +12,11 @@ import (
 // State is a run in progress. Policies read it through its methods and act
 // on it only through Kill, Wake and SetSlowdown; everything else is the core's.
 type State struct {
+	// run tells this run from every other in the process, a State laid
+	// out again in the same memory (compileIn) included: what a policy
+	// keeps between calls can say which run it is of without holding the
+	// State, and so its memory, past the run.
+	serial  uint64
 	set     Settings
 	w       *Workload
 	cluster Cluster
@@ -45,7 +50,7 @@ type State struct {
 	// exhaustions counts the racks they have ruled out.
 	rackFilter  bool
 	exhaustions int
-	early       float64    // a duration read ahead of its use (lookup)
+	early       float64    // written, never read: the store makes lookup load a duration early
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
@@ -355,6 +360,10 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if t := b.node.next(int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
+			// Before the rack's run is asked, as the filter's exactness
+			// needs: a rack-local requeued map is answered here, so the
+			// run is asked only when no map of the job waiting in rack r
+			// was ever killed, and its answer is about never-launched ones.
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}
@@ -418,7 +427,9 @@ func (s *State) mayHold(jr *jobRec, r int32) bool {
 	return !s.rackFilter || jr.racks[r/64]&(1<<(r%64)) != 0
 }
 
-// exhausted records that the index found no pending map of job jr in rack r.
+// exhausted records that the index found no never-launched map of job jr
+// in rack r (a killed one, pending again, may lie before the run's cursor;
+// it is in jr.requeued).
 func (s *State) exhausted(jr *jobRec, r int32) {
 	if s.rackFilter {
 		jr.racks[r/64] &^= 1 << (r % 64)

@@ -1,5 +1,7 @@
 package sim
 
+import "sync/atomic"
+
 // Task states.
 const (
 	taskPending uint8 = iota
@@ -55,6 +57,9 @@ const rackFilterWords = 8
 // must reproduce (a test's reference).
 var noRackFilter = false
 
+// runs numbers the runs laid out in this process (State.serial), from 1.
+var runs atomic.Uint64
+
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State { return compileIn(nil, w, set) }
 
@@ -88,7 +93,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		s = &State{}
 	}
 	keep := s.keepable(c)
-	*s = State{set: set, cluster: c, nodes: nodes, w: w,
+	*s = State{set: set, cluster: c, nodes: nodes, w: w, serial: runs.Add(1),
 		tasks: keep.tasks, jobs: keep.jobs, wakeList: wakeList{wake: keep.wake[:0]}}
 	s.queue.pool = keep.pool
 	s.slots = [2]int{c.MapSlots, c.ReduceSlots}
