@@ -3,8 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"testing"
 )
 
@@ -17,13 +15,7 @@ import (
 // out.
 func TestRackFilterMatchesIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
-	var policies []string
-	for _, name := range PolicyNames() {
-		if p, _, _ := LookupPolicy(name); !p.Replay && !strings.Contains(name, ":") {
-			policies = append(policies, name)
-		}
-	}
-	policies = append(policies, "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
+	policies := append(registered(), "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
 	exhaustions := 0
 	for i := range 80 {
 		w := randomWorkload(rng, true, i%4 != 0)
@@ -79,15 +71,8 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 				exhaustions += s.exhaustions
 				return rec.lines
 			}
-			want, got := run(false), run(true)
-			if !slices.Equal(got, want) {
-				for k := range min(len(got), len(want)) {
-					if got[k] != want[k] {
-						t.Fatalf("case %d, %s: event %d is %q, want %q", i, name, k, got[k], want[k])
-					}
-				}
-				t.Fatalf("case %d, %s: %d events, want %d", i, name, len(got), len(want))
-			}
+			want := run(false)
+			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(true), want)
 		}
 	}
 	if exhaustions < 1000 {

@@ -14,13 +14,7 @@ import (
 // the traces must be the same event for event.
 func TestLazySweepsMatchEager(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 16))
-	var policies []string
-	for _, name := range PolicyNames() {
-		if p, _, _ := LookupPolicy(name); !p.Replay && !strings.Contains(name, ":") {
-			policies = append(policies, name)
-		}
-	}
-	policies = append(policies, "fair:2", "fair:1+2", "meddler")
+	policies := append(registered(), "fair:2", "fair:1+2", "meddler")
 	for i := range 150 {
 		w := randomWorkload(rng, true, i%3 != 0)
 		w.Cluster.Nodes = 1 + rng.IntN(130) // bitsets of up to 3 words
@@ -46,17 +40,37 @@ func TestLazySweepsMatchEager(t *testing.T) {
 				mustRun(t, w, p, &set)
 				return rec.lines
 			}
-			want, got := run(true), run(false)
-			if !slices.Equal(got, want) {
-				for k := range min(len(got), len(want)) {
-					if got[k] != want[k] {
-						t.Fatalf("case %d, %s: event %d is %q, want %q", i, name, k, got[k], want[k])
-					}
-				}
-				t.Fatalf("case %d, %s: %d events, want %d", i, name, len(got), len(want))
-			}
+			want := run(true)
+			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(false), want)
 		}
 	}
+}
+
+// registered is the registry's policies, without replays (which need a
+// plan) and without parameters.
+func registered() []string {
+	var names []string
+	for _, name := range PolicyNames() {
+		if p, _, _ := LookupPolicy(name); !p.Replay && !strings.Contains(name, ":") {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// sameTrace fails the test at the first event where trace got differs
+// from want.
+func sameTrace(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return
+	}
+	for k := range min(len(got), len(want)) {
+		if got[k] != want[k] {
+			t.Fatalf("%s: event %d is %q, want %q", what, k, got[k], want[k])
+		}
+	}
+	t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
 }
 
 // meddler is FIFO that, while slots are being offered, wakes other nodes
@@ -64,10 +78,27 @@ func TestLazySweepsMatchEager(t *testing.T) {
 // drain, but a policy may.
 type meddler struct {
 	FIFO
-	calls int
+	meddle
 }
 
 func (m *meddler) Assign(s *State, node int, k Kind) int {
+	m.meddle.act(s, node)
+	return m.FIFO.Assign(s, node, k)
+}
+
+// meddle, unless off, wakes another node every third slot it is asked
+// for and kills a task on one every fifth, of either kind: maps and
+// reduces pending again, and jobs joining Runnable again, in the middle of
+// a drain.
+type meddle struct {
+	off   bool
+	calls int
+}
+
+func (m *meddle) act(s *State, node int) {
+	if m.off {
+		return
+	}
 	m.calls++
 	other := (node + 1 + m.calls) % s.Nodes()
 	if m.calls%3 == 0 {
@@ -82,5 +113,4 @@ func (m *meddler) Assign(s *State, node int, k Kind) int {
 			}
 		}
 	}
-	return m.FIFO.Assign(s, node, k)
 }
