@@ -12,7 +12,7 @@ import (
 // State is a run in progress. Policies read it through its methods and act
 // on it only through Kill, Wake and SetSlowdown; everything else is the core's.
 type State struct {
-	// run tells this run from every other in the process, a State laid
+	// serial tells this run from every other in the process, a State laid
 	// out again in the same memory (compileIn) included: what a policy
 	// keeps between calls can say which run it is of without holding the
 	// State, and so its memory, past the run.
@@ -362,8 +362,9 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			}
 			// Before the rack's run is asked, as the filter's exactness
 			// needs: a rack-local requeued map is answered here, so the
-			// run is asked only when no map of the job waiting in rack r
-			// was ever killed, and its answer is about never-launched ones.
+			// run is asked only when none of the job's pending maps with a
+			// replica in rack r was ever killed, and its answer is about
+			// never-launched ones.
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}

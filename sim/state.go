@@ -45,7 +45,7 @@ type jobRec struct {
 	// racks has bit r set while rack r may hold a replica of a map of the
 	// job that never launched (State.mayHold): inline, since a lookup reads
 	// the record anyway, where the index's runs are one or two more cache
-	// misses, on a cluster whose replicas cover a few racks of a job.
+	// misses, and on a large cluster a job's replicas lie in few racks.
 	racks [rackFilterWords]uint64
 }
 
