@@ -332,14 +332,11 @@ func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
 
 func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	jr := &s.jobs[j]
+	lo, hi := jr.span(k)
 	if d := jr.dur[k]; len(d) > 0 {
 		// Launch reads the duration of the task found, most often the one
 		// at the cursor (the first pending). Read now, its cache miss
 		// overlaps the lookup's own, instead of following them.
-		lo := jr.mapLo
-		if k == Reduce {
-			lo = jr.redLo
-		}
 		s.early = d[min(int(jr.cursor[k]-lo), len(d)-1)]
 	}
 	best, bestLoc := int32(-1), NoInput+1
@@ -378,10 +375,6 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 		}
 	} else if best >= 0 {
 		return best, bestLoc
-	}
-	hi := jr.mapHi
-	if k == Reduce {
-		hi = jr.redHi
 	}
 	for c := jr.cursor[k]; c < hi; c++ {
 		if s.tasks[c].state == taskPending {
@@ -467,10 +460,7 @@ func (s *State) locality(t int32, node int) Locality {
 func (s *State) base(t int32) float64 {
 	tr := &s.tasks[t]
 	jr := &s.jobs[tr.job]
-	lo := jr.mapLo
-	if tr.kind == Reduce {
-		lo = jr.redLo
-	}
+	lo, _ := jr.span(tr.kind)
 	if d := jr.dur[tr.kind]; len(d) > 0 {
 		return d[t-lo]
 	}

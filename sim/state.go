@@ -49,6 +49,14 @@ type jobRec struct {
 	racks [rackFilterWords]uint64
 }
 
+// span is the job's tasks of kind k: tasks[lo:hi].
+func (jr *jobRec) span(k Kind) (lo, hi int32) {
+	if k == Reduce {
+		return jr.redLo, jr.redHi
+	}
+	return jr.mapLo, jr.mapHi
+}
+
 // rackFilterWords is the size of a job's rack filter (jobRec.racks): racks
 // up to 512, 10,240 nodes at 20 a rack. A larger cluster goes without.
 const rackFilterWords = 8
