@@ -2,16 +2,16 @@ package sim
 
 import (
 	"math/bits"
-	"math/rand/v2"
 	"slices"
 )
 
-// placeIndex finds, for a node or a rack, a job's pending map tasks with a
-// replica there: the places holding any, ascending, each with where its
-// tasks are, in task order, in one flat slice. Twelve bytes a place and four
-// a task: the indexes of every job waiting in a long queue are live at once,
-// so their size is the simulator's memory and their cache misses its time;
-// a place's number, bounds and cursor share a cache line.
+// placeIndex finds, for a node (or a range of them, a rack), a job's
+// pending map tasks with a replica there: the places holding any,
+// ascending, each with where its tasks are, in task order, in one flat
+// slice. Twelve bytes a place and four a task: the indexes of every job
+// waiting in a long queue are live at once, so their size is the
+// simulator's memory and their cache misses its time; a place's number,
+// bounds and cursor share a cache line.
 type placeIndex struct {
 	runs []placeRun // ascending by place, and one more: the end of the last
 	ent  []int32    // task ids
@@ -25,13 +25,13 @@ type placeIndex struct {
 // before cur have been launched: the cursor skips launched tasks lazily.
 type placeRun struct{ place, lo, cur int32 }
 
-// placeBuild is the scratch of index builds over one kind of place, dense
-// over all places and all zero between builds (cheaper than a map for every
-// entry).
+// placeBuild is the scratch of index builds, dense over all places (the
+// nodes) and all zero between builds (cheaper than a map for every entry).
 type placeBuild struct {
-	run    []int32  // a place's entries while counting, then where the next goes
-	seen   []uint64 // bit p: place p has entries
-	places []int32  // the places with entries
+	run     []int32  // a place's entries while counting, then where the next goes
+	seen    []uint64 // bit p: place p has entries
+	places  []int32  // the places with entries
+	entries int      // the entries counted
 }
 
 // newPlaceBuild is the scratch for building indexes over places 0..places−1.
@@ -41,8 +41,8 @@ func newPlaceBuild(places int) placeBuild {
 
 // count is the first build pass: one more entry at each pair's place. A
 // place seen for the first time is listed without a branch (written
-// always, kept when new): whether a rack was seen before is a coin toss to
-// the branch predictor.
+// always, kept when new): whether a place was seen before is a coin toss
+// to the branch predictor.
 //
 // The scratch's slices are read into locals first, here and in the other
 // passes: through b, the compiler reloads them at every pair, since the
@@ -61,6 +61,7 @@ func (x *placeIndex) count(pairs []taskPlace, b *placeBuild) {
 		run[p] = n + 1
 	}
 	b.places = pl[:k]
+	b.entries += len(pairs)
 }
 
 // allocate ends the counting pass: the places are sorted (by a walk of the
@@ -85,11 +86,8 @@ func (x *placeIndex) allocate(b *placeBuild) {
 			}
 		}
 	}
-	r, n := len(b.places), 0
+	r, n := len(b.places), b.entries
 	run := b.run
-	for _, p := range b.places {
-		n += int(run[p])
-	}
 	// An eighth over what this job needs, so that a reused index usually
 	// fits the next job without a new allocation (what is allocated is
 	// held until the next collection).
@@ -109,7 +107,7 @@ func (x *placeIndex) allocate(b *placeBuild) {
 		at += c
 	}
 	x.runs[r] = placeRun{-1, at, at}
-	b.places = b.places[:0]
+	b.places, b.entries = b.places[:0], 0
 	x.span = int32(len(b.run))
 	x.scale = uint64(r) << 32 / uint64(x.span)
 }
@@ -133,40 +131,45 @@ func (x *placeIndex) done(b *placeBuild) {
 	}
 }
 
-// find is place p's run, or −1. Replicas spread places about evenly over
-// [0, span), so the search starts where p would be if they were exactly
-// even and steps from there, a few runs in one or two cache lines, where a
-// binary search over a cold index misses the cache at nearly every step;
-// after eight steps it bisects what is left, so places bunched anyhow still
-// cost O(log n).
+// find is place p's run, or −1.
 func (x *placeIndex) find(p int32) int {
+	if i := x.seek(p); i < len(x.runs)-1 && x.runs[i].place == p {
+		return i
+	}
+	return -1
+}
+
+// seek is the first run whose place is ≥ p (the end sentinel's index if
+// none). Replicas spread places about evenly over [0, span), so the search
+// starts where p would be if they were exactly even and steps from there, a
+// few runs in one or two cache lines, where a binary search over a cold
+// index misses the cache at nearly every step; after eight steps it bisects
+// what is left, so places bunched anyhow still cost O(log n).
+func (x *placeIndex) seek(p int32) int {
 	n := len(x.runs) - 1
 	if n <= 0 {
-		return -1
+		return 0
 	}
 	pl := x.runs[:n]
-	// i becomes the first run whose place is ≥ p.
-	i := int(uint64(p) * x.scale >> 32) // ≤ p·n/span < n
+	i := int(uint64(p) * x.scale >> 32) // ≤ p·n/span < n for p < span
+	if i >= n {
+		i = n - 1 // p = span: the last rack's end, sought by nextIn's callers
+	}
 	if pl[i].place < p {
 		i++
 		for k := 0; i < n && pl[i].place < p; i++ {
 			if k++; k == 8 {
-				i = lowerBound(pl, p, i+1, n)
-				break
+				return lowerBound(pl, p, i+1, n)
 			}
 		}
 	} else {
 		for k := 0; i > 0 && pl[i-1].place >= p; i-- {
 			if k++; k == 8 {
-				i = lowerBound(pl, p, 0, i-1)
-				break
+				return lowerBound(pl, p, 0, i-1)
 			}
 		}
 	}
-	if i < n && pl[i].place == p {
-		return i
-	}
-	return -1
+	return i
 }
 
 // lowerBound is the first run in pl[lo:hi] whose place is ≥ p, or hi.
@@ -192,8 +195,12 @@ func (x *placeIndex) tasksAt(p int32) []int32 {
 
 // next is the first pending task with an entry at place p, or −1.
 func (x *placeIndex) next(p int32, tasks []taskRec) int32 {
-	i := x.find(p)
-	if i < 0 {
+	return x.nextAt(x.seek(p), p, tasks)
+}
+
+// nextAt is next(p), given i = seek(p).
+func (x *placeIndex) nextAt(i int, p int32, tasks []taskRec) int32 {
+	if i >= len(x.runs)-1 || x.runs[i].place != p {
 		return -1
 	}
 	r := &x.runs[i]
@@ -214,10 +221,54 @@ func (x *placeIndex) has(p, t int32) bool {
 	return ok
 }
 
-// jobBlocks is one job's map tasks by the nodes and by the racks that hold
-// their blocks.
+// nextIn is the first pending task, in task order, with an entry at a place
+// in [lo, hi), or −1: the first of the places' next tasks, each found as
+// next finds it, cursor and all. A rack's nodes are such a range, so the
+// node index answers for the rack too, in the few runs the rack's nodes have
+// (six for a job of 300 replicas in 50 racks, fewer on a larger cluster),
+// where an index by rack cost a third of every build.
+//
+// from is seek(p) of a place p in [lo, hi]: the runs before it that are in
+// the range are a short walk back (a lookup has just sought the node
+// asking, in the rack asked about, or the rack's end for an extra node).
+func (x *placeIndex) nextIn(from int, lo, hi int32, tasks []taskRec) int32 {
+	best := int32(-1)
+	runs, ent := x.runs, x.ent
+	i := from
+	for i > 0 && runs[i-1].place >= lo {
+		i--
+	}
+	for ; i < len(runs)-1 && runs[i].place < hi; i++ {
+		r := &runs[i]
+		c, end := r.cur, runs[i+1].lo
+		// A run's tasks ascend: once one is past the best so far (−1 is
+		// past none, as an unsigned number), so are the rest, and their
+		// states need not be read.
+		for ; c < end && uint32(ent[c]) < uint32(best); c++ {
+			if tasks[ent[c]].state == taskPending {
+				best = ent[c]
+				break
+			}
+		}
+		r.cur = c // what it passed was launched
+	}
+	return best
+}
+
+// hasIn reports whether task t has an entry at a place in [lo, hi).
+func (x *placeIndex) hasIn(lo, hi, t int32) bool {
+	for i := x.seek(lo); i < len(x.runs)-1 && x.runs[i].place < hi; i++ {
+		if _, ok := slices.BinarySearch(x.ent[x.runs[i].lo:x.runs[i+1].lo], t); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// jobBlocks is one job's map tasks by the nodes that hold their blocks; by
+// rack through nextIn and hasIn over the rack's nodes.
 type jobBlocks struct {
-	node, rack placeIndex
+	node placeIndex
 }
 
 // replicaStream draws the jobs' block replicas from the seed, job by job in
@@ -226,15 +277,17 @@ type jobBlocks struct {
 // state at the start of every job passed is kept (16 bytes a job), so a job
 // built out of order draws exactly what it would have drawn in order.
 type replicaStream struct {
-	pcg      *rand.PCG
-	at       []rand.PCG // the state at job j's start, for j < frontier
-	frontier int        // the generator stands at this job's start
-	rackLo   []int      // rack r is nodes rackLo[r]..rackLo[r+1]−1
-	// The replicas of a chunk of one job's tasks, as (task, node) and (task,
-	// rack) pairs, a rack once per task.
-	nodes, racks []taskPlace
-	// The scratch of index builds over nodes and over racks.
-	nodeBuild, rackBuild placeBuild
+	pcg      *pcg
+	at       []pcg // the state at job j's start, for j < frontier
+	frontier int   // the generator stands at this job's start
+	rackLo   []int // rack r is nodes rackLo[r]..rackLo[r+1]−1
+	// The replicas of a chunk of one job's tasks, as (task, node) pairs.
+	nodes []taskPlace
+	// The scratch of index builds.
+	build placeBuild
+	// three: the cluster keeps three replicas on two racks or more, each
+	// of two nodes or more, the case drawChunk3 draws.
+	three bool
 }
 
 // taskPlace is one entry of a block index: task t has a replica at place p.
@@ -242,13 +295,18 @@ type taskPlace struct{ t, p int32 }
 
 func (s *State) newReplicaStream() *replicaStream {
 	c := s.cluster
-	rs := &replicaStream{pcg: rand.NewPCG(derive(s.set.Seed, 1), derive(s.set.Seed, 2)), at: make([]rand.PCG, len(s.jobs))}
+	g := newPCG(derive(s.set.Seed, 1), derive(s.set.Seed, 2))
+	rs := &replicaStream{pcg: &g, at: make([]pcg, len(s.jobs))}
 	rs.rackLo = make([]int, c.Racks+1)
 	for i := c.Nodes - 1; i >= 0; i-- {
 		rs.rackLo[s.rack[i]] = i
 	}
 	rs.rackLo[c.Racks] = c.Nodes
-	rs.nodeBuild, rs.rackBuild = newPlaceBuild(s.nodes), newPlaceBuild(c.Racks)
+	rs.three = c.Replication == 3 && c.Racks > 1
+	for r := range c.Racks {
+		rs.three = rs.three && rs.rackLo[r+1]-rs.rackLo[r] >= 2
+	}
+	rs.build = newPlaceBuild(s.nodes)
 	return rs
 }
 
@@ -262,11 +320,14 @@ func (s *State) drawn(j int) bool {
 // t0..t1−1: the workload's, or drawn from the generator's current state.
 func (s *State) chunk(j int, t0, t1 int32) {
 	rs, jr := s.replicas, &s.jobs[j]
-	rs.nodes, rs.racks = rs.nodes[:0], rs.racks[:0]
 	spec := s.w.Jobs[j].Blocks
+	if spec == nil && rs.three {
+		rs.drawChunk3(t0, t1, s.cluster.Nodes, s.rack)
+		return
+	}
 	var buf [MaxReplication]int32
-	// The pairs are built in locals, stored back at the end (see count).
-	nodes, racks, rack := rs.nodes, rs.racks, s.rack
+	// The pairs are built in a local, stored back at the end (see count).
+	nodes := rs.nodes[:0]
 	for t := t0; t < t1; t++ {
 		reps := buf[:0]
 		if spec != nil {
@@ -274,27 +335,63 @@ func (s *State) chunk(j int, t0, t1 int32) {
 				reps = append(reps, int32(n))
 			}
 		} else {
-			reps = placeReplicas(rs.pcg, &s.cluster, rack, rs.rackLo, reps)
+			reps = placeReplicas(rs.pcg, &s.cluster, s.rack, rs.rackLo, reps)
 		}
-		// A rack once per task: each is written, and kept unless the
-		// task's earlier replicas had it (without a branch, as in count).
-		first := len(racks)
-		racks = slices.Grow(racks, len(reps))
-		rk := racks[:first+len(reps)]
-		k := first
 		for _, n := range reps {
 			nodes = append(nodes, taskPlace{t, n})
-			r := rack[n]
-			dup := 0
-			for _, e := range rk[first:k] {
-				dup |= b2i(e.p == r)
-			}
-			rk[k] = taskPlace{t, r}
-			k += 1 - dup
 		}
-		racks = rk[:k]
 	}
-	rs.nodes, rs.racks = nodes, racks
+	rs.nodes = nodes
+}
+
+// drawChunk3 is chunk's draws for tasks t0..t1−1 on a cluster of nodes
+// primary nodes where placeReplicas always draws three (rs.three): its
+// draws, in its order, inlined into one loop. Each bounded draw is written
+// out (step, scale, rare retry), as pcg.intN's is: a helper holding the
+// three is over the inliner's budget, and a call per draw is what this
+// loop exists to avoid.
+func (rs *replicaStream) drawChunk3(t0, t1 int32, nodes int, rack []int32) {
+	g, rackLo := *rs.pcg, rs.rackLo
+	out := slices.Grow(rs.nodes[:0], 3*int(t1-t0))
+	n := uint64(nodes)
+	for t := t0; t < t1; t++ {
+		// The first replica on any node.
+		var x uint64
+		g, x = g.next()
+		hi, lo := scale(x, n)
+		if lo < n {
+			g, hi = g.retry(n, hi, lo)
+		}
+		first := int32(hi)
+		// The second on a node of another rack: the k-th node outside
+		// the first's rack.
+		a, b := rackLo[rack[first]], rackLo[rack[first]+1]
+		u := n - uint64(b-a)
+		g, x = g.next()
+		hi, lo = scale(x, u)
+		if lo < u {
+			g, hi = g.retry(u, hi, lo)
+		}
+		second := int32(hi)
+		if int(second) >= a {
+			second += int32(b - a)
+		}
+		// The third on another node of the second's rack (the first is
+		// in another).
+		a, b = rackLo[rack[second]], rackLo[rack[second]+1]
+		u = uint64(b - a)
+		third := second
+		for third == second {
+			g, x = g.next()
+			hi, lo = scale(x, u)
+			if lo < u {
+				g, hi = g.retry(u, hi, lo)
+			}
+			third = int32(a + int(hi))
+		}
+		out = append(out, taskPlace{t, first}, taskPlace{t, second}, taskPlace{t, third})
+	}
+	*rs.pcg, rs.nodes = g, out
 }
 
 // scratchTasks is the most tasks whose replicas are drawn at once while an
@@ -304,11 +401,17 @@ func (s *State) chunk(j int, t0, t1 int32) {
 const scratchTasks = 1 << 16
 
 // blocks is job j's block index, built on first use from its replicas.
+// (The build is its own function so that this inlines.)
 func (s *State) blocks(j int) *jobBlocks {
-	jr := &s.jobs[j]
-	if jr.blocks != nil {
-		return jr.blocks
+	if b := s.jobs[j].blocks; b != nil {
+		return b
 	}
+	return s.build(j)
+}
+
+// build builds job j's block index.
+func (s *State) build(j int) *jobBlocks {
+	jr := &s.jobs[j]
 	var b *jobBlocks
 	if n := len(s.spare); n > 0 {
 		b, s.spare = s.spare[n-1], s.spare[:n-1]
@@ -320,8 +423,12 @@ func (s *State) blocks(j int) *jobBlocks {
 	if ahead {
 		for ; rs.frontier < j; rs.frontier++ {
 			rs.at[rs.frontier] = *rs.pcg
-			if s.drawn(rs.frontier) {
-				s.chunk(rs.frontier, s.jobs[rs.frontier].mapLo, s.jobs[rs.frontier].mapHi)
+			if f := &s.jobs[rs.frontier]; s.drawn(rs.frontier) {
+				// In chunks, as a build draws: a job of 10⁸ maps passed
+				// over whole would need its 3·10⁸ replicas at once.
+				for t0 := f.mapLo; t0 < f.mapHi; t0 += scratchTasks {
+					s.chunk(rs.frontier, t0, min(t0+scratchTasks, f.mapHi))
+				}
 			}
 		}
 		rs.at[j] = *rs.pcg
@@ -337,31 +444,35 @@ func (s *State) blocks(j int) *jobBlocks {
 				s.chunk(j, t0, min(t0+scratchTasks, jr.mapHi))
 			}
 			if pass == 0 {
-				b.node.count(rs.nodes, &rs.nodeBuild)
-				b.rack.count(rs.racks, &rs.rackBuild)
+				b.node.count(rs.nodes, &rs.build)
 			} else {
-				b.node.fill(rs.nodes, &rs.nodeBuild)
-				b.rack.fill(rs.racks, &rs.rackBuild)
+				b.node.fill(rs.nodes, &rs.build)
 			}
 		}
 		if pass == 0 {
-			b.node.allocate(&rs.nodeBuild)
-			b.rack.allocate(&rs.rackBuild)
+			b.node.allocate(&rs.build)
 		}
 	}
-	b.node.done(&rs.nodeBuild)
-	b.rack.done(&rs.rackBuild)
 	if ahead {
 		rs.frontier = j + 1 // the last pass to draw drew all of job j
 	} else {
 		*rs.pcg = resume
 	}
 	jr.blocks = b
+	// The scratch is zeroed (done's work) and the rack filter set in one
+	// pass over the places.
+	run := rs.build.run
 	if s.rackFilter {
-		jr.racks = [rackFilterWords]uint64{}
-		for _, r := range b.rack.runs[:len(b.rack.runs)-1] {
-			jr.racks[r.place/64] |= 1 << (r.place % 64)
+		var racks [rackFilterWords]uint64
+		rack := s.rack
+		for _, r := range b.node.runs[:len(b.node.runs)-1] {
+			run[r.place] = 0
+			k := rack[r.place]
+			racks[k/64] |= 1 << (k % 64)
 		}
+		jr.racks = racks
+	} else {
+		b.node.done(&rs.build)
 	}
 	return b
 }
@@ -378,21 +489,21 @@ func (s *State) dropBlocks(j int) {
 // placeReplicas appends one block's c.Replication replicas to reps, HDFS 1's
 // way: the first on a random node, the second on a node of another rack, the
 // third on another node of the second's rack, any more on random nodes.
-func placeReplicas(rng *rand.PCG, c *Cluster, rack []int32, rackLo []int, reps []int32) []int32 {
-	first := int32(intN(rng, c.Nodes))
+func placeReplicas(rng *pcg, c *Cluster, rack []int32, rackLo []int, reps []int32) []int32 {
+	first := int32(rng.intN(c.Nodes))
 	reps = append(reps, first)
 	if c.Replication >= 2 {
 		var second int32
 		if c.Racks > 1 {
 			// A node outside the first's rack.
 			r := int(rack[first])
-			k := intN(rng, c.Nodes-(rackLo[r+1]-rackLo[r]))
+			k := rng.intN(c.Nodes - (rackLo[r+1] - rackLo[r]))
 			if k >= rackLo[r] {
 				k += rackLo[r+1] - rackLo[r]
 			}
 			second = int32(k)
 		} else {
-			second = int32(intN(rng, c.Nodes-1))
+			second = int32(rng.intN(c.Nodes - 1))
 			if second >= first {
 				second++
 			}
@@ -403,7 +514,7 @@ func placeReplicas(rng *rand.PCG, c *Cluster, rack []int32, rackLo []int, reps [
 		r := int(rack[reps[1]])
 		if size := rackLo[r+1] - rackLo[r]; size > 1 && c.Racks > 1 {
 			for {
-				n := int32(rackLo[r] + intN(rng, size))
+				n := int32(rackLo[r] + rng.intN(size))
 				if !slices.Contains(reps, n) {
 					reps = append(reps, n)
 					break
@@ -412,35 +523,12 @@ func placeReplicas(rng *rand.PCG, c *Cluster, rack []int32, rackLo []int, reps [
 		}
 	}
 	for len(reps) < c.Replication {
-		n := int32(intN(rng, c.Nodes))
+		n := int32(rng.intN(c.Nodes))
 		if !slices.Contains(reps, n) {
 			reps = append(reps, n)
 		}
 	}
 	return reps
-}
-
-// intN draws from [0, n), n > 0, what rand.New(p).IntN(n) draws on a
-// 64-bit platform: Lemire's method, the high word of a 64×64-bit product,
-// drawing again in the rare case that would bias it. It calls the PCG
-// itself: through rand.Rand, each draw was a call through the Source
-// interface, which the compiler cannot inline. (On a 32-bit platform
-// rand.Rand draws another way; this draws the same everywhere.)
-func intN(p *rand.PCG, n int) int {
-	if n <= 0 {
-		panic("sim: intN of a bound that is not positive")
-	}
-	u := uint64(n)
-	if u&(u-1) == 0 {
-		return int(p.Uint64() & (u - 1))
-	}
-	hi, lo := bits.Mul64(p.Uint64(), u)
-	if lo < u {
-		for thresh := -u % u; lo < thresh; {
-			hi, lo = bits.Mul64(p.Uint64(), u)
-		}
-	}
-	return int(hi)
 }
 
 // b2i is 1 for true; the compiler makes it a flag move, not a branch.

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -14,10 +17,32 @@ import (
 // that read no input or bring their own blocks drawing nothing. One job is
 // larger than a scratch chunk, so it is drawn in chunks, twice.
 func TestBlocksMatchInOrderDraws(t *testing.T) {
-	w := &Workload{Cluster: Cluster{Nodes: 40, Racks: 4}, Jobs: []Job{
+	// Three replicas on racks of ten nodes, and of eight and of eight on 24
+	// nodes, where the first and the second draws have bounds that are
+	// powers of two (drawn by drawChunk3); racks of one or two nodes, one
+	// rack, and two replicas (drawn by placeReplicas).
+	for _, c := range []struct {
+		Cluster
+		three bool
+	}{
+		{Cluster{Nodes: 40, Racks: 4}, true},
+		{Cluster{Nodes: 32, Racks: 4}, true},
+		{Cluster{Nodes: 24, Racks: 3}, true},
+		{Cluster{Nodes: 5, Racks: 3}, false},
+		{Cluster{Nodes: 9, Racks: 1}, false},
+		{Cluster{Nodes: 12, Racks: 3, Replication: 2}, false},
+	} {
+		t.Run(fmt.Sprintf("nodes=%d,racks=%d,replication=%d", c.Nodes, c.Racks, c.Replication), func(t *testing.T) {
+			blocksMatchInOrderDraws(t, c.Cluster, c.three)
+		})
+	}
+}
+
+func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
+	w := &Workload{Cluster: c, Jobs: []Job{
 		{Maps: Tasks{Count: 30, Mean: 1}},
 		{Maps: Tasks{Count: 5, Mean: 1}, NoInput: true},
-		{Maps: Tasks{Count: 2, Mean: 1}, Blocks: [][]int{{3, 17, 39}, {0, 1}}},
+		{Maps: Tasks{Count: 2, Mean: 1}, Blocks: [][]int{{3, 1, c.Nodes - 1}, {0, 1}}},
 		{Maps: Tasks{Count: scratchTasks + 7, Mean: 1}},
 		{Maps: Tasks{Count: 1, Mean: 1}},
 		{Reduces: Tasks{Count: 1, Mean: 1}},
@@ -30,8 +55,11 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 	// The reference: per job, node → its tasks, rack → its tasks.
 	type lists map[int32][]int32
 	ref := compile(w, set)
+	if ref.replicas.three != three {
+		t.Fatalf("drawn by drawChunk3: %v, want %v", ref.replicas.three, three)
+	}
 	wantNode, wantRack := make([]lists, len(w.Jobs)), make([]lists, len(w.Jobs))
-	rng := rand.NewPCG(derive(set.Seed, 1), derive(set.Seed, 2))
+	rng := newPCG(derive(set.Seed, 1), derive(set.Seed, 2))
 	for j := range w.Jobs {
 		wantNode[j], wantRack[j] = lists{}, lists{}
 		jr := &ref.jobs[j]
@@ -45,11 +73,12 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 					reps = append(reps, int32(n))
 				}
 			} else {
-				reps = placeReplicas(rng, &ref.cluster, ref.rack, ref.replicas.rackLo, nil)
+				reps = placeReplicas(&rng, &ref.cluster, ref.rack, ref.replicas.rackLo, nil)
 			}
 			for _, n := range reps {
 				wantNode[j][n] = append(wantNode[j][n], tk)
-				if r := ref.rack[n]; !slices.Contains(wantRack[j][r], tk) {
+				// Tasks come in order: a rack has tk already if it was the last added.
+				if r := ref.rack[n]; len(wantRack[j][r]) == 0 || wantRack[j][r][len(wantRack[j][r])-1] != tk {
 					wantRack[j][r] = append(wantRack[j][r], tk)
 				}
 			}
@@ -68,9 +97,49 @@ func TestBlocksMatchInOrderDraws(t *testing.T) {
 		for _, j := range order {
 			b := s.blocks(j)
 			check(s, j, &b.node, wantNode[j], s.nodes, "node")
-			check(s, j, &b.rack, wantRack[j], s.cluster.Racks, "rack")
+			// By rack, through the rack's nodes: with no task launched, the
+			// first of a rack's tasks is its next, and has finds exactly its tasks.
+			for r := range int32(s.cluster.Racks) {
+				lo, hi := s.rackNodes(r)
+				want := int32(-1)
+				if len(wantRack[j][r]) > 0 {
+					want = wantRack[j][r][0]
+				}
+				if got := b.node.nextIn(b.node.seek(lo), lo, hi, s.tasks); got != want {
+					t.Fatalf("job %d, rack %d: next task %d, want %d", j, r, got, want)
+				}
+				jr, in := &s.jobs[j], wantRack[j][r]
+				for tk := jr.mapLo; tk < jr.mapHi; tk++ {
+					// in ascends: its first task not before tk says if tk is in
+					want := len(in) > 0 && in[0] == tk
+					if want {
+						in = in[1:]
+					}
+					if got := b.node.hasIn(lo, hi, tk); got != want {
+						t.Fatalf("job %d, rack %d: has task %d %v, want %v", j, r, tk, got, want)
+					}
+				}
+			}
 			s.dropBlocks(j) // and reused by the next
 		}
+	}
+}
+
+// TestPassingOverABigJobDrawsInChunks: building a job after a big one not
+// yet built draws the big one's replicas to move the generator on, a chunk
+// at a time, never all at once: the scratch stays about a chunk's size.
+func TestPassingOverABigJobDrawsInChunks(t *testing.T) {
+	w := &Workload{Cluster: Cluster{Nodes: 40, Racks: 4}, Jobs: []Job{
+		{Maps: Tasks{Count: 8 * scratchTasks, Mean: 1}},
+		{Maps: Tasks{Count: 3, Mean: 1}},
+	}}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := compile(w, Settings{Seed: 1})
+	s.blocks(1)
+	if got, most := cap(s.replicas.nodes), 2*scratchTasks*s.cluster.Replication; got > most {
+		t.Fatalf("the scratch grew to %d pairs passing over a job of %d maps; a chunk is at most %d", got, 8*scratchTasks, most/2)
 	}
 }
 
@@ -110,6 +179,59 @@ func TestPlaceIndexFind(t *testing.T) {
 			if got, want := x.find(p), slices.Index(places, p); got != want {
 				t.Fatalf("places %v: find(%d) = %d, want %d", places, p, got, want)
 			}
+		}
+	}
+}
+
+// TestNextInMatchesScan: nextIn, asked of random place ranges while tasks
+// launch at random (and next is asked of single places between), always
+// gives the lowest pending task with an entry in the range, as a scan of
+// every entry does; cursors left by either never hide a pending task.
+func TestNextInMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 200 {
+		span := 1 + rng.IntN(200)
+		ntasks := 1 + rng.IntN(300)
+		b := newPlaceBuild(span)
+		var x placeIndex
+		var pairs []taskPlace
+		for tk := range int32(ntasks) {
+			for p := range int32(span) {
+				if rng.IntN(span) < 3 {
+					pairs = append(pairs, taskPlace{t: tk, p: p})
+				}
+			}
+		}
+		x.count(pairs, &b)
+		x.allocate(&b)
+		x.fill(pairs, &b)
+		x.done(&b)
+		tasks := make([]taskRec, ntasks)
+		for range 3 * ntasks {
+			lo := int32(rng.IntN(span + 1))
+			hi := lo + int32(rng.IntN(span+1-int(lo)))
+			want := int32(-1)
+			for _, e := range pairs {
+				if e.p >= lo && e.p < hi && tasks[e.t].state == taskPending && (want < 0 || e.t < want) {
+					want = e.t
+				}
+			}
+			from := x.seek(lo) // or of a place in the range, or of its end
+			switch rng.IntN(3) {
+			case 0:
+				if hi > lo {
+					from = x.seek(lo + int32(rng.IntN(int(hi-lo))))
+				}
+			case 1:
+				from = x.seek(hi)
+			}
+			if got := x.nextIn(from, lo, hi, tasks); got != want {
+				t.Fatalf("trial %d: nextIn(%d, %d) = %d, want %d", trial, lo, hi, got, want)
+			}
+			if rng.IntN(2) == 0 {
+				x.next(int32(rng.IntN(span)), tasks)
+			}
+			tasks[rng.IntN(ntasks)].state = taskRunning
 		}
 	}
 }
@@ -157,7 +279,7 @@ func TestPlaceIndexBuild(t *testing.T) {
 				}
 			}
 			if slices.ContainsFunc(b.run, func(v int32) bool { return v != 0 }) ||
-				slices.ContainsFunc(b.seen, func(v uint64) bool { return v != 0 }) || len(b.places) != 0 {
+				slices.ContainsFunc(b.seen, func(v uint64) bool { return v != 0 }) || len(b.places) != 0 || b.entries != 0 {
 				t.Fatalf("span %d, trial %d: the scratch is not zero after the build", span, trial)
 			}
 		}
@@ -166,7 +288,7 @@ func TestPlaceIndexBuild(t *testing.T) {
 
 // BenchmarkBlockIndex builds and drops, job after job, the block indexes of
 // BenchmarkRun's 10⁶-task workload (jobs of 100 maps on 1000 nodes in 50
-// racks): the replicas drawn and both indexes, by node and by rack, built.
+// racks): the replicas drawn and the index by node built.
 func BenchmarkBlockIndex(b *testing.B) {
 	w := benchWorkload(1_000_000)
 	set, err := (&Settings{Seed: 1}).withDefaults()
@@ -185,25 +307,43 @@ func BenchmarkBlockIndex(b *testing.B) {
 	}
 }
 
-// TestIntNMatchesRand: intN draws what rand.Rand.IntN draws from the same
-// PCG, and leaves the generator in the same state, for small, large and
-// power-of-two bounds, and bounds such as 2⁶⁴/3 and 2⁶² + 1, where the
-// rejection step runs for a third and a quarter of the draws.
-func TestIntNMatchesRand(t *testing.T) {
+// TestPCGMatchesRand: the simulator's pcg is rand.PCG: from the same
+// seeds, the same outputs, and intN draws what rand.Rand.IntN draws and
+// leaves the generator in the same state (as rand.PCG marshals it), for
+// small, large and power-of-two bounds, and bounds such as 2⁶⁴/3 and
+// 2⁶² + 1, where the rejection step runs for a third and a quarter of the
+// draws.
+func TestPCGMatchesRand(t *testing.T) {
+	state := func(g pcg) []byte {
+		return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte("pcg:"), g.hi), g.lo)
+	}
+	for _, seed := range [][2]uint64{{0, 0}, {1, 2}, {math.MaxUint64, 7}, {derive(1, 1), derive(1, 2)}} {
+		want, got := rand.NewPCG(seed[0], seed[1]), newPCG(seed[0], seed[1])
+		for k := range 10000 {
+			var x uint64
+			w := want.Uint64()
+			if got, x = got.next(); x != w {
+				t.Fatalf("seed %v, draw %d: %#x, want %#x", seed, k, x, w)
+			}
+		}
+		if b, _ := want.MarshalBinary(); !bytes.Equal(state(got), b) {
+			t.Fatalf("seed %v: state %x, want %x", seed, state(got), b)
+		}
+	}
 	bounds := []int{1, 2, 3, 7, 64, 1000, 1 << 20, 10007, 3 << 40, math.MaxInt64, math.MaxInt64/3*2 + 1, 1<<62 + 1}
 	pick := rand.New(rand.NewPCG(5, 5))
 	for range 50 {
 		bounds = append(bounds, 1+pick.IntN(1<<pick.IntN(63)))
 	}
 	for i, n := range bounds {
-		a, b := rand.NewPCG(uint64(i), 11), rand.NewPCG(uint64(i), 11)
+		a, b := rand.NewPCG(uint64(i), 11), newPCG(uint64(i), 11)
 		ra := rand.New(a)
 		for k := range 2000 {
-			if got, want := intN(b, n), ra.IntN(n); got != want {
+			if got, want := b.intN(n), ra.IntN(n); got != want {
 				t.Fatalf("bound %d, draw %d: %d, want %d", n, k, got, want)
 			}
 		}
-		if *a != *b {
+		if want, _ := a.MarshalBinary(); !bytes.Equal(state(b), want) {
 			t.Fatalf("bound %d: the generators' states differ after the draws", n)
 		}
 	}

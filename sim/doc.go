@@ -11,9 +11,11 @@
 //	Workload (workload.go)        jobs and their tasks, read from JSON or built from
 //	  │                           packer's job models (FromModel) or a plan (PlanWorkload)
 //	  ▼
-//	state (state.go, blocks.go)   compiled, compact: tasks, slots, and for each job
-//	  │                           while its maps run, its blocks by node and by rack
-//	  │                           (replicas drawn from the seed when first needed)
+//	state (state.go, blocks.go,   compiled, compact: tasks, slots, and for each job
+//	  │   pcg.go)                 while its maps run, its blocks by node (a rack's are
+//	  │                           its nodes' runs, which are contiguous), replicas
+//	  │                           drawn from the seed (rand.PCG's generator) when
+//	  │                           first needed
 //	  ▼
 //	core (run.go, events.go,      logical clock and an event queue (a radix heap)
 //	  │   wake.go)                ordered by (time, sequence number); asks the

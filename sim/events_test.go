@@ -65,6 +65,9 @@ func TestEventQueueMatchesSort(t *testing.T) {
 		var seq uint64
 		if seed%2 == 1 { // sequence numbers that carry through their high digits
 			seq = 1<<56 - 50
+			if seed%4 == 3 { // and into a top digit that was not 0
+				seq = 2<<56 - 50
+			}
 			q.seq = seq
 		}
 		var ref []event // what is queued, kept sorted descending: pop from the end

@@ -52,7 +52,7 @@ func (p *scanFIFO) Start(s *State) {
 }
 
 func (p *scanFIFO) Assign(s *State, node int, k Kind) int {
-	p.meddle.act(s, node)
+	p.meddle.act(s, node, k)
 	for _, j := range p.order {
 		if s.Pending(int(j), k) > 0 {
 			return int(j)

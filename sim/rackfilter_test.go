@@ -8,7 +8,7 @@ import (
 
 // TestRackFilterMatchesIndex runs random workloads (jobs of up to 60 maps
 // on clusters of up to 64 racks, so that a job's replicas leave racks out
-// and its runs are exhausted rack by rack) under every policy, preemptive
+// and its racks are exhausted one by one) under every policy, preemptive
 // ones and a meddler that kills mid-drain included, once asking the block
 // indexes every time and once through the jobs' rack filters: the traces
 // must be the same event for event, and the filters must have ruled racks
@@ -87,9 +87,13 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 type fairMeddler struct {
 	Fair
 	calls int
+	check func(s *State, node int, k Kind) // as meddle's
 }
 
 func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
+	if m.check != nil {
+		m.check(s, node, k)
+	}
 	if m.calls++; m.calls%4 == 0 {
 		other := (node + m.calls) % s.Nodes()
 		for i := range s.Slots(Map) {

@@ -50,7 +50,6 @@ type State struct {
 	// exhaustions counts the racks they have ruled out.
 	rackFilter  bool
 	exhaustions int
-	early       float64    // written, never read: the store makes lookup load a duration early
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
@@ -131,6 +130,7 @@ func (s *State) loop() error {
 	// busy slots than tasks: Alone runs each job of a trace by itself, and a
 	// pool sized to the cluster made it clear thousands of unused entries.
 	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
+	s.queue.warm = s.tasks
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}
@@ -332,13 +332,7 @@ func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
 
 func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	jr := &s.jobs[j]
-	lo, hi := jr.span(k)
-	if d := jr.dur[k]; len(d) > 0 {
-		// Launch reads the duration of the task found, most often the one
-		// at the cursor (the first pending). Read now, its cache miss
-		// overlaps the lookup's own, instead of following them.
-		s.early = d[min(int(jr.cursor[k]-lo), len(d)-1)]
-	}
+	_, hi := jr.span(k)
 	best, bestLoc := int32(-1), NoInput+1
 	for _, t := range jr.requeued {
 		if s.tasks[t].kind != k {
@@ -354,18 +348,23 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	if k == Map && !jr.noInput {
 		b := s.blocks(j)
 		if r := s.rack[node]; s.mayHold(jr, r) {
-			if t := b.node.next(int32(node), s.tasks); t >= 0 {
+			// An extra node (numbered after every primary one) holds no
+			// blocks and is sought at its rack's end: its rack's runs are
+			// then the walk back nextIn expects, not every run after them.
+			rlo, rhi := s.rackNodes(r)
+			i := b.node.seek(min(int32(node), rhi))
+			if t := b.node.nextAt(i, int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
-			// Before the rack's run is asked, as the filter's exactness
-			// needs: a rack-local requeued map is answered here, so the
-			// run is asked only when none of the job's pending maps with a
-			// replica in rack r was ever killed, and its answer is about
-			// never-launched ones.
+			// Before the rack's nodes are asked, as the filter's
+			// exactness needs: a rack-local requeued map is answered here,
+			// so they are asked only when none of the job's pending maps
+			// with a replica in rack r was ever killed, and their answer is
+			// about never-launched ones.
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}
-			if t := b.rack.next(r, s.tasks); t >= 0 {
+			if t := b.node.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 			s.exhausted(jr, r)
@@ -415,20 +414,27 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // if not, neither rack r nor any of its nodes has one, and the index need
 // not be asked. A killed map, pending again, is in jr.requeued, which
 // lookup and localTask ask first; so whenever they ask the index, it can
-// only answer with a map that never launched, and a rack whose run it once
+// only answer with a map that never launched, and a rack whose nodes it once
 // found exhausted stays so.
 func (s *State) mayHold(jr *jobRec, r int32) bool {
 	return !s.rackFilter || jr.racks[r/64]&(1<<(r%64)) != 0
 }
 
 // exhausted records that the index found no never-launched map of job jr
-// in rack r (a killed one, pending again, may lie before the run's cursor;
+// in rack r (a killed one, pending again, may lie before its nodes' cursors;
 // it is in jr.requeued).
 func (s *State) exhausted(jr *jobRec, r int32) {
 	if s.rackFilter {
 		jr.racks[r/64] &^= 1 << (r % 64)
 		s.exhaustions++
 	}
+}
+
+// rackNodes is rack r's nodes that can hold blocks: [lo, hi). (Extra
+// nodes, which share a rack with a primary one, hold none.)
+func (s *State) rackNodes(r int32) (lo, hi int32) {
+	at := s.replicas.rackLo
+	return int32(at[r]), int32(at[r+1])
 }
 
 // rank orders localities for choosing: a task that reads no input is as good
@@ -446,26 +452,19 @@ func (s *State) locality(t int32, node int) Locality {
 		return NoInput
 	}
 	b := s.blocks(int(s.tasks[t].job))
+	lo, hi := s.rackNodes(s.rack[node])
 	switch {
 	case b.node.has(int32(node), t):
 		return NodeLocal
-	case b.rack.has(s.rack[node], t):
+	case b.node.hasIn(lo, hi, t):
 		return RackLocal
 	}
 	return Remote
 }
 
-// base is task t's duration node-local on an unslowed node, from its job's
-// spec.
-func (s *State) base(t int32) float64 {
-	tr := &s.tasks[t]
-	jr := &s.jobs[tr.job]
-	lo, _ := jr.span(tr.kind)
-	if d := jr.dur[tr.kind]; len(d) > 0 {
-		return d[t-lo]
-	}
-	return jr.mean[tr.kind]
-}
+// base is task t's duration node-local on an unslowed node (its job's
+// spec's, copied into its record).
+func (s *State) base(t int32) float64 { return s.tasks[t].base }
 
 func (s *State) launch(j, node int, k Kind) {
 	jr := &s.jobs[j]

@@ -82,7 +82,7 @@ type meddler struct {
 }
 
 func (m *meddler) Assign(s *State, node int, k Kind) int {
-	m.meddle.act(s, node)
+	m.meddle.act(s, node, k)
 	return m.FIFO.Assign(s, node, k)
 }
 
@@ -93,9 +93,14 @@ func (m *meddler) Assign(s *State, node int, k Kind) int {
 type meddle struct {
 	off   bool
 	calls int
+	// check, if set, is called first at every slot (TestLookupMatchesScan).
+	check func(s *State, node int, k Kind)
 }
 
-func (m *meddle) act(s *State, node int) {
+func (m *meddle) act(s *State, node int, k Kind) {
+	if m.check != nil {
+		m.check(s, node, k)
+	}
 	if m.off {
 		return
 	}
