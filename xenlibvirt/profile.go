@@ -75,7 +75,7 @@ import (
 // job that computes first and only writes its result at the end is measured
 // over that tail, and its CPU work before it is missed (a MapReduce task
 // reads its input first, so this is rare in the jobs packer plans). The
-// second the appliance lingers before powering off is idle and in every
+// 2 s the test appliance lingers before powering off are idle and in every
 // window.
 //
 // A guest's job reports no exit status to the hypervisor: a VM that powers

@@ -17,9 +17,49 @@ dir=$(cd "$dir" && pwd)
 # The virtio modules the initrd loads, in dependency order, from the same
 # kernel package as vmlinuz (a module loads only into its own kernel).
 mods="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk"
-# An initrd built before it carried them gave its guests no disk: rebuild it,
-# and vmlinuz with it so that both come from one kernel package.
-if [ -s "$dir/initrd.img" ] && ! gzip -dc "$dir/initrd.img" | /bin/busybox cpio -t 2>/dev/null | grep 'virtio_blk\.ko$' >/dev/null; then
+# The guest's /init: it runs the command given as packer.run and powers off.
+init=$(cat <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+for m in $(cat /lib/modules/load); do
+  insmod "/lib/modules/$m.ko" || echo "packer-appliance: cannot load $m"
+done
+for arg in $(cat /proc/cmdline); do
+  case "$arg" in
+    packer.*=*) k=${arg%%=*}; k=${k#packer.}; eval "packer_$k=\"${arg#*=}\"" ;;
+  esac
+done
+hostname "${packer_hostname:-appliance}"
+echo "packer-appliance: $(hostname) job=${packer_job} index=${packer_index} role=${packer_role} master=${packer_master} is_master=${packer_is_master:-0}"
+if [ -n "${packer_run:-}" ]; then
+  cmd=$(echo "$packer_run" | tr ',' ' ')
+  echo "packer-appliance: running: $cmd"
+  sh -c "$cmd"
+  echo "packer-appliance: exit $?"
+fi
+# A domain's counters vanish when it powers off, and packer profile samples
+# them only every 200 ms: linger so that the job's last I/O and CPU are in a
+# sample (a short job's I/O all falls in its last 200 ms otherwise). Two
+# seconds, not one: on a loaded host libvirt can take over a second to
+# answer a read, and a disk job whose idle linger went unsampled is
+# measured over its I/O alone, which TCG keeps about half busy.
+sync
+sleep 2
+echo "packer-appliance: job done, powering off"
+poweroff -f
+INIT
+)
+init_sum=$(printf '%s\n' "$init" | sha256sum | cut -d' ' -f1)
+
+# An initrd built before it carried the modules gave its guests no disk, and
+# one built from another /init runs another guest: rebuild it, and vmlinuz
+# with it so that both come from one kernel package.
+if [ -s "$dir/initrd.img" ] && { ! gzip -dc "$dir/initrd.img" | /bin/busybox cpio -t 2>/dev/null | grep 'virtio_blk\.ko$' >/dev/null ||
+  [ "$(cat "$dir/initrd.init.sha256" 2>/dev/null)" != "$init_sum" ]; }; then
   rm -f "$dir/initrd.img" "$dir/vmlinuz"
 fi
 
@@ -50,39 +90,10 @@ if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ]; then
     [ -s "$root/lib/modules/$m.ko" ] || { echo "build-appliance: $pkg has no $m.ko" >&2; exit 1; }
   done
   echo "$mods" > "$root/lib/modules/load"
-  cat > "$root/init" <<'INIT'
-#!/bin/busybox sh
-/bin/busybox --install -s /bin
-export PATH=/bin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev 2>/dev/null
-for m in $(cat /lib/modules/load); do
-  insmod "/lib/modules/$m.ko" || echo "packer-appliance: cannot load $m"
-done
-for arg in $(cat /proc/cmdline); do
-  case "$arg" in
-    packer.*=*) k=${arg%%=*}; k=${k#packer.}; eval "packer_$k=\"${arg#*=}\"" ;;
-  esac
-done
-hostname "${packer_hostname:-appliance}"
-echo "packer-appliance: $(hostname) job=${packer_job} index=${packer_index} role=${packer_role} master=${packer_master} is_master=${packer_is_master:-0}"
-if [ -n "${packer_run:-}" ]; then
-  cmd=$(echo "$packer_run" | tr ',' ' ')
-  echo "packer-appliance: running: $cmd"
-  sh -c "$cmd"
-  echo "packer-appliance: exit $?"
-fi
-# A domain's counters vanish when it powers off, and packer profile samples
-# them only every 200 ms: linger a second so that the job's last I/O and CPU
-# are in a sample (a short job's I/O all falls in its last 200 ms otherwise).
-sync
-sleep 1
-echo "packer-appliance: job done, powering off"
-poweroff -f
-INIT
+  printf '%s\n' "$init" > "$root/init"
   chmod 755 "$root/init"
   (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$dir/initrd.img"
+  echo "$init_sum" > "$dir/initrd.init.sha256"
   rm -rf "$root"
 fi
 
