@@ -119,6 +119,9 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	q.AssertOnlyForeign(t)
 }
 
+// hookLog sends the executor's lines to the test log and to line, one at a
+// time. It holds no lock of its own: Apply writes its log under its own
+// mutex (and Profile from its caller's goroutine), so line needs none.
 type hookLog struct {
 	t    *testing.T
 	line func(string)

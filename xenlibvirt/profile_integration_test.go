@@ -70,13 +70,17 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 	// only a failed test's tail: the measurements and the profile checks'
 	// failures are said again at the very end, where they are seen.
 	var measured, failed []string
-	fail := func(format string, args ...any) { failed = append(failed, fmt.Sprintf(format, args...)) }
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf(format, args...)
+		failed = append(failed, fmt.Sprintf(format, args...))
+	}
 	defer func() {
 		for _, m := range measured {
 			t.Log(m)
 		}
 		for _, f := range failed {
-			t.Error(f)
+			t.Log("FAILED (said above too): " + f)
 		}
 	}()
 	q := libvirttest.NewQEMUCluster(t, "console=ttyS0 quiet panic=-1")
@@ -88,14 +92,19 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 		cpu, io_ bool
 	}{{"hash", itestCPUJob, true, false}, {"diskio", itestIOJob, false, true}} {
 		start := time.Now()
+		sums := 0
 		obs, err := xenlibvirt.Profile(context.Background(), c.argv, &xenlibvirt.ProfileSettings{Inventory: q.Inventory,
 			Job: c.job, Nodes: []int{1, 2, 3}, RunTimeout: 8 * time.Minute, Log: hookLog{t: t, line: func(l string) {
 				if strings.Contains(l, " s offered, ") { // a run's sums, its I/O span included
 					measured = append(measured, l)
+					sums++
 				}
 			}}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.job, err)
+		}
+		if sums != len(obs) {
+			fail("%s: %d runs logged their sums (CPU offered, I/O span), want one a run, %d: has the log line's wording changed?", c.job, sums, len(obs))
 		}
 		for _, o := range obs {
 			if o.Failed {

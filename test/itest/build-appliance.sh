@@ -53,17 +53,21 @@ echo "packer-appliance: job done, powering off"
 poweroff -f
 INIT
 )
-init_sum=$(printf '%s\n' "$init" | sha256sum | cut -d' ' -f1)
+init_sum=$(printf '%s\n%s\n' "$mods" "$init" | sha256sum | cut -d' ' -f1)
 
 # An initrd built before it carried the modules gave its guests no disk, and
-# one built from another /init runs another guest: rebuild it, and vmlinuz
-# with it so that both come from one kernel package.
-if [ -s "$dir/initrd.img" ] && { ! gzip -dc "$dir/initrd.img" | /bin/busybox cpio -t 2>/dev/null | grep 'virtio_blk\.ko$' >/dev/null ||
-  [ "$(cat "$dir/initrd.init.sha256" 2>/dev/null)" != "$init_sum" ]; }; then
-  rm -f "$dir/initrd.img" "$dir/vmlinuz"
+# one built from another /init or module list runs another guest: rebuild
+# it, and vmlinuz with it so that both come from one kernel package. The new
+# files replace the old ones by rename, so that a run booting guests from
+# them meanwhile reads one or the other whole.
+rebuild=0
+if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ] ||
+  ! gzip -dc "$dir/initrd.img" | /bin/busybox cpio -t 2>/dev/null | grep 'virtio_blk\.ko$' >/dev/null ||
+  [ "$(cat "$dir/initrd.init.sha256" 2>/dev/null)" != "$init_sum" ]; then
+  rebuild=1
 fi
 
-if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ]; then
+if [ "$rebuild" = 1 ]; then
   resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
   pkg=$(resolve)
   if [ -z "$pkg" ]; then
@@ -80,7 +84,7 @@ if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ]; then
   want=('./boot/vmlinuz-*')
   for m in $mods; do want+=("./lib/modules/*/$m.ko"); done
   dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" --wildcards "${want[@]}"
-  cp "$tmp"/boot/vmlinuz-* "$dir/vmlinuz"
+  cp "$tmp"/boot/vmlinuz-* "$dir/vmlinuz.new"
 
   root=$(mktemp -d)
   mkdir -p "$root"/{bin,proc,sys,dev,lib/modules}
@@ -92,9 +96,12 @@ if [ ! -s "$dir/vmlinuz" ] || [ ! -s "$dir/initrd.img" ]; then
   echo "$mods" > "$root/lib/modules/load"
   printf '%s\n' "$init" > "$root/init"
   chmod 755 "$root/init"
-  (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$dir/initrd.img"
-  echo "$init_sum" > "$dir/initrd.init.sha256"
+  (cd "$root" && find . | /bin/busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$dir/initrd.img.new"
   rm -rf "$root"
+  mv -f "$dir/vmlinuz.new" "$dir/vmlinuz"
+  mv -f "$dir/initrd.img.new" "$dir/initrd.img"
+  echo "$init_sum" > "$dir/initrd.init.sha256.new"
+  mv -f "$dir/initrd.init.sha256.new" "$dir/initrd.init.sha256"
 fi
 
 if [ ! -s "$dir/appliance.qcow2" ]; then
