@@ -265,12 +265,6 @@ func (x *placeIndex) hasIn(lo, hi, t int32) bool {
 	return false
 }
 
-// jobBlocks is one job's map tasks by the nodes that hold their blocks; by
-// rack through nextIn and hasIn over the rack's nodes.
-type jobBlocks struct {
-	node placeIndex
-}
-
 // replicaStream draws the jobs' block replicas from the seed, job by job in
 // workload order, as HDFS 1 places them (placeReplicas), without keeping
 // them: a job's replicas are drawn when its index is built. The generator's
@@ -402,7 +396,7 @@ const scratchTasks = 1 << 16
 
 // blocks is job j's block index, built on first use from its replicas.
 // (The build is its own function so that this inlines.)
-func (s *State) blocks(j int) *jobBlocks {
+func (s *State) blocks(j int) *placeIndex {
 	if b := s.jobs[j].blocks; b != nil {
 		return b
 	}
@@ -410,13 +404,13 @@ func (s *State) blocks(j int) *jobBlocks {
 }
 
 // build builds job j's block index.
-func (s *State) build(j int) *jobBlocks {
+func (s *State) build(j int) *placeIndex {
 	jr := &s.jobs[j]
-	var b *jobBlocks
+	var b *placeIndex
 	if n := len(s.spare); n > 0 {
 		b, s.spare = s.spare[n-1], s.spare[:n-1]
 	} else {
-		b = &jobBlocks{}
+		b = &placeIndex{}
 	}
 	rs := s.replicas
 	ahead, resume := j >= rs.frontier, *rs.pcg
@@ -444,13 +438,13 @@ func (s *State) build(j int) *jobBlocks {
 				s.chunk(j, t0, min(t0+scratchTasks, jr.mapHi))
 			}
 			if pass == 0 {
-				b.node.count(rs.nodes, &rs.build)
+				b.count(rs.nodes, &rs.build)
 			} else {
-				b.node.fill(rs.nodes, &rs.build)
+				b.fill(rs.nodes, &rs.build)
 			}
 		}
 		if pass == 0 {
-			b.node.allocate(&rs.build)
+			b.allocate(&rs.build)
 		}
 	}
 	if ahead {
@@ -465,14 +459,14 @@ func (s *State) build(j int) *jobBlocks {
 	if s.rackFilter {
 		var racks [rackFilterWords]uint64
 		rack := s.rack
-		for _, r := range b.node.runs[:len(b.node.runs)-1] {
+		for _, r := range b.runs[:len(b.runs)-1] {
 			run[r.place] = 0
 			k := rack[r.place]
 			racks[k/64] |= 1 << (k % 64)
 		}
 		jr.racks = racks
 	} else {
-		b.node.done(&rs.build)
+		b.done(&rs.build)
 	}
 	return b
 }

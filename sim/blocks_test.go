@@ -96,7 +96,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 		s := compile(w, set)
 		for _, j := range order {
 			b := s.blocks(j)
-			check(s, j, &b.node, wantNode[j], s.nodes, "node")
+			check(s, j, b, wantNode[j], s.nodes, "node")
 			// By rack, through the rack's nodes: with no task launched, the
 			// first of a rack's tasks is its next, and has finds exactly its tasks.
 			for r := range int32(s.cluster.Racks) {
@@ -105,7 +105,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 				if len(wantRack[j][r]) > 0 {
 					want = wantRack[j][r][0]
 				}
-				if got := b.node.nextIn(b.node.seek(lo), lo, hi, s.tasks); got != want {
+				if got := b.nextIn(b.seek(lo), lo, hi, s.tasks); got != want {
 					t.Fatalf("job %d, rack %d: next task %d, want %d", j, r, got, want)
 				}
 				jr, in := &s.jobs[j], wantRack[j][r]
@@ -115,7 +115,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 					if want {
 						in = in[1:]
 					}
-					if got := b.node.hasIn(lo, hi, tk); got != want {
+					if got := b.hasIn(lo, hi, tk); got != want {
 						t.Fatalf("job %d, rack %d: has task %d %v, want %v", j, r, tk, got, want)
 					}
 				}

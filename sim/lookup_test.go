@@ -107,7 +107,7 @@ func scanLookup(s *State, j, node int) (int32, Locality) {
 		first := func(places []int32) int32 {
 			best := int32(-1)
 			for _, p := range places {
-				for _, t := range b.node.tasksAt(p) {
+				for _, t := range b.tasksAt(p) {
 					if pending(t) && !slices.Contains(jr.requeued, t) && (best < 0 || t < best) {
 						best = t
 					}

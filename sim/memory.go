@@ -15,8 +15,9 @@ var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 // task is a 32-byte record. A job's block index (4 bytes a replica, 12 per
 // node holding one, places sorted with no table, allocated an eighth over
 // so a reused index fits the next job) exists only while the job's maps
-// run, so it counts per task only when one job holds most of the tasks; the replicas themselves are drawn, not kept, and the
-// workload's own durations come on top. Measured (packer simulate,
+// run, so it counts per task only when one job holds most of the tasks;
+// the replicas themselves are drawn, not kept, and the workload's own
+// durations come on top. Measured (packer simulate,
 // /usr/bin/time -v), with 24-byte task records: one job of 10⁷ maps on 100
 // nodes, the whole index live at once, peaked at 433 MB resident, 43 bytes
 // a task; the FB-2010 day at 64 MiB blocks (17.4 M tasks, fifo, fair and

@@ -33,7 +33,7 @@ type State struct {
 	jobs     []jobRec
 	users    []string
 	replicas *replicaStream
-	spare    []*jobBlocks // released block indexes, for reuse
+	spare    []*placeIndex // released block indexes, for reuse
 
 	runnable [2][]int32
 	// changed lists, per kind, the jobs whose running count changed, or that
@@ -352,8 +352,8 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			// blocks and is sought at its rack's end: its rack's runs are
 			// then the walk back nextIn expects, not every run after them.
 			rlo, rhi := s.rackNodes(r)
-			i := b.node.seek(min(int32(node), rhi))
-			if t := b.node.nextAt(i, int32(node), s.tasks); t >= 0 {
+			i := b.seek(min(int32(node), rhi))
+			if t := b.nextAt(i, int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
 			// Before the rack's nodes are asked, as the filter's
@@ -364,7 +364,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}
-			if t := b.node.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
+			if t := b.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 			s.exhausted(jr, r)
@@ -402,11 +402,11 @@ func (s *State) localTask(j, node int, k Kind) bool {
 	}
 	b := s.blocks(j)
 	for _, t := range jr.requeued {
-		if s.tasks[t].kind == Map && b.node.has(int32(node), t) {
+		if s.tasks[t].kind == Map && b.has(int32(node), t) {
 			return true
 		}
 	}
-	return s.mayHold(jr, s.rack[node]) && b.node.next(int32(node), s.tasks) >= 0
+	return s.mayHold(jr, s.rack[node]) && b.next(int32(node), s.tasks) >= 0
 }
 
 // mayHold reports whether rack r may hold a replica of one of the maps of
@@ -454,9 +454,9 @@ func (s *State) locality(t int32, node int) Locality {
 	b := s.blocks(int(s.tasks[t].job))
 	lo, hi := s.rackNodes(s.rack[node])
 	switch {
-	case b.node.has(int32(node), t):
+	case b.has(int32(node), t):
 		return NodeLocal
-	case b.node.hasIn(lo, hi, t):
+	case b.hasIn(lo, hi, t):
 		return RackLocal
 	}
 	return Remote

@@ -43,7 +43,7 @@ type jobRec struct {
 	started, redsReady bool
 	mapsShuffled       bool // maps done and shuffled: reduces run their own time
 	noInput            bool
-	blocks             *jobBlocks // its block index while its maps run (State.blocks)
+	blocks             *placeIndex // its block index while its maps run (State.blocks)
 	// racks has bit r set while rack r may hold a replica of a map of the
 	// job that never launched (State.mayHold): inline, since a lookup reads
 	// the record anyway, where the index's runs are one or two more cache
