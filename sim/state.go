@@ -155,10 +155,15 @@ func layout(prev *State, w *Workload, set Settings) *State {
 // nodeArrays are a run's per-node state, the bulk of what a run on a large
 // cluster allocates before its first event.
 type nodeArrays struct {
-	rack      []int32
-	free      [2][]int16
-	freeBits  [2][]uint64 // bit n: node n has a free slot of the kind
-	slotTask  [2][]int32  // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
+	rack     []int32
+	free     [2][]int16
+	freeBits [2][]uint64 // bit n: node n has a free slot of the kind
+	// freeWords has bit w set when freeBits word w is not 0: a sweep of
+	// a saturated cluster skips its full nodes 4096 at a time, where
+	// reading each word of freeBits cost, at 10⁷ tasks on 10,000 nodes,
+	// a twelfth of fifo's instructions.
+	freeWords [2][]uint64
+	slotTask  [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow      []float64
 	retrying  []bool
 	hbStopped []bool // nodes whose heartbeats pause while no job is active
@@ -201,6 +206,7 @@ func (s *State) makeNodes() {
 	for k := range 2 {
 		s.free[k] = make([]int16, nodes)
 		s.freeBits[k] = make([]uint64, (nodes+63)/64)
+		s.freeWords[k] = make([]uint64, (len(s.freeBits[k])+63)/64)
 		s.slotTask[k] = make([]int32, nodes*s.slots[k])
 	}
 	s.slow = make([]float64, nodes)
@@ -224,6 +230,12 @@ func (s *State) resetNodes() {
 			}
 		}
 		fill(s.slotTask[k], -1)
+		clear(s.freeWords[k])
+		for w, word := range s.freeBits[k] {
+			if word != 0 {
+				s.freeWords[k][w/64] |= 1 << (w % 64)
+			}
+		}
 	}
 	fill(s.slow, 1)
 	clear(s.woke)

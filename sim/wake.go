@@ -68,7 +68,7 @@ func (s *State) drain() {
 func (s *State) sweep(i int, k Kind) {
 	s.sweeping, s.sweepAt = i, -1
 	defer func() { s.sweeping = -1 }()
-	for w := range s.freeBits[k] {
+	for w := s.nextFreeWord(k, 0); w >= 0; w = s.nextFreeWord(k, w+1) {
 		var done uint64 // this word's nodes already passed
 		for {
 			if s.wake[i] == sweepDone {
@@ -98,6 +98,26 @@ func (s *State) sweep(i int, k Kind) {
 	s.swept |= 1 << k
 	s.lazy--
 	s.lazyFrom++
+}
+
+// nextFreeWord is the first word of freeBits[k] from w on that is not 0,
+// or −1. Only a word that is not 0 can hold a node a sweep offers; and
+// while a sweep is drained its words only lose bits (a slot freed realizes
+// it first, ending the sweep), so the words it skipped stay 0.
+func (s *State) nextFreeWord(k Kind, w int) int {
+	sum := s.freeWords[k]
+	i := w / 64
+	if i >= len(sum) {
+		return -1
+	}
+	m := sum[i] & (^uint64(0) << (w % 64))
+	for m == 0 {
+		if i++; i == len(sum) {
+			return -1
+		}
+		m = sum[i]
+	}
+	return i*64 + bits.TrailingZeros64(m)
 }
 
 // inEarlier is the nodes of word w that belonged to a sweep drained earlier

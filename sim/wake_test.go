@@ -46,6 +46,57 @@ func TestLazySweepsMatchEager(t *testing.T) {
 	}
 }
 
+// TestLazySweepsMatchEagerOnBusyClusters is TestLazySweepsMatchEager on
+// clusters of 4,100 to 8,300 nodes, several words of the free-word
+// summary (State.freeWords), kept nearly full: jobs arrive while whole runs
+// of 64 nodes are busy, so a sweep must skip words that are full and find
+// the nodes after them, in order, as the eager list does; the meddler kills
+// and wakes mid-sweep.
+func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	for i := range 3 {
+		nodes := 4100 + rng.IntN(4200)
+		w := &Workload{Cluster: Cluster{Nodes: nodes, Racks: 1 + rng.IntN(200), MapSlots: 1, ReduceSlots: 1}}
+		slots := nodes * w.Cluster.MapSlots
+		for j := range 4 + rng.IntN(3) {
+			// The first job holds most slots a while; later ones, smaller,
+			// arrive while it does and as its tasks end at scattered times,
+			// some slots freed in full words lying idle until they come.
+			n := slots / (4 + rng.IntN(8))
+			if j == 0 {
+				n = slots - rng.IntN(200)
+			}
+			d := make([]float64, n)
+			for k := range d {
+				d[k] = 5 + 40*rng.Float64() // ends apart from arrivals: a slot freed at a sweep's instant realizes it
+			}
+			job := Job{Name: fmt.Sprint(j), Arrival: float64(j*20) + 20*rng.Float64(), Maps: Tasks{Durations: d}, NoInput: rng.IntN(2) == 0}
+			if rng.IntN(2) == 0 {
+				job.Reduces = Tasks{Count: 1 + rng.IntN(50), Mean: 5}
+			}
+			w.Jobs = append(w.Jobs, job)
+		}
+		for _, name := range []string{"fifo", "fair:2", "meddler"} {
+			run := func(eager bool) []string {
+				eagerSweeps = eager
+				defer func() { eagerSweeps = false }()
+				var p Policy = &meddler{}
+				if name != "meddler" {
+					var err error
+					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rec := &recorder{}
+				mustRun(t, w, p, &Settings{Seed: uint64(i), Trace: rec})
+				return rec.lines
+			}
+			want := run(true)
+			sameTrace(t, fmt.Sprintf("case %d (%d nodes), %s", i, nodes, name), run(false), want)
+		}
+	}
+}
+
 // registered is the registry's policies, without replays (which need a
 // plan) and without parameters.
 func registered() []string {
