@@ -12,15 +12,18 @@ import "math/bits"
 // lo is a lower bound on the members, raised by searches that start below
 // it: the jobs of a queue finish roughly in order, so the members bunch at
 // the high end and a search from the start would climb and descend the
-// levels past the empty low words every time.
+// levels past the empty low words every time. hi is an upper bound,
+// lowered by searches that find nothing: a fair order's walk asks, of each
+// count's set, for the job after its last, which otherwise climbed every
+// level to find none (of all searches under fair sharing, two in five).
 type indexSet struct {
-	level [][]uint64
-	lo    int
+	level  [][]uint64
+	lo, hi int
 }
 
 // newIndexSet is an empty set of integers in [0, n).
 func newIndexSet(n int) *indexSet {
-	x := &indexSet{}
+	x := &indexSet{hi: -1}
 	for {
 		words := max(1, (n+63)/64)
 		x.level = append(x.level, make([]uint64, words))
@@ -33,7 +36,7 @@ func newIndexSet(n int) *indexSet {
 
 // add puts i in the set.
 func (x *indexSet) add(i int) {
-	x.lo = min(x.lo, i)
+	x.lo, x.hi = min(x.lo, i), max(x.hi, i)
 	for _, l := range x.level {
 		w := i / 64
 		was := l[w]
@@ -61,12 +64,21 @@ func (x *indexSet) empty() bool { return x.level[len(x.level)-1][0] == 0 }
 
 // next is the least member ≥ i, or −1.
 func (x *indexSet) next(i int) int {
+	if i > x.hi {
+		return -1
+	}
 	if i > x.lo {
-		return x.search(i)
+		m := x.search(i)
+		if m < 0 {
+			x.hi = i - 1
+		}
+		return m
 	}
 	m := x.search(x.lo)
 	if m >= 0 {
 		x.lo = m
+	} else {
+		x.hi = x.lo - 1 // no member at all
 	}
 	return m
 }
