@@ -236,6 +236,60 @@ func TestNextInMatchesScan(t *testing.T) {
 	}
 }
 
+// TestSeekMatchesLowerBound: seek(p), for every p from 0 to the span, is
+// the first run whose place is ≥ p, as a bisection finds it, on indexes of
+// places spread evenly, at random, bunched at one end or in clumps, few or
+// many.
+func TestSeekMatchesLowerBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	for trial := range 300 {
+		span := 1 + rng.IntN(5000)
+		var places []int32
+		switch shape := trial % 4; shape {
+		case 0: // random
+			for p := range span {
+				if rng.IntN(span) < 1+rng.IntN(400) {
+					places = append(places, int32(p))
+				}
+			}
+		case 1: // bunched at the high end
+			for p := span - 1; p >= 0 && rng.IntN(50) > 0; p-- {
+				places = append(places, int32(p))
+			}
+			slices.Reverse(places)
+		case 2: // clumps
+			for p := 0; p < span; p++ {
+				if rng.IntN(100) == 0 {
+					for k := p; k < min(span, p+rng.IntN(40)); k++ {
+						places = append(places, int32(k))
+					}
+					p += 40
+				}
+			}
+		default: // every place
+			for p := range span {
+				places = append(places, int32(p))
+			}
+		}
+		b := newPlaceBuild(span)
+		var x placeIndex
+		var pairs []taskPlace
+		for i, p := range places {
+			pairs = append(pairs, taskPlace{t: int32(i), p: p})
+		}
+		x.count(pairs, &b)
+		x.allocate(&b)
+		x.fill(pairs, &b)
+		x.done(&b)
+		runs := x.runs[:len(x.runs)-1]
+		for p := int32(0); p <= int32(span); p++ {
+			if got, want := x.seek(p), lowerBound(runs, p, 0, len(runs)); got != want {
+				t.Fatalf("trial %d (%d places of %d): seek(%d) = %d, want %d", trial, len(places), span, p, got, want)
+			}
+		}
+	}
+}
+
 // TestPlaceIndexBuild: indexes built through count, allocate, fill and done,
 // one index and one scratch reused across builds of every size and shape
 // (empty, one place, bunched at either end, dense, sparse over a million
