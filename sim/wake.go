@@ -100,22 +100,42 @@ func (s *State) sweep(i int, k Kind) {
 	s.lazyFrom++
 }
 
-// nextFreeWord is the first word of freeBits[k] from w on that is not 0,
-// or −1. Only a word that is not 0 can hold a node a sweep offers; and
-// while a sweep is drained its words only lose bits (a slot freed realizes
-// it first, ending the sweep), so the words it skipped stay 0.
+// nextFreeWord is the first word w' ≥ w that can hold a node a sweep of
+// kind k offers now, or −1: a word of freeBits[k] that is not 0 and shares
+// a node with freeBits of a kind some job has a task of (what sweep calls
+// useful). A word passed over would offer nothing; and while a sweep is
+// drained its words only lose bits (a slot freed realizes it first, ending
+// the sweep), so they would offer nothing later either. Once no job has a
+// task it is −1: the sweep ends there, where it went on to read every
+// word with a free slot (at 10⁷ tasks the arriving job took the first few
+// and the sweep read on through a hundred words, a sixteenth of fifo's
+// instructions).
 func (s *State) nextFreeWord(k Kind, w int) int {
 	sum := s.freeWords[k]
+	maps, reds := len(s.runnable[Map]) > 0, len(s.runnable[Reduce]) > 0
+	if !maps && !reds {
+		return -1
+	}
+	useful := func(i int) uint64 {
+		var u uint64
+		if maps {
+			u |= s.freeWords[Map][i]
+		}
+		if reds {
+			u |= s.freeWords[Reduce][i]
+		}
+		return sum[i] & u
+	}
 	i := w / 64
 	if i >= len(sum) {
 		return -1
 	}
-	m := sum[i] & (^uint64(0) << (w % 64))
+	m := useful(i) & (^uint64(0) << (w % 64))
 	for m == 0 {
 		if i++; i == len(sum) {
 			return -1
 		}
-		m = sum[i]
+		m = useful(i)
 	}
 	return i*64 + bits.TrailingZeros64(m)
 }
