@@ -172,8 +172,7 @@ func (o *fairOrder) take(j int) {
 	}
 	o.key[j] = -1
 	b := o.byCount[c]
-	b.remove(j)
-	if b.empty() {
+	if b.remove(j) {
 		// An empty set is all zeros: ready for reuse as it is.
 		o.byCount[c] = nil
 		o.spare = append(o.spare, b)

@@ -7,7 +7,8 @@ import (
 
 // TestIndexSetNext: after every add or remove on random sets of sizes that
 // give one to four levels, next(i) is the least member ≥ i, as a plain
-// []bool says, for every i (and n, past the end, has none).
+// []bool says, for every i (and n, past the end, has none), and remove
+// reports whether it left the set empty.
 func TestIndexSetNext(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 5, 64, 65, 4096, 4097, 300_000} {
@@ -20,8 +21,9 @@ func TestIndexSetNext(t *testing.T) {
 					i = m
 				}
 			}
-			if want[i] {
-				x.remove(i)
+			removed, emptied := want[i], false
+			if removed {
+				emptied = x.remove(i)
 			} else {
 				x.add(i)
 			}
@@ -46,8 +48,8 @@ func TestIndexSetNext(t *testing.T) {
 			for _, b := range want {
 				empty = empty && !b
 			}
-			if x.empty() != empty {
-				t.Fatalf("n = %d, step %d: empty() = %v, want %v", n, step, x.empty(), empty)
+			if removed && emptied != empty {
+				t.Fatalf("n = %d, step %d: remove(%d) reports empty %v, want %v", n, step, i, emptied, empty)
 			}
 		}
 	}
@@ -64,12 +66,13 @@ func TestIndexSetSparse(t *testing.T) {
 			t.Errorf("next(%d) = %d, want %d", c.from, got, c.want)
 		}
 	}
-	x.remove(7)
+	if x.remove(7) {
+		t.Error("remove(7) reports the set empty, with 900001 in it")
+	}
 	if got := x.next(0); got != 900_001 {
 		t.Errorf("after remove(7): next(0) = %d, want 900001", got)
 	}
-	x.remove(900_001)
-	if !x.empty() || x.next(0) != -1 {
-		t.Errorf("after removing both: empty %v, next(0) %d", x.empty(), x.next(0))
+	if empty := x.remove(900_001); !empty || x.next(0) != -1 {
+		t.Errorf("after removing both: remove reports empty %v, next(0) %d", empty, x.next(0))
 	}
 }
