@@ -178,8 +178,9 @@ func (q *eventQueue) link(i int32) {
 	b := q.bucketOf(timeKey(x.e.t), x.e.seq)
 	x.next = q.head[b]
 	q.head[b] = i
-	q.nonEmpty[b/64] |= 1 << (b % 64)
-	q.summary |= 1 << (b / 64)
+	u := uint(b) // unsigned: no fix-up for negatives in the division
+	q.nonEmpty[u/64] |= 1 << (u % 64)
+	q.summary |= 1 << (u / 64)
 }
 
 // lowest is the lowest non-empty bucket; the queue must not be empty.
@@ -239,8 +240,9 @@ func (q *eventQueue) spill(b int) {
 // clear empties bucket b's list.
 func (q *eventQueue) clear(b int) {
 	q.head[b] = -1
-	if q.nonEmpty[b/64] &^= 1 << (b % 64); q.nonEmpty[b/64] == 0 {
-		q.summary &^= 1 << (b / 64)
+	u := uint(b)
+	if q.nonEmpty[u/64] &^= 1 << (u % 64); q.nonEmpty[u/64] == 0 {
+		q.summary &^= 1 << (u / 64)
 	}
 }
 

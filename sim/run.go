@@ -417,7 +417,8 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // only answer with a map that never launched, and a rack whose nodes it once
 // found exhausted stays so.
 func (s *State) mayHold(jr *jobRec, r int32) bool {
-	return !s.rackFilter || jr.racks[r/64]&(1<<(r%64)) != 0
+	u := uint32(r) // unsigned: no fix-up for negatives in the division
+	return !s.rackFilter || jr.racks[u/64]&(1<<(u%64)) != 0
 }
 
 // exhausted records that the index found no never-launched map of job jr
@@ -488,8 +489,9 @@ func (s *State) launch(j, node int, k Kind) {
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
 	slots[slices.Index(slots, -1)] = t
 	if s.free[k][node]--; s.free[k][node] == 0 {
-		if s.freeBits[k][node/64] &^= 1 << (node % 64); s.freeBits[k][node/64] == 0 {
-			s.freeWords[k][node/(64*64)] &^= 1 << (node / 64 % 64)
+		n := uint(node) // unsigned: no fix-up for negatives in the divisions
+		if s.freeBits[k][n/64] &^= 1 << (n % 64); s.freeBits[k][n/64] == 0 {
+			s.freeWords[k][n/(64*64)] &^= 1 << (n / 64 % 64)
 		}
 	}
 	jr.pending[k]--
@@ -522,8 +524,9 @@ func (s *State) freeSlot(t int32) {
 		s.realize() // the sweeps pending were of the slots free before this one
 	}
 	if s.free[k][node]++; s.free[k][node] == 1 {
-		s.freeBits[k][node/64] |= 1 << (node % 64)
-		s.freeWords[k][node/(64*64)] |= 1 << (node / 64 % 64)
+		n := uint(node) // as in launch
+		s.freeBits[k][n/64] |= 1 << (n % 64)
+		s.freeWords[k][n/(64*64)] |= 1 << (n / 64 % 64)
 	}
 	s.busy[k] += s.now - tr.start
 	s.jobs[tr.job].running[k]--
