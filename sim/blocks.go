@@ -479,7 +479,7 @@ func (s *State) build(j int) *placeIndex {
 		rack := s.rack
 		for _, r := range b.runs[:len(b.runs)-1] {
 			run[r.place] = 0
-			k := rack[r.place]
+			k := uint32(rack[r.place]) // unsigned: no fix-up for negatives in the division
 			racks[k/64] |= 1 << (k % 64)
 		}
 		jr.racks = racks

@@ -139,15 +139,17 @@ func (q *eventQueue) load(evs []event) {
 // bucketOf is the bucket of an event keyed (t, seq) relative to the last
 // popped event.
 func (q *eventQueue) bucketOf(t, seq uint64) int {
+	// The keys differ, so Len64 ≥ 1: the level is unsigned, and divides
+	// without a fix-up for negatives.
 	if t != q.lastT {
-		l := (bits.Len64(t^q.lastT) - 1) / digitBits
-		return (64/digitBits+l)<<digitBits | int(t>>(l*digitBits))&(1<<digitBits-1)
+		l := uint(bits.Len64(t^q.lastT)-1) / digitBits
+		return int((64/digitBits+l)<<digitBits | uint(t>>(l*digitBits))&(1<<digitBits-1))
 	}
 	if seq == q.lastSeq {
 		return 0
 	}
-	l := (bits.Len64(seq^q.lastSeq) - 1) / digitBits
-	return l<<digitBits | int(seq>>(l*digitBits))&(1<<digitBits-1)
+	l := uint(bits.Len64(seq^q.lastSeq)-1) / digitBits
+	return int(l<<digitBits | uint(seq>>(l*digitBits))&(1<<digitBits-1))
 }
 
 // push queues e, which must not come before the last event popped: its time
