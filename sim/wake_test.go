@@ -25,25 +25,32 @@ func TestLazySweepsMatchEager(t *testing.T) {
 		}
 		set := Settings{Seed: uint64(i), ReduceSlowstart: float64(i%2) * 0.3}
 		for _, name := range policies {
-			run := func(eager bool) []string {
-				eagerSweeps = eager
-				defer func() { eagerSweeps = false }()
-				var p Policy = &meddler{}
-				if name != "meddler" {
-					var err error
-					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				rec := &recorder{}
-				set.Trace = rec
-				mustRun(t, w, p, &set)
-				return rec.lines
-			}
-			want := run(true)
-			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(false), want)
+			lazyMatchesEager(t, fmt.Sprintf("case %d, %s", i, name), w, name, set)
 		}
 	}
+}
+
+// lazyMatchesEager runs w under the policy named (or the meddler) with
+// sweeps listed at once and lazily, and checks the traces are the same.
+func lazyMatchesEager(t *testing.T, label string, w *Workload, name string, set Settings) {
+	t.Helper()
+	run := func(eager bool) []string {
+		eagerSweeps = eager
+		defer func() { eagerSweeps = false }()
+		var p Policy = &meddler{}
+		if name != "meddler" {
+			var err error
+			if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := &recorder{}
+		set.Trace = rec
+		mustRun(t, w, p, &set)
+		return rec.lines
+	}
+	want := run(true)
+	sameTrace(t, label, run(false), want)
 }
 
 // TestLazySweepsMatchEagerOnBusyClusters is TestLazySweepsMatchEager on
@@ -77,22 +84,7 @@ func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
 			w.Jobs = append(w.Jobs, job)
 		}
 		for _, name := range []string{"fifo", "fair:2", "meddler"} {
-			run := func(eager bool) []string {
-				eagerSweeps = eager
-				defer func() { eagerSweeps = false }()
-				var p Policy = &meddler{}
-				if name != "meddler" {
-					var err error
-					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				rec := &recorder{}
-				mustRun(t, w, p, &Settings{Seed: uint64(i), Trace: rec})
-				return rec.lines
-			}
-			want := run(true)
-			sameTrace(t, fmt.Sprintf("case %d (%d nodes), %s", i, nodes, name), run(false), want)
+			lazyMatchesEager(t, fmt.Sprintf("case %d (%d nodes), %s", i, nodes, name), w, name, Settings{Seed: uint64(i)})
 		}
 	}
 }
