@@ -260,7 +260,7 @@ func TestSeekMatchesLowerBound(t *testing.T) {
 		case 2: // clumps
 			for p := 0; p < span; p++ {
 				if rng.IntN(100) == 0 {
-					for k := p; k < min(span, p+rng.IntN(40)); k++ {
+					for k, end := p, min(span, p+rng.IntN(40)); k < end; k++ {
 						places = append(places, int32(k))
 					}
 					p += 40

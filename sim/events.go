@@ -242,7 +242,7 @@ func (q *eventQueue) spill(b int) {
 // clear empties bucket b's list.
 func (q *eventQueue) clear(b int) {
 	q.head[b] = -1
-	u := uint(b)
+	u := uint(b) // as in link
 	if q.nonEmpty[u/64] &^= 1 << (u % 64); q.nonEmpty[u/64] == 0 {
 		q.summary &^= 1 << (u / 64)
 	}

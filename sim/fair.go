@@ -173,7 +173,8 @@ func (o *fairOrder) take(j int) {
 	o.key[j] = -1
 	b := o.byCount[c]
 	if b.remove(j) {
-		// An empty set is all zeros: ready for reuse as it is.
+		// An empty set is all zeros: ready for reuse as it is (its
+		// bounds on members, lo and hi, are loose but still bounds).
 		o.byCount[c] = nil
 		o.spare = append(o.spare, b)
 		o.counts.remove(int(c))

@@ -417,8 +417,11 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // only answer with a map that never launched, and a rack whose nodes it once
 // found exhausted stays so.
 func (s *State) mayHold(jr *jobRec, r int32) bool {
+	if !s.rackFilter {
+		return true
+	}
 	u := uint32(r) // unsigned: no fix-up for negatives in the division
-	return !s.rackFilter || jr.racks[u/64]&(1<<(u%64)) != 0
+	return jr.racks[u/64]&(1<<(u%64)) != 0
 }
 
 // exhausted records that the index found no never-launched map of job jr
@@ -426,7 +429,8 @@ func (s *State) mayHold(jr *jobRec, r int32) bool {
 // it is in jr.requeued).
 func (s *State) exhausted(jr *jobRec, r int32) {
 	if s.rackFilter {
-		jr.racks[r/64] &^= 1 << (r % 64)
+		u := uint32(r) // as in mayHold
+		jr.racks[u/64] &^= 1 << (u % 64)
 		s.exhaustions++
 	}
 }

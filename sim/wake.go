@@ -100,16 +100,15 @@ func (s *State) sweep(i int, k Kind) {
 	s.lazyFrom++
 }
 
-// nextFreeWord is the first word w' ≥ w that can hold a node a sweep of
-// kind k offers now, or −1: a word of freeBits[k] that is not 0 and shares
-// a node with freeBits of a kind some job has a task of (what sweep calls
-// useful). A word passed over would offer nothing; and while a sweep is
-// drained its words only lose bits (a slot freed realizes it first, ending
-// the sweep), so they would offer nothing later either. Once no job has a
-// task it is −1: the sweep ends there, where it went on to read every
-// word with a free slot (at 10⁷ tasks the arriving job took the first few
-// and the sweep read on through a hundred words, a sixteenth of fifo's
-// instructions).
+// nextFreeWord is the first word w' ≥ w that may hold a node a sweep of
+// kind k offers now, or −1: a word of freeBits[k] that is not 0 while the
+// word of freeBits of a kind some job has a task of is not 0 either, which
+// sweep's useful mask needs to be non-zero (necessary, not sufficient:
+// sweep still tests the nodes). A word passed over is one where sweep,
+// reading it at the same moment (no offer comes between), would have found
+// nothing and moved on. Once no job has a task it is −1 and the sweep ends,
+// where it read on through every word with a free slot after the arriving
+// job had taken the first few (at 10⁷ tasks, the rest of 157 words).
 func (s *State) nextFreeWord(k Kind, w int) int {
 	sum := s.freeWords[k]
 	maps, reds := len(s.runnable[Map]) > 0, len(s.runnable[Reduce]) > 0

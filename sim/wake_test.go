@@ -58,7 +58,8 @@ func lazyMatchesEager(t *testing.T, label string, w *Workload, name string, set 
 // summary (State.freeWords), kept nearly full: jobs arrive while whole runs
 // of 64 nodes are busy, so a sweep must skip words that are full and find
 // the nodes after them, in order, as the eager list does; the meddler kills
-// and wakes mid-sweep.
+// and wakes mid-sweep. A FIFO run checks the summary against the bitmap at
+// every slot.
 func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	for i := range 3 {
@@ -77,7 +78,16 @@ func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
 			for k := range d {
 				d[k] = 5 + 40*rng.Float64() // ends apart from arrivals: a slot freed at a sweep's instant realizes it
 			}
-			job := Job{Name: fmt.Sprint(j), Arrival: float64(j*20) + 20*rng.Float64(), Maps: Tasks{Durations: d}, NoInput: rng.IntN(2) == 0}
+			at := float64(j*20) + 20*rng.Float64()
+			switch j {
+			case 0:
+				at = 0
+			case 1:
+				// Before the first job's tasks end (5 s at the least): its
+				// sweep finds the first 4096 nodes, a whole summary word, busy.
+				at = 5 * rng.Float64()
+			}
+			job := Job{Name: fmt.Sprint(j), Arrival: at, Maps: Tasks{Durations: d}, NoInput: rng.IntN(2) == 0}
 			if rng.IntN(2) == 0 {
 				job.Reduces = Tasks{Count: 1 + rng.IntN(50), Mean: 5}
 			}
@@ -85,6 +95,71 @@ func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
 		}
 		for _, name := range []string{"fifo", "fair:2", "meddler"} {
 			lazyMatchesEager(t, fmt.Sprintf("case %d (%d nodes), %s", i, nodes, name), w, name, Settings{Seed: uint64(i)})
+		}
+		mustRun(t, w, &wordChecker{t: t}, &Settings{Seed: uint64(i)})
+	}
+}
+
+// wordChecker is FIFO that checks, whenever it is asked for a slot, that
+// the summary freeWords marks exactly the words of freeBits that are not 0.
+type wordChecker struct {
+	FIFO
+	t   *testing.T
+	bad bool
+}
+
+func (c *wordChecker) Assign(s *State, node int, k Kind) int {
+	for k2 := range 2 {
+		for w, word := range s.freeBits[k2] {
+			if marked := s.freeWords[k2][w/64]>>(w%64)&1 == 1; marked != (word != 0) && !c.bad {
+				c.t.Errorf("at t = %v: freeBits[%d][%d] = %#x, marked in freeWords: %v", s.Now(), k2, w, word, marked)
+				c.bad = true
+			}
+		}
+	}
+	return c.FIFO.Assign(s, node, k)
+}
+
+// TestNextFreeWordMatchesScan: on random free-slot bitmaps of up to five
+// summary words, mostly empty, with maps, reduces, both or neither
+// runnable, nextFreeWord(k, w) is, for every w, the first word from w on
+// whose kind-k bits are not 0 while those of a runnable kind are not 0
+// either, as a scan of the words finds it.
+func TestNextFreeWordMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(18, 18))
+	for trial := range 400 {
+		words := 1 + rng.IntN(300)
+		s := &State{}
+		for k := range 2 {
+			s.freeBits[k] = make([]uint64, words)
+			s.freeWords[k] = make([]uint64, (words+63)/64)
+			for w := range words {
+				if rng.IntN(30) == 0 {
+					s.freeBits[k][w] = 1 << rng.IntN(64)
+					s.freeWords[k][w/64] |= 1 << (w % 64)
+				}
+			}
+		}
+		maps, reds := trial%4&1 != 0, trial%4&2 != 0
+		if maps {
+			s.runnable[Map] = []int32{0}
+		}
+		if reds {
+			s.runnable[Reduce] = []int32{0}
+		}
+		for k := Map; k <= Reduce; k++ {
+			for w := 0; w <= words+1; w++ {
+				want := -1
+				for v := w; v < words && want < 0; v++ {
+					other := maps && s.freeBits[Map][v] != 0 || reds && s.freeBits[Reduce][v] != 0
+					if s.freeBits[k][v] != 0 && other {
+						want = v
+					}
+				}
+				if got := s.nextFreeWord(k, w); got != want {
+					t.Fatalf("trial %d (%d words, maps %v, reduces %v): nextFreeWord(%v, %d) = %d, want %d", trial, words, maps, reds, k, w, got, want)
+				}
+			}
 		}
 	}
 }
