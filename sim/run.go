@@ -240,7 +240,7 @@ func (s *State) arrive(j int) {
 			s.queue.push(event{t: nextOnGrid(h*float64(n)/float64(s.nodes), h, s.now), kind: evHeartbeat, arg: int32(n)})
 		}
 	}
-	s.trace(TraceEvent{Time: s.now, Kind: TraceArrive, Job: j, Task: -1, Node: -1, Locality: NoInput})
+	s.trace(TraceArrive, j, -1, -1, NoInput)
 	if jr.pending[Map] > 0 {
 		s.addRunnable(j, Map)
 	}
@@ -493,10 +493,7 @@ func (s *State) launch(j, node int, k Kind) {
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
 	slots[slices.Index(slots, -1)] = t
 	if s.free[k][node]--; s.free[k][node] == 0 {
-		n := uint(node) // unsigned: no fix-up for negatives in the divisions
-		if s.freeBits[k][n/64] &^= 1 << (n % 64); s.freeBits[k][n/64] == 0 {
-			s.freeWords[k][n/(64*64)] &^= 1 << (n / 64 % 64)
-		}
+		s.markFull(k, node)
 	}
 	jr.pending[k]--
 	jr.running[k]++
@@ -512,9 +509,7 @@ func (s *State) launch(j, node int, k Kind) {
 	} else {
 		s.queue.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
 	}
-	if s.set.Trace != nil { // checked here: the event is built before trace's own check (2 % of a run)
-		s.trace(TraceEvent{Time: s.now, Kind: TraceStart, Job: j, Task: int(t), Node: node, Locality: loc})
-	}
+	s.trace(TraceStart, j, int(t), node, loc)
 }
 
 // freeSlot releases task t's slot and adds its time to the busy total.
@@ -528,9 +523,7 @@ func (s *State) freeSlot(t int32) {
 		s.realize() // the sweeps pending were of the slots free before this one
 	}
 	if s.free[k][node]++; s.free[k][node] == 1 {
-		n := uint(node) // as in launch
-		s.freeBits[k][n/64] |= 1 << (n % 64)
-		s.freeWords[k][n/(64*64)] |= 1 << (n / 64 % 64)
+		s.markFree(k, node)
 	}
 	s.busy[k] += s.now - tr.start
 	s.jobs[tr.job].running[k]--
@@ -562,9 +555,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 			s.dropBlocks(j)
 		}
 	}
-	if s.set.Trace != nil { // as in launch
-		s.trace(TraceEvent{Time: s.now, Kind: TraceEnd, Job: j, Task: int(t), Node: int(tr.node), Locality: tr.loc})
-	}
+	s.trace(TraceEnd, j, int(t), int(tr.node), tr.loc)
 	if k == Map && jr.redHi > jr.redLo {
 		maps := jr.mapHi - jr.mapLo
 		if f := s.set.ReduceSlowstart; f > 0 && float64(jr.done[Map]) >= math.Ceil(f*float64(maps)) {
@@ -580,7 +571,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 		s.unfinished--
 		s.active--
 		s.lastEnd = s.now
-		s.trace(TraceEvent{Time: s.now, Kind: TraceFinish, Job: j, Task: -1, Node: -1, Locality: NoInput})
+		s.trace(TraceFinish, j, -1, -1, NoInput)
 	}
 	if s.observeTask != nil {
 		s.observeTask.TaskEnded(s, int(t))
@@ -608,7 +599,7 @@ func (s *State) Kill(task int) bool {
 	jr.pending[tr.kind]++
 	jr.requeued = append(jr.requeued, int32(task))
 	s.addRunnable(j, tr.kind)
-	s.trace(TraceEvent{Time: s.now, Kind: TraceKill, Job: j, Task: task, Node: int(tr.node), Locality: tr.loc})
+	s.trace(TraceKill, j, task, int(tr.node), tr.loc)
 	s.Wake(int(tr.node))
 	return true
 }
@@ -637,10 +628,23 @@ func (s *State) progress() {
 	s.set.Progress(Progress{Policy: s.policy.Name(), Time: s.now, TasksDone: done, Tasks: len(s.tasks)})
 }
 
-func (s *State) trace(e TraceEvent) {
+// trace sends an event of kind at the current time to the tracer, if any.
+// It takes the event's fields, not the event, and builds it only in emit,
+// out of line, so that this check inlines: built by the caller, the event
+// was assembled at every task's start and end before the check found no
+// tracer (2 % of a run's instructions).
+func (s *State) trace(kind TraceKind, job, task, node int, loc Locality) {
 	if s.set.Trace != nil {
-		s.set.Trace.Event(e)
+		s.emit(kind, job, task, node, loc)
 	}
+}
+
+// emit is trace's event, sent. Kept out of line: inlined, it would take
+// trace over the inliner's budget.
+//
+//go:noinline
+func (s *State) emit(kind TraceKind, job, task, node int, loc Locality) {
+	s.set.Trace.Event(TraceEvent{Time: s.now, Kind: kind, Job: job, Task: task, Node: node, Locality: loc})
 }
 
 // Now is the current simulated time in seconds.

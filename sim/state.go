@@ -194,6 +194,24 @@ func (s *State) keepable(c Cluster) kept {
 	return k
 }
 
+// markFree records that node has a free slot of kind k, in freeBits and
+// its word's bit in freeWords. (Unsigned: no fix-up for negatives in the
+// divisions.)
+func (a *nodeArrays) markFree(k Kind, node int) {
+	n := uint(node)
+	a.freeBits[k][n/64] |= 1 << (n % 64)
+	a.freeWords[k][n/(64*64)] |= 1 << (n / 64 % 64)
+}
+
+// markFull records that node has no free slot of kind k left, clearing its
+// word's bit in freeWords when the word empties.
+func (a *nodeArrays) markFull(k Kind, node int) {
+	n := uint(node)
+	if a.freeBits[k][n/64] &^= 1 << (n % 64); a.freeBits[k][n/64] == 0 {
+		a.freeWords[k][n/(64*64)] &^= 1 << (n / 64 % 64)
+	}
+}
+
 // makeNodes allocates and fills the per-node arrays for s.cluster.
 func (s *State) makeNodes() {
 	c, nodes := s.cluster, s.nodes
