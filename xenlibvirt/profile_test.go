@@ -166,8 +166,12 @@ func TestProfileOnTestDriver(t *testing.T) {
 			t.Errorf("%d VMs: read %d B, written %d B, vCPU %.7f s: want read = vCPU ns/4, written = read/2", o.Nodes, o.ReadBytes, o.WriteBytes, o.CPUSeconds)
 		}
 		// Each VM runs at least the job's 0.3 s and is sampled to within a
-		// poll (20 ms) of its end; wall spans every VM.
-		if o.Seconds < job.Seconds() || o.CPUSeconds > n*2e-4*o.Seconds || o.CPUSeconds < n*2e-4*(job.Seconds()-0.1) {
+		// poll (20 ms) of its end; wall spans every VM. Its start is
+		// stamped when the meter hears that libvirt's start returned, and
+		// guests starts the job's clock at the started event, which libvirt
+		// may deliver before that: the wall can fall short of the job by
+		// that gap (0.299 s was seen on a busy CI run), so a poll is allowed.
+		if o.Seconds < job.Seconds()-0.02 || o.CPUSeconds > n*2e-4*o.Seconds || o.CPUSeconds < n*2e-4*(job.Seconds()-0.1) {
 			t.Errorf("%d VMs: wall %.3f s, vCPU %.7f s", o.Nodes, o.Seconds, o.CPUSeconds)
 		}
 		// The window is timed by when its samples' reads began, the counters
