@@ -124,7 +124,7 @@ func TestCompileInEqualsCompile(t *testing.T) {
 
 // TestCompileInForgetsEverything: whatever a run left in its memory, the
 // state compileIn lays out there is compile's, field for field (the event
-// pool and wake list aside, emptied when the run starts, and the run's
+// queue and wake list aside, emptied when the run starts, and the run's
 // number, which must differ; every job here
 // reads input, so both build the replica stream). The run's leftovers
 // are made the worst they could be: every per-node flag set, every slot
@@ -143,7 +143,7 @@ func TestCompileInForgetsEverything(t *testing.T) {
 		scribble(prev)
 		w := variedJobs(rng, 1+rng.IntN(6))
 		got, want := compileIn(prev, w, set), compile(w, set)
-		got.queue.pool, got.wake = nil, nil
+		got.queue, got.wake = eventQueue{}, nil
 		if got.serial == want.serial || got.serial == 0 || want.serial == 0 {
 			t.Fatalf("case %d: runs numbered %d and %d, want two different numbers", i, got.serial, want.serial)
 		}

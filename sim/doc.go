@@ -17,7 +17,7 @@
 //	  │                           drawn from the seed (rand.PCG's generator) when
 //	  │                           first needed
 //	  ▼
-//	core (run.go, events.go,      logical clock and an event queue (a radix heap)
+//	core (run.go, events.go,      logical clock and an event queue (a calendar queue)
 //	  │   wake.go)                ordered by (time, sequence number); asks the
 //	  │                           Policy whenever a node offers a free slot
 //	  ▼

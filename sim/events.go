@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // eventKind says what an event does when its time comes.
@@ -28,69 +29,67 @@ type event struct {
 	kind    eventKind
 }
 
-// timeKey orders times ≥ 0 as their bits do (a non-negative float64 orders
-// as its bit pattern read as an integer); −0 becomes +0, to which it is
-// equal, so that the two tie on the sequence number as they compare.
-func timeKey(t float64) uint64 {
-	if t == 0 {
-		return 0 // −0 too: it ties with +0
-	}
-	return math.Float64bits(t)
+// before reports whether event a comes before event b: by time, then by
+// sequence number. (−0 and +0 are equal times, as they compare.)
+func before(a, b *event) bool {
+	return a.t < b.t || a.t == b.t && a.seq < b.seq
 }
 
-// The radix heap's digits are 8 bits wide: a bucket per value of each of
-// the 16 digits of the 128-bit key, 4096 buckets, the first 2048 those of
-// the sequence number's digits. An event moves to a lower digit at each
-// move: a busy cluster's task ends, whose times agree with the clock's on
-// the high digits and are told apart within a few more, move two or three
-// times (about 3.6 bucket insertions a pop on the FB-2010 day); with 4-bit
-// digits they moved half as far each time, and a pop cost about what the
-// 4-ary heap's did.
+// Bucket counts of the queue's ring: at least minBuckets, so that a small
+// run's ring is still a ring, and at most maxBuckets, 256 KiB of heads.
 const (
-	digitBits    = 8
-	radixBuckets = 128 / digitBits << digitBits
-	seqBuckets   = 64 / digitBits << digitBits
+	minBuckets = 64
+	maxBuckets = 1 << 16
 )
 
-// eventQueue is a radix heap on the 128-bit key (time, sequence number):
-// a monotone priority queue, which is all a simulation needs, since nothing
-// is ever scheduled before the event being handled. An event whose key
-// first differs from the last popped one's in digit L (from the bottom) is
-// in bucket L·256 + its own digit L, which is greater than the last key's
-// digit there, so never 0: bucket 0 holds only a key equal to the last.
-// Buckets are ordered as their keys: the lowest non-empty bucket holds the
-// next event. A pop takes it if it is alone there, and otherwise moves the
-// bucket's events down, relative to the least of them, which is then alone
-// in bucket 0 (pop). Sequence numbers are unique, so the order is total and
-// a run never depends on how ties are broken.
+// eventQueue is the run's events in order of (time, sequence number): a
+// calendar queue (Brown, CACM 1988) of fixed width in front of a heap. A
+// simulation needs no more than a monotone queue, since nothing is ever
+// scheduled before the event being handled, and a busy cluster's events
+// are dense in the next few task durations: time is cut into buckets of a
+// width w, bucket a holding the events of times in [a·w, (a+1)·w).
 //
-// The events stay where they were pushed, in one pool, each bucket a list
-// through it: a move relinks an event rather than copying it, and the
-// memory is the most events ever queued at once, where a slice per bucket
-// kept, in each of the 4096, room for the most it ever held (at 10⁷ tasks,
-// 28 bytes a task more peak heap). A 4-ary heap of the thousands of events
-// in flight spent about 150 ns a pop in a chain of dependent comparisons
-// and loads; this, about 100 (BenchmarkEventHeap).
+//   - cur is the current bucket's events, sorted, cur[ci:] still to come
+//     (with any event pushed into the current bucket, filed in order).
+//   - The ring holds the next len(head) − 1 buckets, each a list through
+//     the pool, in head[a mod len(head)]; a two-level bitmap finds the
+//     next that has events.
+//   - far is a 4-ary heap of the events past the ring's end: a trace's
+//     hour-long tasks, the next loaded arrival after a quiet spell.
+//
+// A pop takes cur's next event; when cur is spent, the next non-empty
+// bucket of the ring, and the events of that bucket at the top of the heap,
+// become cur, sorted. An event is thus filed once, moved once and sorted
+// in a bucket of a few: the radix heap this replaces filed each event two
+// or three times along lists it walked twice (at 10⁶ tasks a fifth of
+// fifo's instructions), and a pop waited on a chain of cache misses
+// through them. The width comes from the run (State.loop): the ring spans
+// four mean task durations, so nearly every task's end lands in it, and
+// has about a bucket per slot, so a saturated cluster's buckets hold a few
+// events each. Sequence numbers are unique, so the order is total and a run
+// never depends on how ties are broken.
 type eventQueue struct {
-	pool     []queued
-	free     int32                     // first free pool entry, or −1
-	head     [radixBuckets]int32       // first event of each bucket, or −1
-	nonEmpty [radixBuckets / 64]uint64 // bit i: bucket i has events
-	summary  uint64                    // bit w: nonEmpty[w] is not 0
-	n        int
-	seq      uint64
-	// The key of the event last popped from the radix heap: every event in
-	// it is after that.
-	lastT, lastSeq uint64
-	sorted         []event // loaded events, ascending (t, seq); sorted[next] is in the heap, those after it wait
-	next           int
-	now            float64 // the time of the event last popped
-	// warm is the run's task records (nil in the queue's own tests). A
-	// spill moves events nearer their turn, and reads the record of each
-	// task end it moves: the cache miss taskEnd would wait on at the pop
-	// then overlaps the spill's other work, where the records of the
-	// tasks in flight are out of the cache (10⁷ tasks: fifo 6–9 % fewer
-	// cycles). warmed keeps the reads from being dropped.
+	cur    []event
+	ci     int
+	curAbs uint64 // the current bucket's number
+	invW   float64
+	mask   uint
+	head   []int32  // first event of each ring bucket, or −1
+	bits   []uint64 // bit i: head[i] has events
+	sum    []uint64 // bit w: bits[w] is not 0
+	ringN  int      // events in the ring
+	pool   []queued
+	free   int32 // first free pool entry, or −1
+	far    []event
+	seq    uint64
+	sorted []event // loaded events, ascending (t, seq); sorted[next] is queued, those after it wait
+	next   int
+	now    float64 // the time of the event last popped
+	// warm is the run's task records (nil in the queue's own tests). When
+	// a bucket becomes current, the record of each task end in it is read:
+	// the cache misses taskEnd would wait on one at a time then overlap
+	// each other, where the records of the tasks in flight are out of the
+	// cache (10⁷ tasks). warmed keeps the reads from being dropped.
 	warm   []taskRec
 	warmed uint8
 }
@@ -102,29 +101,55 @@ type queued struct {
 	next int32
 }
 
-// init empties the queue, with room for capacity events before the pool
-// grows. It keeps the pool of a queue used before if that has the room (a
-// run laid out in a finished one's memory, compileIn): in the order of
-// events the pool's size makes no difference. The 4096 bucket heads are
-// filled by copies rather than one store at a time (a fifth of a one-job
-// run otherwise).
-func (q *eventQueue) init(capacity int) {
-	pool := q.pool[:0]
-	if cap(pool) < capacity {
-		pool = make([]queued, 0, capacity)
+// reusable is q's memory, for a queue that a later run initialises.
+func (q *eventQueue) reusable() eventQueue {
+	return eventQueue{cur: q.cur, head: q.head, bits: q.bits, sum: q.sum, pool: q.pool, far: q.far}
+}
+
+// init empties the queue for a run with room for about capacity events in
+// flight, whose ring spans span seconds (0: a second a bucket). It keeps
+// the memory of a queue used before if that has the room (a run laid out
+// in a finished one's memory, compileIn): the alone pass runs thousands of
+// one-job runs, so the ring is sized to the run and filled by copies.
+func (q *eventQueue) init(capacity int, span float64) {
+	r := minBuckets
+	for r < capacity && r < maxBuckets {
+		r *= 2
 	}
-	*q = eventQueue{pool: pool, free: -1}
-	fill(q.head[:], -1)
+	w := 1.0
+	if span > 0 && !math.IsInf(span, 0) {
+		// At least a microsecond: bucket numbers then stay far below 2⁶²
+		// for any time a run can reach.
+		w = max(span/float64(r), 1e-6)
+	}
+	old := *q
+	*q = eventQueue{cur: old.cur[:0], pool: old.pool[:0], far: old.far[:0], free: -1,
+		invW: 1 / w, mask: uint(r - 1)}
+	if cap(q.pool) < capacity {
+		q.pool = make([]queued, 0, capacity)
+	}
+	q.head = resize(old.head, r)
+	fill(q.head, -1)
+	q.bits = resize(old.bits, r/64)
+	clear(q.bits)
+	q.sum = resize(old.sum, (r/64+63)/64)
+	clear(q.sum)
+}
+
+// abs is the number of the bucket of time t ≥ 0.
+func (q *eventQueue) abs(t float64) uint64 {
+	if x := t * q.invW; x < 1<<62 {
+		return uint64(x)
+	}
+	return 1 << 62
 }
 
 // load queues evs, which must be in ascending time, before any push: they
 // take the first sequence numbers, so they come before anything pushed later
 // for the same time, exactly as if they had been pushed first. They stay in
-// their sorted run, and only the first not yet popped is in the radix heap
-// (popping it files the next): the heap's pool then holds only what is in
-// flight (about one event per busy slot), not every future arrival too,
-// and stays small enough for the cache (on the FB-2010 day, 9000 events
-// rather than 31 000).
+// their sorted run, and only the first not yet popped is queued (popping it
+// queues the next): the queue then holds only what is in flight (about one
+// event per busy slot), not every future arrival too.
 func (q *eventQueue) load(evs []event) {
 	for i := range evs {
 		evs[i].seq = q.seq
@@ -136,22 +161,6 @@ func (q *eventQueue) load(evs []event) {
 	}
 }
 
-// bucketOf is the bucket of an event keyed (t, seq) relative to the last
-// popped event.
-func (q *eventQueue) bucketOf(t, seq uint64) int {
-	// The keys differ, so Len64 ≥ 1: the level is unsigned, and divides
-	// without a fix-up for negatives.
-	if t != q.lastT {
-		l := uint(bits.Len64(t^q.lastT)-1) / digitBits
-		return int((64/digitBits+l)<<digitBits | uint(t>>(l*digitBits))&(1<<digitBits-1))
-	}
-	if seq == q.lastSeq {
-		return 0
-	}
-	l := uint(bits.Len64(seq^q.lastSeq)-1) / digitBits
-	return int(l<<digitBits | uint(seq>>(l*digitBits))&(1<<digitBits-1))
-}
-
 // push queues e, which must not come before the last event popped: its time
 // is at least that event's (its sequence number, the next, is later).
 func (q *eventQueue) push(e event) {
@@ -160,106 +169,106 @@ func (q *eventQueue) push(e event) {
 	q.insert(e)
 }
 
-// insert files e, with its sequence number, in the heap.
+// insert files e, with its sequence number: in cur if it falls in the
+// current bucket, else in the ring if the ring reaches its bucket, else in
+// the heap.
 func (q *eventQueue) insert(e event) {
-	q.n++
-	i := q.free
-	if i >= 0 {
+	a := q.abs(e.t)
+	if a <= q.curAbs {
+		q.toCur(e)
+		return
+	}
+	if a-q.curAbs > uint64(q.mask) {
+		q.toFar(e)
+		return
+	}
+	var i int32
+	if i = q.free; i >= 0 {
 		q.free = q.pool[i].next
 		q.pool[i].e = e
 	} else {
 		i = int32(len(q.pool))
 		q.pool = append(q.pool, queued{e: e})
 	}
-	q.link(i)
-}
-
-// link files pool entry i in its bucket.
-func (q *eventQueue) link(i int32) {
-	x := &q.pool[i]
-	b := q.bucketOf(timeKey(x.e.t), x.e.seq)
-	x.next = q.head[b]
+	b := uint(a) & q.mask
+	q.pool[i].next = q.head[b]
 	q.head[b] = i
-	u := uint(b) // unsigned: no fix-up for negatives in the division
-	q.nonEmpty[u/64] |= 1 << (u % 64)
-	q.summary |= 1 << (u / 64)
+	q.bits[b/64] |= 1 << (b % 64)
+	q.sum[b/4096] |= 1 << (b / 64 % 64)
+	q.ringN++
 }
 
-// lowest is the lowest non-empty bucket; the queue must not be empty.
-func (q *eventQueue) lowest() int {
-	w := bits.TrailingZeros64(q.summary)
-	return w*64 + bits.TrailingZeros64(q.nonEmpty[w])
+// toCur files e among the current bucket's events still to come, in order.
+func (q *eventQueue) toCur(e event) {
+	if len(q.cur) == cap(q.cur) && q.ci > 0 {
+		// Full: drop the events already popped rather than grow.
+		q.cur = q.cur[:copy(q.cur, q.cur[q.ci:])]
+		q.ci = 0
+	}
+	q.cur = append(q.cur, e)
+	i := len(q.cur) - 1
+	for i > q.ci && before(&e, &q.cur[i-1]) {
+		q.cur[i] = q.cur[i-1]
+		i--
+	}
+	q.cur[i] = e
 }
 
-// pop removes and returns the next event; the queue must not be empty.
-//
-// The lowest bucket holds the next event. Alone in it, the event is taken.
-// Otherwise the bucket is spilled: its least key becomes the last, as if
-// its event had been popped, and the bucket's events are filed again
-// relative to it, that event alone in bucket 0, where the pop then takes
-// it. (Spilling relative to the bucket's base, the key with its digits and
-// zeros below, saved the search for the least key, but a group of events
-// at one time, common in traces of whole seconds, then fell one level at a
-// spill together, every one of them relinked at each: the FB-2010 day took
-// 9 % more instructions.)
+// toFar pushes e on the heap of events past the ring.
+func (q *eventQueue) toFar(e event) {
+	h := append(q.far, e)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if !before(&e, &h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+	q.far = h
+}
+
+// popFar removes and returns the heap's first event; it must not be empty.
+func (q *eventQueue) popFar() event {
+	h := q.far
+	top, last := h[0], h[len(h)-1]
+	h = h[:len(h)-1]
+	if n := len(h); n > 0 {
+		i := 0
+		for {
+			c := 4*i + 1
+			if c >= n {
+				break
+			}
+			m := c
+			for k := c + 1; k < min(c+4, n); k++ {
+				if before(&h[k], &h[m]) {
+					m = k
+				}
+			}
+			if !before(&h[m], &last) {
+				break
+			}
+			h[i] = h[m]
+			i = m
+		}
+		h[i] = last
+	}
+	q.far = h
+	return top
+}
+
+// pop removes and returns the next event; the queue must not be empty. A
+// loaded event taken queues the next loaded one.
 func (q *eventQueue) pop() event {
-	for {
-		b := q.lowest()
-		i := q.head[b]
-		if q.pool[i].next < 0 {
-			return q.take(b, i)
-		}
-		q.spill(b)
+	if q.ci == len(q.cur) {
+		q.refill()
 	}
-}
-
-// spill makes the least key in bucket b the last and files the bucket's
-// events again. Every key in a higher bucket is still in its bucket
-// relative to the new last key, which agrees with the old one above the
-// bucket's level and has the bucket's digit there.
-func (q *eventQueue) spill(b int) {
-	pool := q.pool
-	i := q.head[b]
-	t, seq := timeKey(pool[i].e.t), pool[i].e.seq
-	for k := pool[i].next; k >= 0; k = pool[k].next {
-		if kt := timeKey(pool[k].e.t); kt < t || kt == t && pool[k].e.seq < seq {
-			t, seq = kt, pool[k].e.seq
-		}
-	}
-	q.lastT, q.lastSeq = t, seq
-	q.clear(b)
-	for i >= 0 {
-		x := &q.pool[i]
-		if x.e.kind == evTaskEnd && uint(x.e.arg) < uint(len(q.warm)) {
-			q.warmed += q.warm[x.e.arg].state
-		}
-		next := x.next
-		q.link(i)
-		i = next
-	}
-}
-
-// clear empties bucket b's list.
-func (q *eventQueue) clear(b int) {
-	q.head[b] = -1
-	u := uint(b) // as in link
-	if q.nonEmpty[u/64] &^= 1 << (u % 64); q.nonEmpty[u/64] == 0 {
-		q.summary &^= 1 << (u / 64)
-	}
-}
-
-// take removes event m, alone in bucket b, the next, and makes its key the
-// last; the buckets of the others stay right, as the spill's comment says.
-// A loaded event taken puts the next loaded one in the heap.
-func (q *eventQueue) take(b int, m int32) event {
-	pool := q.pool
-	e := pool[m].e
-	q.lastT, q.lastSeq = timeKey(e.t), e.seq
+	e := q.cur[q.ci]
+	q.ci++
 	q.now = e.t
-	q.clear(b)
-	pool[m].next = q.free
-	q.free = m
-	q.n--
 	if q.next < len(q.sorted) && q.sorted[q.next].seq == e.seq {
 		if q.next++; q.next < len(q.sorted) {
 			q.insert(q.sorted[q.next])
@@ -268,13 +277,105 @@ func (q *eventQueue) take(b int, m int32) event {
 	return e
 }
 
-// atLastTime reports whether an event is queued for the time of the event
-// last popped: those, and only those, share its time bits, and so sit in
-// the buckets of the sequence number's digits.
-func (q *eventQueue) atLastTime() bool {
-	return q.summary&(1<<(seqBuckets/64)-1) != 0
+// refill makes the next bucket with events current: the ring's next, or
+// the bucket of the heap's first event if that comes first (both, if they
+// are the same). Its events become cur, sorted.
+func (q *eventQueue) refill() {
+	q.cur, q.ci = q.cur[:0], 0
+	next := uint64(math.MaxUint64)
+	from := uint(q.curAbs+1) & q.mask
+	b := -1
+	if q.ringN > 0 {
+		b = q.search(from)
+		if b < 0 {
+			b = q.search(0)
+		}
+		next = q.curAbs + 1 + uint64((uint(b)-from)&q.mask)
+	}
+	if len(q.far) > 0 {
+		if a := q.abs(q.far[0].t); a < next {
+			next, b = a, -1
+		}
+	}
+	q.curAbs = next
+	if b >= 0 {
+		n := 0
+		for i := q.head[b]; i >= 0; n++ {
+			x := &q.pool[i]
+			if x.e.kind == evTaskEnd && uint(x.e.arg) < uint(len(q.warm)) {
+				q.warmed += q.warm[x.e.arg].state
+			}
+			q.cur = append(q.cur, x.e)
+			next := x.next
+			x.next = q.free
+			q.free = i
+			i = next
+		}
+		q.ringN -= n
+		q.head[b] = -1
+		u := uint(b)
+		if q.bits[u/64] &^= 1 << (u % 64); q.bits[u/64] == 0 {
+			q.sum[u/4096] &^= 1 << (u / 64 % 64)
+		}
+		// A bucket's list is last pushed first: reversed, a bucket of
+		// events at one time (a trace's whole seconds) is in order already.
+		slices.Reverse(q.cur)
+	}
+	for len(q.far) > 0 && q.abs(q.far[0].t) == next {
+		q.cur = append(q.cur, q.popFar())
+	}
+	sortEvents(q.cur)
 }
 
-// len is the number of events queued, loaded ones not yet in the heap
-// included.
-func (q *eventQueue) len() int { return q.n + max(0, len(q.sorted)-q.next-1) }
+// search is the first ring bucket at or after from that has events, or −1.
+func (q *eventQueue) search(from uint) int {
+	w := from / 64
+	if m := q.bits[w] & (^uint64(0) << (from % 64)); m != 0 {
+		return int(w*64 + uint(bits.TrailingZeros64(m)))
+	}
+	for w++; w < uint(len(q.bits)); {
+		sw := w / 64
+		if m := q.sum[sw] & (^uint64(0) << (w % 64)); m != 0 {
+			w = sw*64 + uint(bits.TrailingZeros64(m))
+			return int(w*64 + uint(bits.TrailingZeros64(q.bits[w])))
+		}
+		w = (sw + 1) * 64
+	}
+	return -1
+}
+
+// sortEvents sorts evs by (time, sequence number): by insertion when they
+// are few (a bucket's usual handful, or many nearly in order), else by
+// the library's sort.
+func sortEvents(evs []event) {
+	if len(evs) > 32 {
+		slices.SortFunc(evs, func(a, b event) int {
+			if before(&a, &b) {
+				return -1
+			}
+			return 1 // never equal: sequence numbers are unique
+		})
+		return
+	}
+	for i := 1; i < len(evs); i++ {
+		e := evs[i]
+		j := i
+		for j > 0 && before(&e, &evs[j-1]) {
+			evs[j] = evs[j-1]
+			j--
+		}
+		evs[j] = e
+	}
+}
+
+// atLastTime reports whether an event is queued for the time of the event
+// last popped: such events are in the current bucket, and the next of them
+// is cur's next.
+func (q *eventQueue) atLastTime() bool {
+	return q.ci < len(q.cur) && q.cur[q.ci].t == q.now
+}
+
+// len is the number of events queued, loaded ones not yet queued included.
+func (q *eventQueue) len() int {
+	return len(q.cur) - q.ci + q.ringN + len(q.far) + max(0, len(q.sorted)-q.next-1)
+}

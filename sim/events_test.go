@@ -14,7 +14,7 @@ import (
 func TestEventQueueOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var h eventQueue
-	h.init(0)
+	h.init(0, 0)
 	h.load([]event{{t: 0.5, arg: -1}, {t: 3, arg: -2}})
 	var now float64
 	last := event{t: -1}
@@ -53,21 +53,32 @@ func TestEventQueueOrder(t *testing.T) {
 // TestEventQueueMatchesSort runs the queue as the core does (arrivals
 // loaded, then pushes never before the event just popped) and checks every
 // pop against a plain list sorted by (t, seq), and atLastTime against the
-// list too. The times are drawn to meet the radix heap's edge cases: equal
+// list too. The times are drawn to meet the queue's edge cases: equal
 // times in runs (ties broken by sequence numbers through many digits), −0
 // and +0, steps of one ulp, long jumps that cross the exponent, and times
 // at the clock itself.
 func TestEventQueueMatchesSort(t *testing.T) {
-	for seed := range uint64(20) {
+	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
+	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var q eventQueue
-		q.init(4)
+		q.init(int(seed%5)*100, spans[seed%uint64(len(spans))])
 		var seq uint64
 		if seed%2 == 1 { // sequence numbers that carry through their high digits
 			seq = 1<<56 - 50
 			if seed%4 == 3 { // and into a top digit that was not 0
 				seq = 2<<56 - 50
 			}
+			q.seq = seq
+		}
+		if seed >= 20 { // a queue used before, left half full: its memory reused
+			for i := range 300 {
+				q.push(event{t: float64(i % 7), kind: evTaskEnd})
+			}
+			for range 100 {
+				q.pop()
+			}
+			q.init(int(seed%3)*50, spans[(seed+3)%uint64(len(spans))])
 			q.seq = seq
 		}
 		var ref []event // what is queued, kept sorted descending: pop from the end
@@ -145,7 +156,7 @@ func BenchmarkEventHeap(b *testing.B) {
 		b.Run(fmt.Sprintf("slots=%d", slots), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(3, 4))
 			var h eventQueue
-			h.init(slots)
+			h.init(slots, 0)
 			for i := range slots {
 				h.push(event{t: 5 + 10*rng.Float64(), arg: int32(i)})
 			}

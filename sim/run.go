@@ -23,8 +23,11 @@ type State struct {
 	policy  Policy
 	nodes   int
 	now     float64
-	queue   eventQueue
-	events  int64
+	// meanBase is the tasks' mean base duration: the event queue's ring
+	// spans a few of them (loop).
+	meanBase float64
+	queue    eventQueue
+	events   int64
 
 	slots [2]int
 	nodeArrays
@@ -129,7 +132,9 @@ func (s *State) loop() error {
 	// Events in flight are about one per busy slot, and a run has no more
 	// busy slots than tasks: Alone runs each job of a trace by itself, and a
 	// pool sized to the cluster made it clear thousands of unused entries.
-	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks)) + 16)
+	// The ring spans four mean durations (a remote task's factor of two
+	// and a slowed node's within it), about a bucket per event in flight.
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*s.meanBase)
 	s.queue.warm = s.tasks
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {

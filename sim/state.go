@@ -105,7 +105,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 	keep := s.keepable(c)
 	*s = State{set: set, cluster: c, nodes: nodes, w: w, serial: runs.Add(1),
 		tasks: keep.tasks, jobs: keep.jobs, wakeList: wakeList{wake: keep.wake[:0]}}
-	s.queue.pool = keep.pool
+	s.queue = keep.queue
 	s.slots = [2]int{c.MapSlots, c.ReduceSlots}
 	if keep.nodeArrays.rack != nil {
 		s.nodeArrays, s.woke, s.offered = keep.nodeArrays, keep.woke, keep.offered
@@ -122,6 +122,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 	clear(s.jobs[:cap(s.jobs)]) // past len too: no stale pointers kept alive
 	users := map[string]int32{}
 	var t int32
+	var total float64
 	for i := range w.Jobs {
 		j := &w.Jobs[i]
 		jr := &s.jobs[i]
@@ -136,20 +137,45 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		}
 		jr.user = u
 		jr.mapLo = t
-		for t0 := t; t < t0+int32(j.Maps.N()); t++ {
-			s.tasks[t] = taskRec{base: j.Maps.Duration(int(t - t0)), job: int32(i), node: -1, kind: Map}
-		}
+		total += s.layTasks(t, j.Maps, int32(i), Map)
 		t = jr.mapLo + int32(j.Maps.N())
 		jr.mapHi, jr.redLo = t, t
-		for t0 := t; t < t0+int32(j.Reduces.N()); t++ {
-			s.tasks[t] = taskRec{base: j.Reduces.Duration(int(t - t0)), job: int32(i), node: -1, kind: Reduce, loc: NoInput}
-		}
+		total += s.layTasks(t, j.Reduces, int32(i), Reduce)
 		t = jr.redLo + int32(j.Reduces.N())
 		jr.redHi = t
 		jr.cursor = [2]int32{jr.mapLo, jr.redLo}
 		jr.pending = [2]int32{jr.mapHi - jr.mapLo, jr.redHi - jr.redLo}
 	}
+	if len(s.tasks) > 0 {
+		s.meanBase = total / float64(len(s.tasks))
+	}
 	return s
+}
+
+// layTasks writes the records of job j's tasks of kind k, spec ts, from
+// tasks[t0] on, and returns the sum of their base durations. (The spec's
+// two forms each get their own loop: asked per task, Tasks.Duration's
+// branch and call were most of the writing.)
+func (s *State) layTasks(t0 int32, ts Tasks, j int32, k Kind) float64 {
+	rec := taskRec{job: j, node: -1, kind: k}
+	if k == Reduce {
+		rec.loc = NoInput
+	}
+	out := s.tasks[t0 : t0+int32(ts.N())]
+	if len(ts.Durations) > 0 {
+		var sum float64
+		for i, d := range ts.Durations[:len(out)] {
+			rec.base = d
+			out[i] = rec
+			sum += d
+		}
+		return sum
+	}
+	rec.base = ts.Mean
+	for i := range out {
+		out[i] = rec
+	}
+	return ts.Mean * float64(len(out))
 }
 
 // nodeArrays are a run's per-node state, the bulk of what a run on a large
@@ -178,14 +204,14 @@ type kept struct {
 	wake    []int32
 	tasks   []taskRec
 	jobs    []jobRec
-	pool    []queued
+	queue   eventQueue // its slices only (eventQueue.reusable)
 }
 
 // keepable is s's memory that a run on cluster c (with defaults) can reuse:
 // the per-node arrays only if s ran on the same nodes, racks and slots
 // (the racks are then the same), without extra VMs.
 func (s *State) keepable(c Cluster) kept {
-	k := kept{tasks: s.tasks, jobs: s.jobs, wake: s.wake, pool: s.queue.pool}
+	k := kept{tasks: s.tasks, jobs: s.jobs, wake: s.wake, queue: s.queue.reusable()}
 	p := s.cluster
 	if s.rack != nil && len(p.Extras) == 0 && len(c.Extras) == 0 && p.Nodes == c.Nodes && p.Racks == c.Racks &&
 		p.MapSlots == c.MapSlots && p.ReduceSlots == c.ReduceSlots {
