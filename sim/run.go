@@ -135,7 +135,7 @@ func (s *State) loop() error {
 	// The ring spans four mean durations (a remote task's factor of two
 	// and a slowed node's within it), about a bucket per event in flight.
 	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*s.meanBase)
-	s.queue.warm = s.tasks
+	s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
 	arrivals := make([]event, len(s.jobs))
 	for j := range s.jobs {
 		arrivals[j] = event{t: s.jobs[j].arrival, kind: evArrive, arg: int32(j)}

@@ -1,0 +1,7 @@
+//go:build !amd64 && !arm64
+
+package sim
+
+import "unsafe"
+
+func prefetch(unsafe.Pointer) {}
