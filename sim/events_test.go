@@ -148,6 +148,57 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	}
 }
 
+// TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead,
+// on from prefetchFrom tasks) only reads; runs with it on and off, under
+// every policy, kills included, give the same trace, on clusters small and
+// large enough for the ring to wrap and the heap past it to fill.
+func TestPrefetchChangesNothing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 3))
+	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
+	for i := range 24 {
+		w := randomWorkload(rng, true, i%3 != 0)
+		w.Cluster.Nodes = 2 + rng.IntN(300)
+		w.Cluster.Racks = 1 + rng.IntN(min(30, w.Cluster.Nodes))
+		for j := range w.Jobs {
+			for range rng.IntN(40) {
+				w.Jobs[j].Maps.Durations = append(w.Jobs[j].Maps.Durations, float64(1+rng.IntN(20))*rng.ExpFloat64())
+			}
+		}
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		set := Settings{Seed: uint64(i)}
+		if i%4 == 0 {
+			set.Heartbeat = 1
+		}
+		for _, name := range policies {
+			run := func(from int) []string {
+				prefetchFrom = from
+				defer func() { prefetchFrom = 1 << 21 }()
+				var p Policy
+				switch name {
+				case "meddler":
+					p = &meddler{}
+				case "fair-meddler":
+					p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}}
+				default:
+					var err error
+					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				rec := &recorder{}
+				set.Trace = rec
+				if _, err := Run(w, p, &set); err != nil {
+					t.Fatalf("case %d, %s: %v", i, name, err)
+				}
+				return rec.lines
+			}
+			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(0), run(math.MaxInt))
+		}
+	}
+}
+
 // BenchmarkEventHeap is a busy cluster's event queue: 2000 and 30 000 slots
 // (the benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by
 // the next task's end 5–15 s later.
