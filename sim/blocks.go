@@ -19,13 +19,6 @@ type placeIndex struct {
 	// scale is 2³²·runs/span, floored: (p·scale)>>32 is p's run were places
 	// spread exactly evenly, without a division.
 	scale uint64
-	// taken has bit t − base set while task t is not pending (running or
-	// done): what the walks ask of each task an entry names, in a few
-	// words the job's launches keep in the cache, where its task records
-	// (32 bytes each, read at every entry passed) were a fifth of the
-	// lookups' time at 10⁶ tasks under fifo. State.launch and Kill keep it.
-	taken []uint64
-	base  int32
 }
 
 // placeRun is one place's tasks, ent[lo:] up to the next run's lo. Those
@@ -218,38 +211,20 @@ func (x *placeIndex) tasksAt(p int32) []int32 {
 	return nil
 }
 
-// pending reports whether task t, which has an entry, is pending.
-func (x *placeIndex) pending(t int32) bool {
-	u := uint32(t - x.base) // unsigned: no fix-up for negatives in the division
-	return x.taken[u/64]&(1<<(u%64)) == 0
-}
-
-// take records that task t, which has an entry, is no longer pending;
-// untake, that it is pending again (killed).
-func (x *placeIndex) take(t int32) {
-	u := uint32(t - x.base)
-	x.taken[u/64] |= 1 << (u % 64)
-}
-
-func (x *placeIndex) untake(t int32) {
-	u := uint32(t - x.base)
-	x.taken[u/64] &^= 1 << (u % 64)
-}
-
 // next is the first pending task with an entry at place p, or −1.
-func (x *placeIndex) next(p int32) int32 {
-	return x.nextAt(x.seek(p), p)
+func (x *placeIndex) next(p int32, tasks []taskRec) int32 {
+	return x.nextAt(x.seek(p), p, tasks)
 }
 
 // nextAt is next(p), given i = seek(p).
-func (x *placeIndex) nextAt(i int, p int32) int32 {
+func (x *placeIndex) nextAt(i int, p int32, tasks []taskRec) int32 {
 	if i >= len(x.runs)-1 || x.runs[i].place != p {
 		return -1
 	}
 	r := &x.runs[i]
 	c, end := r.cur, x.runs[i+1].lo
 	for ; c < end; c++ {
-		if t := x.ent[c]; x.pending(t) {
+		if t := x.ent[c]; tasks[t].state == taskPending {
 			r.cur = c
 			return t
 		}
@@ -274,7 +249,7 @@ func (x *placeIndex) has(p, t int32) bool {
 // from is seek(p) of a place p in [lo, hi]: the runs before it that are in
 // the range are a short walk back (a lookup has just sought the node
 // asking, in the rack asked about, or the rack's end for an extra node).
-func (x *placeIndex) nextIn(from int, lo, hi int32) int32 {
+func (x *placeIndex) nextIn(from int, lo, hi int32, tasks []taskRec) int32 {
 	best := int32(-1)
 	runs, ent := x.runs, x.ent
 	i := from
@@ -288,7 +263,7 @@ func (x *placeIndex) nextIn(from int, lo, hi int32) int32 {
 		// past none, as an unsigned number), so are the rest, and their
 		// states need not be read.
 		for ; c < end && uint32(ent[c]) < uint32(best); c++ {
-			if x.pending(ent[c]) {
+			if tasks[ent[c]].state == taskPending {
 				best = ent[c]
 				break
 			}
@@ -494,16 +469,6 @@ func (s *State) build(j int) *placeIndex {
 		rs.frontier = j + 1 // the last pass to draw drew all of job j
 	} else {
 		*rs.pcg = resume
-	}
-	// Every map is pending when its job's index is first asked for (a map
-	// is launched only after a lookup in it); the states are read all the
-	// same, so that taken is right by construction.
-	b.taken, b.base = resize(b.taken, (int(jr.mapHi-jr.mapLo)+63)/64), jr.mapLo
-	clear(b.taken)
-	for t := jr.mapLo; t < jr.mapHi; t++ {
-		if s.tasks[t].state != taskPending {
-			b.take(t)
-		}
 	}
 	jr.blocks = b
 	// The scratch is zeroed (done's work) and the rack filter set in one

@@ -105,7 +105,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 				if len(wantRack[j][r]) > 0 {
 					want = wantRack[j][r][0]
 				}
-				if got := b.nextIn(b.seek(lo), lo, hi); got != want {
+				if got := b.nextIn(b.seek(lo), lo, hi, s.tasks); got != want {
 					t.Fatalf("job %d, rack %d: next task %d, want %d", j, r, got, want)
 				}
 				jr, in := &s.jobs[j], wantRack[j][r]
@@ -206,7 +206,6 @@ func TestNextInMatchesScan(t *testing.T) {
 		x.allocate(&b)
 		x.fill(pairs, &b)
 		x.done(&b)
-		x.taken = make([]uint64, (ntasks+63)/64)
 		tasks := make([]taskRec, ntasks)
 		for range 3 * ntasks {
 			lo := int32(rng.IntN(span + 1))
@@ -226,15 +225,13 @@ func TestNextInMatchesScan(t *testing.T) {
 			case 1:
 				from = x.seek(hi)
 			}
-			if got := x.nextIn(from, lo, hi); got != want {
+			if got := x.nextIn(from, lo, hi, tasks); got != want {
 				t.Fatalf("trial %d: nextIn(%d, %d) = %d, want %d", trial, lo, hi, got, want)
 			}
 			if rng.IntN(2) == 0 {
-				x.next(int32(rng.IntN(span)))
+				x.next(int32(rng.IntN(span)), tasks)
 			}
-			tk := int32(rng.IntN(ntasks))
-			tasks[tk].state = taskRunning
-			x.take(tk)
+			tasks[rng.IntN(ntasks)].state = taskRunning
 		}
 	}
 }

@@ -368,7 +368,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			// then the walk back nextIn expects, not every run after them.
 			rlo, rhi := s.rackNodes(r)
 			i := b.seek(min(int32(node), rhi))
-			if t := b.nextAt(i, int32(node)); t >= 0 {
+			if t := b.nextAt(i, int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
 			// Before the rack's nodes are asked, as the filter's
@@ -379,7 +379,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}
-			if t := b.nextIn(i, rlo, rhi); t >= 0 {
+			if t := b.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 			s.exhausted(jr, r)
@@ -421,7 +421,7 @@ func (s *State) localTask(j, node int, k Kind) bool {
 			return true
 		}
 	}
-	return s.mayHold(jr, s.rack[node]) && b.next(int32(node)) >= 0
+	return s.mayHold(jr, s.rack[node]) && b.next(int32(node), s.tasks) >= 0
 }
 
 // mayHold reports whether rack r may hold a replica of one of the maps of
@@ -498,9 +498,6 @@ func (s *State) launch(j, node int, k Kind) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
-	if jr.blocks != nil && k == Map {
-		jr.blocks.take(t)
-	}
 	d := s.base(t) * s.slow[node]
 	switch loc {
 	case RackLocal:
@@ -610,11 +607,6 @@ func (s *State) Kill(task int) bool {
 	}
 	s.freeSlot(int32(task))
 	tr.state = taskPending
-	if b := s.jobs[tr.job].blocks; b != nil && tr.kind == Map {
-		// The index never answers with a killed map (lookup asks the
-		// requeued ones first, State.mayHold), but its bits stay exact.
-		b.untake(int32(task))
-	}
 	tr.held = false
 	tr.attempt++
 	j := int(tr.job)
