@@ -175,21 +175,9 @@ func TestPrefetchChangesNothing(t *testing.T) {
 			run := func(from int) []string {
 				prefetchFrom = from
 				defer func() { prefetchFrom = 1 << 21 }()
-				var p Policy
-				switch name {
-				case "meddler":
-					p = &meddler{}
-				case "fair-meddler":
-					p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}}
-				default:
-					var err error
-					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
 				rec := &recorder{}
 				set.Trace = rec
-				if _, err := Run(w, p, &set); err != nil {
+				if _, err := Run(w, testPolicy(t, name), &set); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}
 				return rec.lines

@@ -44,18 +44,7 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 			run := func(filter bool) []string {
 				noRackFilter = !filter
 				defer func() { noRackFilter = false }()
-				var p Policy
-				switch name {
-				case "meddler":
-					p = &meddler{}
-				case "fair-meddler":
-					p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}}
-				default:
-					var err error
-					if p, err = ParsePolicy(name, &PolicyOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				}
+				p := testPolicy(t, name)
 				rec := &recorder{}
 				set.Trace = rec
 				if err := w.Validate(); err != nil {
@@ -79,6 +68,22 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 		t.Fatalf("the filters ruled out %d racks in all: too few for the test to say anything", exhaustions)
 	}
 	t.Logf("%d racks ruled out", exhaustions)
+}
+
+// testPolicy is the policy of a registered name, or "meddler" (a FIFO
+// that kills), or "fair-meddler" (delay scheduling that kills).
+func testPolicy(t *testing.T, name string) Policy {
+	switch name {
+	case "meddler":
+		return &meddler{}
+	case "fair-meddler":
+		return &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}}
+	}
+	p, err := ParsePolicy(name, &PolicyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // fairMeddler is delay scheduling that kills a task on another node every
