@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -55,8 +56,10 @@ const (
 //   - The ring holds the next len(head) − 1 buckets, each a list through
 //     the pool, in head[a mod len(head)]; a two-level bitmap finds the
 //     next that has events.
-//   - far is a 4-ary heap of the events past the ring's end: a trace's
-//     hour-long tasks, the next loaded arrival after a quiet spell.
+//   - far is a 4-ary heap of the events that were past the ring's end
+//     when filed: a trace's hour-long tasks, the next loaded arrival
+//     after a quiet spell. (The ring moves on, and some come within its
+//     reach; refill takes the heap's first as soon as it is the next.)
 //
 // A pop takes cur's next event; when cur is spent, the next non-empty
 // bucket of the ring, and the events of that bucket at the top of the heap,
@@ -65,10 +68,10 @@ const (
 // or three times along lists it walked twice (at 10⁶ tasks a fifth of
 // fifo's instructions), and a pop waited on a chain of cache misses
 // through them. The width comes from the run (State.loop): the ring spans
-// four mean task durations, so nearly every task's end lands in it, and
-// has about a bucket per slot, so a saturated cluster's buckets hold a few
-// events each. Sequence numbers are unique, so the order is total and a run
-// never depends on how ties are broken.
+// four typical task durations (State.typicalBase), so nearly every task's
+// end lands in it, and has about a bucket per slot, so a saturated
+// cluster's buckets hold a few events each. Sequence numbers are unique,
+// so the order is total and a run never depends on how ties are broken.
 type eventQueue struct {
 	cur    []event
 	ci     int
@@ -86,8 +89,8 @@ type eventQueue struct {
 	sorted []event // loaded events, ascending (t, seq); sorted[next] is queued, those after it wait
 	next   int
 	now    float64 // the time of the event last popped
-	// warm and warmJobs are the run's task and job records (nil in the
-	// queue's own tests): as a bucket becomes current, the records the next
+	// warm and warmJobs are the run's task and job records, from
+	// prefetchFrom tasks on (else nil): as a bucket becomes current, the records the next
 	// buckets' task ends will read are prefetched (ahead). At 10⁷ tasks they
 	// are out of the cache, and a pop waited on each in turn (fair sharing:
 	// a third of the run's time, the task's record and its job's).
@@ -104,7 +107,7 @@ type queued struct {
 
 // reusable is q's memory, for a queue that a later run initialises.
 func (q *eventQueue) reusable() eventQueue {
-	return eventQueue{cur: q.cur, head: q.head, bits: q.bits, sum: q.sum, pool: q.pool, far: q.far}
+	return eventQueue{cur: q.cur[:0], head: q.head, bits: q.bits, sum: q.sum, pool: q.pool[:0], far: q.far[:0]}
 }
 
 // init empties the queue for a run with room for about capacity events in
@@ -330,22 +333,32 @@ func (q *eventQueue) refill() {
 
 // ahead prefetches what the next three buckets with events at or after
 // ring bucket from will need: for the first, the records of its task ends'
-// jobs (their task records, prefetched by the last refill, are in the
+// jobs (their task records, prefetched by an earlier refill, are in the
 // cache by now); for the second, its task ends' records; for the third,
 // its list's first entry in the pool (the second walks it next time). So
 // each bucket's records are asked for a bucket or two before its events
-// are popped, the misses of several events overlapping. (At 10⁷ tasks
-// under fair sharing, task events a CPU-second: the task records alone
-// +14 and +22 % in two runs; the jobs' too, a further +8 % on average in
-// four paired runs; the pool entry a further +2 to +38 % in four.)
+// are popped, the misses of several events overlapping. It stops early
+// when the ring has fewer buckets with events. (At 10⁷ tasks under fair
+// sharing, task events a CPU-second: the task records alone +14 and +22 %
+// in two runs; the jobs' too, a further +8 % on average in four paired
+// runs; the pool entry a further +2 to +38 % in four.)
 func (q *eventQueue) ahead(from uint) {
+	start, last := from, -1
 	for depth := range 3 {
 		b := q.search(from)
 		if b < 0 {
-			if b = q.search(0); b < 0 {
-				return
-			}
+			b = q.search(0)
 		}
+		// The distance round the ring from start: once it stops growing,
+		// the search has come round to a bucket already seen.
+		if b < 0 {
+			return
+		}
+		d := int((uint(b) - start) & q.mask)
+		if d <= last {
+			return
+		}
+		last = d
 		if depth == 2 {
 			prefetch(unsafe.Pointer(&q.pool[q.head[b]]))
 			return
@@ -361,9 +374,7 @@ func (q *eventQueue) ahead(from uint) {
 				}
 			}
 		}
-		if from = uint(b+1) & q.mask; from == uint(q.curAbs+1)&q.mask {
-			return // the whole ring seen
-		}
+		from = uint(b+1) & q.mask
 	}
 }
 
@@ -390,10 +401,10 @@ func (q *eventQueue) search(from uint) int {
 func sortEvents(evs []event) {
 	if len(evs) > 32 {
 		slices.SortFunc(evs, func(a, b event) int {
-			if before(&a, &b) {
-				return -1
+			if c := cmp.Compare(a.t, b.t); c != 0 {
+				return c
 			}
-			return 1 // never equal: sequence numbers are unique
+			return cmp.Compare(a.seq, b.seq)
 		})
 		return
 	}

@@ -59,10 +59,18 @@ func TestEventQueueOrder(t *testing.T) {
 // at the clock itself.
 func TestEventQueueMatchesSort(t *testing.T) {
 	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
+	capacities := []int{0, 100, 300, 5000, 70000} // 64 to 65 536 buckets: one word of summary, or several
+	// Records for the prefetching to read (eventQueue.ahead): events here
+	// are task ends whose argument is their sequence number.
+	tasks, jobs := make([]taskRec, 1<<12), make([]jobRec, 8)
+	for i := range tasks {
+		tasks[i].job = int32(i % (len(jobs) + 1)) // one in nine out of range, as ahead must allow
+	}
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var q eventQueue
-		q.init(int(seed%5)*100, spans[seed%uint64(len(spans))])
+		q.init(capacities[seed%5], spans[seed%uint64(len(spans))])
+		q.warm, q.warmJobs = tasks, jobs
 		var seq uint64
 		if seed%2 == 1 { // sequence numbers that carry through their high digits
 			seq = 1<<56 - 50
@@ -78,7 +86,8 @@ func TestEventQueueMatchesSort(t *testing.T) {
 			for range 100 {
 				q.pop()
 			}
-			q.init(int(seed%3)*50, spans[(seed+3)%uint64(len(spans))])
+			q.init(capacities[(seed+2)%5], spans[(seed+3)%uint64(len(spans))])
+			q.warm, q.warmJobs = tasks, jobs
 			q.seq = seq
 		}
 		var ref []event // what is queued, kept sorted descending: pop from the end
@@ -150,8 +159,8 @@ func TestEventQueueMatchesSort(t *testing.T) {
 
 // TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead,
 // on from prefetchFrom tasks) only reads; runs with it on and off, under
-// every policy, kills included, give the same trace, on clusters small and
-// large enough for the ring to wrap and the heap past it to fill.
+// every policy, kills included, give the same trace. (The queue's own
+// order, ring wrapped and heap filled, is TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 3))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
@@ -177,8 +186,16 @@ func TestPrefetchChangesNothing(t *testing.T) {
 				defer func() { prefetchFrom = 1 << 21 }()
 				rec := &recorder{}
 				set.Trace = rec
-				if _, err := Run(w, testPolicy(t, name), &set); err != nil {
+				st, err := set.withDefaults()
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := compile(w, st)
+				if err := s.exec(testPolicy(t, name)); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
+				}
+				if on := s.queue.warm != nil; on != (from == 0) {
+					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
 				}
 				return rec.lines
 			}
@@ -189,7 +206,7 @@ func TestPrefetchChangesNothing(t *testing.T) {
 
 // BenchmarkEventHeap is a busy cluster's event queue: 2000 and 30 000 slots
 // (the benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by
-// the next task's end 5–15 s later; the ring spans four mean durations, as
+// the next task's end 5–15 s later; the ring spans four typical durations, as
 // State.loop makes it.
 func BenchmarkEventHeap(b *testing.B) {
 	for _, slots := range []int{2000, 30000} {
@@ -205,5 +222,31 @@ func BenchmarkEventHeap(b *testing.B) {
 				h.push(event{t: e.t + 5 + 10*rng.Float64(), arg: e.arg})
 			}
 		})
+	}
+}
+
+// TestTypicalBaseIgnoresOutliers: ten tasks of 10⁹ s among 10⁴ of 10 s
+// leave the queue's ring four times 10 s wide, not four times their mean
+// (about 10⁶ s), which would put every task in flight in one bucket.
+func TestTypicalBaseIgnoresOutliers(t *testing.T) {
+	w := &Workload{Cluster: Cluster{Nodes: 50}}
+	for j := range 10 {
+		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Maps: Tasks{Count: 1000, Mean: 10}})
+		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint("huge", j), Maps: Tasks{Count: 1, Mean: 1e9}})
+	}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	set, err := (&Settings{}).withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := compile(w, set)
+	if s.typicalBase != 10 {
+		t.Fatalf("typical task 10 s, got %v", s.typicalBase)
+	}
+	// All of them zero: the mean, 0, and the ring a second a bucket.
+	if got := typicalBase(make([]taskRec, 5)); got != 0 {
+		t.Fatalf("typical of zero-length tasks %v, want 0", got)
 	}
 }

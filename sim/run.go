@@ -23,11 +23,11 @@ type State struct {
 	policy  Policy
 	nodes   int
 	now     float64
-	// meanBase is the tasks' mean base duration: the event queue's ring
-	// spans a few of them (loop).
-	meanBase float64
-	queue    eventQueue
-	events   int64
+	// typicalBase is a typical task's base duration: the event queue's
+	// ring spans a few of them (loop).
+	typicalBase float64
+	queue       eventQueue
+	events      int64
 
 	slots [2]int
 	nodeArrays
@@ -140,9 +140,9 @@ func (s *State) loop() error {
 	// Events in flight are about one per busy slot, and a run has no more
 	// busy slots than tasks: Alone runs each job of a trace by itself, and a
 	// pool sized to the cluster made it clear thousands of unused entries.
-	// The ring spans four mean durations (a remote task's factor of two
+	// The ring spans four typical durations (a remote task's factor of two
 	// and a slowed node's within it), about a bucket per event in flight.
-	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*s.meanBase)
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*s.typicalBase)
 	if len(s.tasks) >= prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "sync/atomic"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // Task states.
 const (
@@ -93,7 +96,7 @@ func compileIn(prev *State, w *Workload, set Settings) *State {
 // indexes, which are built per job when first needed (State.blocks). With
 // prev not nil, it reuses prev's memory (prev is overwritten): its per-node
 // arrays if prev ran on the same nodes, its task and job records, its
-// event pool and wake list. Everything else starts from the zero State, as
+// event queue's memory and wake list. Everything else starts from the zero State, as
 // a fresh one does, so nothing of prev's run leaks into the new one.
 func layout(prev *State, w *Workload, set Settings) *State {
 	c := w.Cluster.WithDefaults()
@@ -122,7 +125,6 @@ func layout(prev *State, w *Workload, set Settings) *State {
 	clear(s.jobs[:cap(s.jobs)]) // past len too: no stale pointers kept alive
 	users := map[string]int32{}
 	var t int32
-	var total float64
 	for i := range w.Jobs {
 		j := &w.Jobs[i]
 		jr := &s.jobs[i]
@@ -137,45 +139,63 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		}
 		jr.user = u
 		jr.mapLo = t
-		total += s.layTasks(t, j.Maps, int32(i), Map)
+		s.layTasks(t, j.Maps, int32(i), Map)
 		t = jr.mapLo + int32(j.Maps.N())
 		jr.mapHi, jr.redLo = t, t
-		total += s.layTasks(t, j.Reduces, int32(i), Reduce)
+		s.layTasks(t, j.Reduces, int32(i), Reduce)
 		t = jr.redLo + int32(j.Reduces.N())
 		jr.redHi = t
 		jr.cursor = [2]int32{jr.mapLo, jr.redLo}
 		jr.pending = [2]int32{jr.mapHi - jr.mapLo, jr.redHi - jr.redLo}
 	}
-	if len(s.tasks) > 0 {
-		s.meanBase = total / float64(len(s.tasks))
-	}
+	s.typicalBase = typicalBase(s.tasks)
 	return s
 }
 
 // layTasks writes the records of job j's tasks of kind k, spec ts, from
-// tasks[t0] on, and returns the sum of their base durations. (The spec's
-// two forms each get their own loop: asked per task, Tasks.Duration's
-// branch and call were most of the writing.)
-func (s *State) layTasks(t0 int32, ts Tasks, j int32, k Kind) float64 {
+// tasks[t0] on. (The spec's two forms each get their own loop: asked per
+// task, Tasks.Duration's branch and call were most of the writing.)
+func (s *State) layTasks(t0 int32, ts Tasks, j int32, k Kind) {
 	rec := taskRec{job: j, node: -1, kind: k}
 	if k == Reduce {
 		rec.loc = NoInput
 	}
 	out := s.tasks[t0 : t0+int32(ts.N())]
 	if len(ts.Durations) > 0 {
-		var sum float64
 		for i, d := range ts.Durations[:len(out)] {
 			rec.base = d
 			out[i] = rec
-			sum += d
 		}
-		return sum
+		return
 	}
 	rec.base = ts.Mean
 	for i := range out {
 		out[i] = rec
 	}
-	return ts.Mean * float64(len(out))
+}
+
+// typicalBase is a typical task's base duration, which sizes the event
+// queue's ring: the median of up to 1024 tasks spread evenly over the
+// workload, or, if that is 0, their mean. A median, not the mean of all:
+// ten tasks of 10⁹ s among 10⁵ of 10 s make the mean 10⁵ s, and a ring
+// that wide would hold every task in flight in its current bucket.
+func typicalBase(tasks []taskRec) float64 {
+	n := len(tasks)
+	k := min(n, 1024)
+	if k == 0 {
+		return 0
+	}
+	sample := make([]float64, k)
+	var sum float64
+	for i := range sample {
+		sample[i] = tasks[i*n/k].base
+		sum += sample[i]
+	}
+	slices.Sort(sample)
+	if m := sample[k/2]; m > 0 {
+		return m
+	}
+	return sum / float64(k)
 }
 
 // nodeArrays are a run's per-node state, the bulk of what a run on a large
