@@ -9,7 +9,7 @@ import "unsafe"
 // intrinsic outside the runtime, so it is two instructions of assembly on
 // amd64 and arm64, and nothing elsewhere. The simulator uses it where it
 // knows, a few events ahead, which task and job records the next events
-// will read, at 10⁷ tasks each of them a miss to memory (eventQueue.refill).
+// will read, at 10⁷ tasks each of them a miss to memory (eventQueue.ahead).
 //
 //go:noescape
 func prefetch(p unsafe.Pointer)

@@ -96,8 +96,9 @@ func compileIn(prev *State, w *Workload, set Settings) *State {
 // indexes, which are built per job when first needed (State.blocks). With
 // prev not nil, it reuses prev's memory (prev is overwritten): its per-node
 // arrays if prev ran on the same nodes, its task and job records, its
-// event queue's memory and wake list. Everything else starts from the zero State, as
-// a fresh one does, so nothing of prev's run leaks into the new one.
+// event queue's memory and wake list. Everything else starts from the zero
+// State, as a fresh one does, so nothing of prev's run leaks into the new
+// one.
 func layout(prev *State, w *Workload, set Settings) *State {
 	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
