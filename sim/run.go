@@ -80,8 +80,10 @@ type State struct {
 // prefetches the records of the tasks ending next (eventQueue.ahead):
 // 64 MiB of task records, beyond what a cache holds. Below it the records
 // are mostly in the cache, and the prefetching cost a tenth more
-// instructions (10⁶ tasks) for no measurable gain; above, at 10⁷ tasks,
-// fifo gained a quarter. (A variable: a test turns it on for small runs.)
+// instructions (10⁶ tasks) for no measurable gain; at 10⁷ tasks the
+// calendar queue and its prefetching together gave fifo 0 to +34 % and fair
+// −1 to +47 % task events a CPU-second, alternating runs against the radix
+// heap (docs/simulating.md). (A variable: a test turns it on for small runs.)
 var prefetchFrom = 1 << 21
 
 // bigRun is the number of tasks from which Run collects garbage before it
