@@ -68,7 +68,7 @@ const (
 // or three times along lists it walked twice (at 10⁶ tasks a fifth of
 // fifo's instructions), and a pop waited on a chain of cache misses
 // through them. The width comes from the run (State.loop): the ring spans
-// four typical task durations (State.typicalBase), so nearly every task's
+// four typical task durations (typicalBase), so nearly every task's
 // end lands in it, and has about a bucket per slot, so a saturated
 // cluster's buckets hold a few events each. Sequence numbers are unique,
 // so the order is total and a run never depends on how ties are broken.
@@ -90,10 +90,11 @@ type eventQueue struct {
 	next   int
 	now    float64 // the time of the event last popped
 	// warm and warmJobs are the run's task and job records, from
-	// prefetchFrom tasks on (else nil): as a bucket becomes current, the records the next
-	// buckets' task ends will read are prefetched (ahead). At 10⁷ tasks they
-	// are out of the cache, and a pop waited on each in turn (fair sharing:
-	// a third of the run's time, the task's record and its job's).
+	// prefetchFrom tasks on (else nil): as a bucket becomes current, the
+	// records the next buckets' task ends will read are prefetched
+	// (ahead). At 10⁷ tasks they are out of the cache, and a pop waited on
+	// each in turn (fair sharing: a third of the run's time, the task's
+	// record and its job's).
 	warm     []taskRec
 	warmJobs []jobRec
 }
@@ -210,12 +211,18 @@ func (q *eventQueue) toCur(e event) {
 		q.ci = 0
 	}
 	q.cur = append(q.cur, e)
-	i := len(q.cur) - 1
-	for i > q.ci && before(&e, &q.cur[i-1]) {
-		q.cur[i] = q.cur[i-1]
+	settle(q.cur, q.ci, len(q.cur)-1)
+}
+
+// settle moves evs[i] down to its place among evs[lo:i], which are in
+// order: one step of an insertion sort.
+func settle(evs []event, lo, i int) {
+	e := evs[i]
+	for i > lo && before(&e, &evs[i-1]) {
+		evs[i] = evs[i-1]
 		i--
 	}
-	q.cur[i] = e
+	evs[i] = e
 }
 
 // toFar pushes e on the heap of events past the ring.
@@ -290,10 +297,7 @@ func (q *eventQueue) refill() {
 	from := uint(q.curAbs+1) & q.mask
 	b := -1
 	if q.ringN > 0 {
-		b = q.search(from)
-		if b < 0 {
-			b = q.search(0)
-		}
+		b = q.following(from)
 		next = q.curAbs + 1 + uint64((uint(b)-from)&q.mask)
 	}
 	if len(q.far) > 0 {
@@ -345,15 +349,12 @@ func (q *eventQueue) refill() {
 func (q *eventQueue) ahead(from uint) {
 	start, last := from, -1
 	for depth := range 3 {
-		b := q.search(from)
-		if b < 0 {
-			b = q.search(0)
-		}
-		// The distance round the ring from start: once it stops growing,
-		// the search has come round to a bucket already seen.
+		b := q.following(from)
 		if b < 0 {
 			return
 		}
+		// The distance round the ring from start: once it stops growing,
+		// the search has come round to a bucket already seen.
 		d := int((uint(b) - start) & q.mask)
 		if d <= last {
 			return
@@ -376,6 +377,15 @@ func (q *eventQueue) ahead(from uint) {
 		}
 		from = uint(b+1) & q.mask
 	}
+}
+
+// following is the first ring bucket with events at or after from, round
+// the ring, or −1 if none has any.
+func (q *eventQueue) following(from uint) int {
+	if b := q.search(from); b >= 0 {
+		return b
+	}
+	return q.search(0)
 }
 
 // search is the first ring bucket at or after from that has events, or −1.
@@ -409,13 +419,7 @@ func sortEvents(evs []event) {
 		return
 	}
 	for i := 1; i < len(evs); i++ {
-		e := evs[i]
-		j := i
-		for j > 0 && before(&e, &evs[j-1]) {
-			evs[j] = evs[j-1]
-			j--
-		}
-		evs[j] = e
+		settle(evs, 0, i)
 	}
 }
 

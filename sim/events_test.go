@@ -241,9 +241,8 @@ func TestTypicalBaseIgnoresOutliers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := compile(w, set)
-	if s.typicalBase != 10 {
-		t.Fatalf("typical task 10 s, got %v", s.typicalBase)
+	if got := typicalBase(compile(w, set).tasks); got != 10 {
+		t.Fatalf("typical task 10 s, got %v", got)
 	}
 	// All of them zero: the mean, 0, and the ring a second a bucket.
 	if got := typicalBase(make([]taskRec, 5)); got != 0 {

@@ -23,11 +23,8 @@ type State struct {
 	policy  Policy
 	nodes   int
 	now     float64
-	// typicalBase is a typical task's base duration: the event queue's
-	// ring spans a few of them (loop).
-	typicalBase float64
-	queue       eventQueue
-	events      int64
+	queue   eventQueue
+	events  int64
 
 	slots [2]int
 	nodeArrays
@@ -144,7 +141,7 @@ func (s *State) loop() error {
 	// pool sized to the cluster made it clear thousands of unused entries.
 	// The ring spans four typical durations (a remote task's factor of two
 	// and a slowed node's within it), about a bucket per event in flight.
-	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*s.typicalBase)
+	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*typicalBase(s.tasks))
 	if len(s.tasks) >= prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
 	}

@@ -149,7 +149,6 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		jr.cursor = [2]int32{jr.mapLo, jr.redLo}
 		jr.pending = [2]int32{jr.mapHi - jr.mapLo, jr.redHi - jr.redLo}
 	}
-	s.typicalBase = typicalBase(s.tasks)
 	return s
 }
 
