@@ -33,6 +33,12 @@ type VMSpan struct {
 	JobAt time.Time
 	// Sampled is false when not even the first sample could be read.
 	Sampled bool
+	// Gap is the longest the VM went unread while it ran: the most time
+	// between the beginnings of two reads that gave samples, or between the
+	// last of them and Stop. What the VM did in its last Gap before Stop
+	// may be missed; a Gap longer than the appliance lingers after its job
+	// says the job's I/O may not be counted at all.
+	Gap time.Duration
 }
 
 // Tally is the VMs of one run.
@@ -80,6 +86,19 @@ func (t Tally) Run(vcpus int) profile.Run {
 		r.IOSpan = ioTo.Sub(ioFrom)
 	}
 	return r
+}
+
+// Gap is the longest any VM of the run went unread while it ran
+// (VMSpan.Gap), and that VM's name.
+func (t Tally) Gap() (time.Duration, string) {
+	var gap time.Duration
+	name := ""
+	for _, v := range t {
+		if v.Gap > gap {
+			gap, name = v.Gap, v.Name
+		}
+	}
+	return gap, name
 }
 
 // ioSpanFloor is the least that a VM's disks must move between two samples
@@ -179,6 +198,9 @@ func (m *meter) read(k vmKey) {
 	if _, stopped := m.stops[k]; stopped {
 		return
 	}
+	if v.Sampled {
+		v.Gap = max(v.Gap, before.Sub(v.LastAt))
+	}
 	if !v.Sampled {
 		v.First, v.FirstAt, v.Job, v.JobAt, v.Sampled = c, before, c, before, true
 	} else if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
@@ -230,6 +252,9 @@ func (m *meter) finish() Tally {
 	for k, v := range m.vms {
 		s := *v
 		s.Stop = m.stops[k]
+		if s.Sampled && !s.Stop.IsZero() {
+			s.Gap = max(s.Gap, s.Stop.Sub(s.LastAt))
+		}
 		t = append(t, s)
 	}
 	sort.Slice(t, func(a, b int) bool {

@@ -104,6 +104,18 @@ func TestMeterSlowDomainDoesNotStallOthers(t *testing.T) {
 	if fast.Job != fast.First || !fast.JobAt.Equal(fast.FirstAt) || !fast.LastAt.After(fast.FirstAt) {
 		t.Errorf("fast VM's window opens with %+v at %v, want its first sample %+v at %v", fast.Job, fast.JobAt, fast.First, fast.FirstAt)
 	}
+	// Slow's second read began before it powered off and ended after, so
+	// only its first sample stands: it went unread from that sample to its
+	// power-off (≥ 500 ms), the run's longest gap.
+	slow := tally[1]
+	if !slow.LastAt.Equal(slow.FirstAt) || slow.Gap != slow.Stop.Sub(slow.FirstAt) || slow.Gap < 500*time.Millisecond {
+		t.Errorf("slow VM: first sample at %v, last at %v, off at %v, gap %v: want one sample and the gap to its power-off",
+			slow.FirstAt, slow.LastAt, slow.Stop, slow.Gap)
+	}
+	if gap, name := tally.Gap(); gap != slow.Gap || name != "slow" || fast.Gap >= slow.Gap || fast.Gap < fast.Stop.Sub(fast.LastAt) {
+		t.Errorf("run's longest gap %v (%s), fast's %v (last sample %v before its power-off): want slow's %v, and fast's shorter",
+			gap, name, fast.Gap, fast.Stop.Sub(fast.LastAt), slow.Gap)
+	}
 }
 
 // TestMeterIOSpan: VM "disk" reads 4 KiB at boot and 20 MiB from 200 ms to

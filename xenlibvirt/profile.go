@@ -75,7 +75,7 @@ import (
 // job that computes first and only writes its result at the end is measured
 // over that tail, and its CPU work before it is missed (a MapReduce task
 // reads its input first, so this is rare in the jobs packer plans). The
-// 2 s the test appliance lingers before powering off are idle and in every
+// 4 s the test appliance lingers before powering off are idle and in every
 // window.
 //
 // A guest's job reports no exit status to the hypervisor: a VM that powers
@@ -440,7 +440,9 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 		return failed(err)
 	}
 	r := tally.Run(set.VCPUs)
-	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s\n",
-		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), r.CPUOffered.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6, r.IOSpan.Seconds())
+	gap, gapVM := tally.Gap()
+	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s; longest unsampled %.1f s (%s)\n",
+		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), r.CPUOffered.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6, r.IOSpan.Seconds(),
+		gap.Seconds(), gapVM)
 	return r, nil
 }

@@ -17,14 +17,14 @@ import (
 )
 
 // Guest commands for the busybox appliance (packer.run, words joined by
-// commas). The CPU-bound one hashes generated zeros for 12 s of the
+// commas). The CPU-bound one hashes generated zeros for 14 s of the
 // guest's clock, so that it is as long under KVM as under TCG (a fixed
 // 24 MB took 2–3 s under TCG, and would take a tenth of a second, less
 // than a poll, under KVM); the I/O-bound one writes 32 MiB of its disk
 // with O_DIRECT and reads them back, so neither the guest's page cache nor
 // its CPU is what it waits on.
 var (
-	itestCPUJob = strings.Fields("timeout 12 sha256sum /dev/zero")
+	itestCPUJob = strings.Fields("timeout 14 sha256sum /dev/zero")
 	itestIOJob  = strings.Fields("dd if=/dev/zero of=/dev/vda bs=1M count=32 oflag=direct && " +
 		"dd if=/dev/vda of=/dev/null bs=1M count=32 iflag=direct")
 )
@@ -42,11 +42,11 @@ var (
 // the hash), the disk job 0.051, 0.129 and 0.100 (its window from its
 // first I/O to its power-off); with 6 s of hashing, at load 17–21, 0.920,
 // 0.912 and 0.865 against 0.275, 0.335 and 0.115. (Those runs hashed for
-// 10 s and lingered 1 s; the appliance now lingers 2 s, see
-// build-appliance.sh, and the hash runs 12 s so that the KVM bound below
-// holds as before.) Under KVM, which this machine could not run, the 12 s of
-// hashing outweigh the boot and the 2 s the appliance lingers (a 5 s boot,
-// idle throughout, would still leave 12/19), and KVM's disk I/O leaves the
+// 10 s and lingered 1 s; the appliance now lingers 4 s, see
+// build-appliance.sh, and the hash runs 14 s so that the KVM bound below
+// holds as before.) Under KVM, which this machine could not run, the 14 s of
+// hashing outweigh the boot and the 4 s the appliance lingers (a 5 s boot,
+// idle throughout, would still leave 14/23), and KVM's disk I/O leaves the
 // vCPU halted, so the same 60 % should lie between them.
 //
 // I/O: scaled to a twentieth of the paper's 100 MB/s. A TCG guest does not

@@ -43,12 +43,14 @@ if [ -n "${packer_run:-}" ]; then
 fi
 # A domain's counters vanish when it powers off, and packer profile samples
 # them only every 200 ms: linger so that the job's last I/O and CPU are in a
-# sample (a short job's I/O all falls in its last 200 ms otherwise). Two
-# seconds, not one: on a loaded host libvirt can take over a second to
-# answer a read, and a disk job whose idle linger went unsampled is
-# measured over its I/O alone, which TCG keeps about half busy.
+# sample (a short job's I/O all falls in its last 200 ms otherwise). Four
+# seconds: on a loaded host libvirt can take seconds to answer a read (one
+# CI run without KVM, three TCG guests on two cores, counted none of one
+# VM's 32 MiB after a 2 s linger), and a disk job whose idle linger went
+# unsampled is measured over its I/O alone, which TCG keeps about half
+# busy. packer profile logs each run's longest unsampled stretch.
 sync
-sleep 2
+sleep 4
 echo "packer-appliance: job done, powering off"
 poweroff -f
 INIT

@@ -17,7 +17,7 @@ import (
 const AccelEnv = "PACKER_ITEST_ACCEL"
 
 // CanaryTimeout bounds the KVM canary. A working KVM boots the appliance and
-// powers it off in 2–4 s (2 of them the appliance's linger); a /dev/kvm that
+// powers it off in 4–6 s (4 of them the appliance's linger); a /dev/kvm that
 // exists but hangs guests (nested virtualisation without support) never
 // does, so waiting longer only delays the fallback to TCG.
 const CanaryTimeout = 20 * time.Second
