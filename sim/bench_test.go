@@ -68,18 +68,20 @@ func cpuSeconds() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// BenchmarkRun reports, at 10⁴ to 10⁷ tasks under FIFO and fair with
-// delay scheduling: events/s, the core's events (task ends, arrivals, reduce
-// readiness, retries) per second of wall time, setup included; task-events/s,
-// task starts and ends per second; the same per CPU-second of the process
-// (task-events/cpu-s: per core, whatever else the machine runs); and for one
-// more run, the peak heap sampled every millisecond (the workload's own
-// slices included), per task too, and the bytes the run allocates in all (a
-// bound on what it adds to the heap).
+// BenchmarkRun reports, at 10⁴ to 10⁷ tasks under FIFO, fair sharing as
+// `packer simulate -p fair` runs it (no delay), and fair with delay
+// scheduling (D = 10, whose locality probes make it the costliest):
+// events/s, the core's events (task ends, arrivals, reduce readiness,
+// retries) per second of wall time, setup included; task-events/s, task
+// starts and ends per second; the same per CPU-second of the process
+// (task-events/cpu-s: per core, whatever else the machine runs); and for
+// one more run, the peak heap sampled every millisecond (the workload's own
+// slices included), per task too, and the bytes the run allocates in all
+// (a bound on what it adds to the heap).
 func BenchmarkRun(b *testing.B) {
 	for _, n := range []int{1e4, 1e5, 1e6, 1e7} {
 		var w *Workload // built on first use: -bench may pick one size
-		for _, p := range []Policy{&FIFO{}, &Fair{Delay: 10}} {
+		for _, p := range []Policy{&FIFO{}, &Fair{}, &Fair{Delay: 10}} {
 			b.Run(fmt.Sprintf("tasks=%d/%s", n, p.Name()), func(b *testing.B) {
 				if w == nil {
 					w = benchWorkload(n)
