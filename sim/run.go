@@ -38,12 +38,12 @@ type State struct {
 	runnable [2][]int32
 	// changed lists, per kind, the jobs whose running count changed, or that
 	// joined or left runnable, since the policy last took the list
-	// (TakeChanged), once a policy asked for it (WatchJobs); changedMark flags
-	// the jobs listed.
-	changed     [2][]int32
-	changedMark [2][]bool
-	unfinished  int
-	active      int // jobs submitted and not finished
+	// (TakeChanged), once a policy asked for it (watching, WatchJobs); a
+	// job's record flags whether it is listed (jobRec.changed).
+	changed    [2][]int32
+	watching   bool
+	unfinished int
+	active     int // jobs submitted and not finished
 	// tickStopped: the policy's allocation ticks pause likewise.
 	tickStopped bool
 	// rackFilter: the jobs' rack filters are kept (jobRec.racks);
@@ -505,7 +505,9 @@ func (s *State) launch(j, node int, k Kind) {
 		d *= s.set.RemoteFactor
 	}
 	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
-	slots[slices.Index(slots, -1)] = t
+	i := slices.Index(slots, -1)
+	slots[i] = t
+	tr.slot = uint16(i) // MaxSlotsPerNode fits
 	if s.free[k][node]--; s.free[k][node] == 0 {
 		s.markFull(k, node)
 	}
@@ -531,8 +533,7 @@ func (s *State) freeSlot(t int32) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	k, node := tr.kind, int(tr.node)
-	slots := s.slotTask[k][node*s.slots[k] : (node+1)*s.slots[k]]
-	slots[slices.Index(slots, t)] = -1
+	s.slotTask[k][node*s.slots[k]+int(tr.slot)] = -1
 	if s.lazy > 0 {
 		s.realize() // the sweeps pending were of the slots free before this one
 	}
@@ -546,8 +547,8 @@ func (s *State) freeSlot(t int32) {
 
 // noteChanged lists job j in changed[k], if a policy watches the jobs.
 func (s *State) noteChanged(j int, k Kind) {
-	if m := s.changedMark[k]; m != nil && !m[j] {
-		m[j] = true
+	if jr := &s.jobs[j]; s.watching && !jr.changed[k] {
+		jr.changed[k] = true
 		s.changed[k] = append(s.changed[k], int32(j))
 	}
 }
@@ -733,8 +734,11 @@ func (s *State) Runnable(k Kind) []int32 { return s.runnable[k] }
 // those, instead of re-checking every runnable job on every slot. Called
 // from Start.
 func (s *State) WatchJobs() {
-	for k := range s.changedMark {
-		s.changedMark[k] = make([]bool, len(s.jobs))
+	s.watching = true
+	for k := range s.changed {
+		for _, j := range s.changed[k] {
+			s.jobs[j].changed[k] = false
+		}
 		s.changed[k] = s.changed[k][:0]
 	}
 }
@@ -746,7 +750,7 @@ func (s *State) WatchJobs() {
 func (s *State) TakeChanged(k Kind, buf []int32) []int32 {
 	buf = append(buf[:0], s.changed[k]...)
 	for _, j := range s.changed[k] {
-		s.changedMark[k][j] = false
+		s.jobs[j].changed[k] = false
 	}
 	s.changed[k] = s.changed[k][:0]
 	return buf
