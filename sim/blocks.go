@@ -211,42 +211,20 @@ func (x *placeIndex) tasksAt(p int32) []int32 {
 	return nil
 }
 
-// pendingMaps answers whether a map of one job is pending: from the job's
-// record (jobRec.notPending) for its first maps, from the map's own record
-// past them.
-type pendingMaps struct {
-	tasks []taskRec
-	bits  *[notPendingWords]uint64
-	lo    int32 // the job's first map, bit 0
-}
-
-// pendingOf is job jr's pendingMaps.
-func (s *State) pendingOf(jr *jobRec) pendingMaps {
-	return pendingMaps{tasks: s.tasks, bits: &jr.notPending, lo: jr.mapLo}
-}
-
-// is reports whether map t is pending.
-func (m pendingMaps) is(t int32) bool {
-	if i := uint32(t - m.lo); i < 64*notPendingWords {
-		return m.bits[i/64]&(1<<(i%64)) == 0
-	}
-	return m.tasks[t].state == taskPending
-}
-
 // next is the first pending task with an entry at place p, or −1.
-func (x *placeIndex) next(p int32, pend pendingMaps) int32 {
-	return x.nextAt(x.seek(p), p, pend)
+func (x *placeIndex) next(p int32, tasks []taskRec) int32 {
+	return x.nextAt(x.seek(p), p, tasks)
 }
 
 // nextAt is next(p), given i = seek(p).
-func (x *placeIndex) nextAt(i int, p int32, pend pendingMaps) int32 {
+func (x *placeIndex) nextAt(i int, p int32, tasks []taskRec) int32 {
 	if i >= len(x.runs)-1 || x.runs[i].place != p {
 		return -1
 	}
 	r := &x.runs[i]
 	c, end := r.cur, x.runs[i+1].lo
 	for ; c < end; c++ {
-		if t := x.ent[c]; pend.is(t) {
+		if t := x.ent[c]; tasks[t].state == taskPending {
 			r.cur = c
 			return t
 		}
@@ -271,7 +249,7 @@ func (x *placeIndex) has(p, t int32) bool {
 // from is seek(p) of a place p in [lo, hi]: the runs before it that are in
 // the range are a short walk back (a lookup has just sought the node
 // asking, in the rack asked about, or the rack's end for an extra node).
-func (x *placeIndex) nextIn(from int, lo, hi int32, pend pendingMaps) int32 {
+func (x *placeIndex) nextIn(from int, lo, hi int32, tasks []taskRec) int32 {
 	best := int32(-1)
 	runs, ent := x.runs, x.ent
 	i := from
@@ -285,7 +263,7 @@ func (x *placeIndex) nextIn(from int, lo, hi int32, pend pendingMaps) int32 {
 		// past none, as an unsigned number), so are the rest, and their
 		// states need not be read.
 		for ; c < end && uint32(ent[c]) < uint32(best); c++ {
-			if pend.is(ent[c]) {
+			if tasks[ent[c]].state == taskPending {
 				best = ent[c]
 				break
 			}

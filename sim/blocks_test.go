@@ -105,7 +105,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 				if len(wantRack[j][r]) > 0 {
 					want = wantRack[j][r][0]
 				}
-				if got := b.nextIn(b.seek(lo), lo, hi, s.pendingOf(&s.jobs[j])); got != want {
+				if got := b.nextIn(b.seek(lo), lo, hi, s.tasks); got != want {
 					t.Fatalf("job %d, rack %d: next task %d, want %d", j, r, got, want)
 				}
 				jr, in := &s.jobs[j], wantRack[j][r]
@@ -206,11 +206,7 @@ func TestNextInMatchesScan(t *testing.T) {
 		x.allocate(&b)
 		x.fill(pairs, &b)
 		x.done(&b)
-		// The first 128 tasks' states are read from bits, the rest from
-		// their records (pendingMaps): a job of up to 300 maps has both.
 		tasks := make([]taskRec, ntasks)
-		jr := jobRec{mapLo: 0, mapHi: int32(ntasks)}
-		pend := pendingMaps{tasks: tasks, bits: &jr.notPending}
 		for range 3 * ntasks {
 			lo := int32(rng.IntN(span + 1))
 			hi := lo + int32(rng.IntN(span+1-int(lo)))
@@ -229,15 +225,13 @@ func TestNextInMatchesScan(t *testing.T) {
 			case 1:
 				from = x.seek(hi)
 			}
-			if got := x.nextIn(from, lo, hi, pend); got != want {
+			if got := x.nextIn(from, lo, hi, tasks); got != want {
 				t.Fatalf("trial %d: nextIn(%d, %d) = %d, want %d", trial, lo, hi, got, want)
 			}
 			if rng.IntN(2) == 0 {
-				x.next(int32(rng.IntN(span)), pend)
+				x.next(int32(rng.IntN(span)), tasks)
 			}
-			tk := int32(rng.IntN(ntasks))
-			tasks[tk].state = taskRunning
-			jr.markPending(tk, Map, false)
+			tasks[rng.IntN(ntasks)].state = taskRunning
 		}
 	}
 }

@@ -367,7 +367,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			// then the walk back nextIn expects, not every run after them.
 			rlo, rhi := s.rackNodes(r)
 			i := b.seek(min(int32(node), rhi))
-			if t := b.nextAt(i, int32(node), s.pendingOf(jr)); t >= 0 {
+			if t := b.nextAt(i, int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
 			// Before the rack's nodes are asked, as the filter's
@@ -378,7 +378,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if best >= 0 && bestLoc == RackLocal {
 				return best, bestLoc
 			}
-			if t := b.nextIn(i, rlo, rhi, s.pendingOf(jr)); t >= 0 {
+			if t := b.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
 			s.exhausted(jr, r)
@@ -420,7 +420,7 @@ func (s *State) localTask(j, node int, k Kind) bool {
 			return true
 		}
 	}
-	return s.mayHold(jr, s.rack[node]) && b.next(int32(node), s.pendingOf(jr)) >= 0
+	return s.mayHold(jr, s.rack[node]) && b.next(int32(node), s.tasks) >= 0
 }
 
 // mayHold reports whether rack r may hold a replica of one of the maps of
@@ -497,7 +497,6 @@ func (s *State) launch(j, node int, k Kind) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	tr.state, tr.start, tr.node, tr.loc = taskRunning, s.now, int32(node), loc
-	jr.markPending(t, k, false)
 	d := s.base(t) * s.slow[node]
 	switch loc {
 	case RackLocal:
@@ -612,7 +611,6 @@ func (s *State) Kill(task int) bool {
 	tr.attempt++
 	j := int(tr.job)
 	jr := &s.jobs[j]
-	jr.markPending(int32(task), tr.kind, true)
 	jr.pending[tr.kind]++
 	jr.requeued = append(jr.requeued, int32(task))
 	s.addRunnable(j, tr.kind)

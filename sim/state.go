@@ -52,13 +52,7 @@ type jobRec struct {
 	// read its record (at 10⁷ tasks under fair sharing the array's cache
 	// misses were 4 % of the run).
 	changed [2]bool
-	// notPending has bit i set while map mapLo+i is not pending, for the
-	// first 64·notPendingWords maps (pendingMaps): the walks of the block
-	// index ask it of map after map, and here, in the record a launch has
-	// just written, the answer is in the cache, where each task record it
-	// replaces was a miss (under fair sharing at 10⁶ tasks, 7 % of the run).
-	notPending [notPendingWords]uint64
-	blocks     *placeIndex // its block index while its maps run (State.blocks)
+	blocks  *placeIndex // its block index while its maps run (State.blocks)
 	// racks has bit r set while rack r may hold a replica of a map of the
 	// job that never launched (State.mayHold): inline, since a lookup reads
 	// the record anyway, where the index's runs are one or two more cache
@@ -73,24 +67,6 @@ func (jr *jobRec) span(k Kind) (lo, hi int32) {
 	}
 	return jr.mapLo, jr.mapHi
 }
-
-// markPending records in jr.notPending that task t of kind k is pending
-// again (a killed map) or not (launched).
-func (jr *jobRec) markPending(t int32, k Kind, pending bool) {
-	i := uint32(t - jr.mapLo)
-	if k != Map || i >= 64*notPendingWords {
-		return
-	}
-	if pending {
-		jr.notPending[i/64] &^= 1 << (i % 64)
-	} else {
-		jr.notPending[i/64] |= 1 << (i % 64)
-	}
-}
-
-// notPendingWords is the size of jobRec.notPending: a job's first 128 maps,
-// all of most jobs' in the traces.
-const notPendingWords = 2
 
 // rackFilterWords is the size of a job's rack filter (jobRec.racks): racks
 // up to 512, 10,240 nodes at 20 a rack. A larger cluster goes without.
