@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"unsafe"
 )
 
 // State is a run in progress. Policies read it through its methods and act
@@ -391,6 +392,13 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	for c := jr.cursor[k]; c < hi; c++ {
 		if s.tasks[c].state == taskPending {
+			// The job's next launch from here reads the next records,
+			// cold at 10⁷ tasks: ask for the line after this one now
+			// (only then is warm set; fair D=10 at 10⁷, this line's
+			// share of the run's samples 4.8 → 1.5 %).
+			if w := s.queue.warm; int(c)+2 < len(w) {
+				prefetch(unsafe.Pointer(&w[c+2]))
+			}
 			jr.cursor[k] = c
 			l := NoInput
 			if k == Map && !jr.noInput {
