@@ -23,12 +23,13 @@ type Canary struct {
 	Kernel, Initrd string
 	// Cmdline is the guest's kernel command line; empty means a quiet serial
 	// console and packer.run=true, which makes packer's appliance power off
-	// at once (and no panic=N: a panicking canary hangs, and fails).
+	// as soon as it has booted, after its 4 s linger (and no panic=N: a
+	// panicking canary hangs, and fails).
 	Cmdline string
 	// MemoryMiB is the guest's memory; 0 means 128.
 	MemoryMiB int
 	// Timeout bounds the whole boot; 0 means 20 s. A working KVM boots the
-	// appliance in 2–4 s and TCG in about 15 s on a 2-core machine, so 20 s
+	// appliance in 4–6 s (4 of them its linger) and TCG in about 15 s on a 2-core machine, so 20 s
 	// tells a hung accelerator from a slow one only for KVM: do not use a
 	// canary to judge TCG.
 	Timeout time.Duration

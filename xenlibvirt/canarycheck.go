@@ -15,7 +15,7 @@ type Booter interface {
 }
 
 // DefaultCanaryTimeout bounds one host's canary in hosts check: a working
-// KVM boots packer's appliance and powers it off in 2–4 s, TCG in 15–30 s on
+// KVM boots packer's appliance and powers it off in 4–6 s, TCG in 15–30 s on
 // a loaded 2-core machine; a KVM that hangs guests never does.
 const DefaultCanaryTimeout = 60 * time.Second
 

@@ -33,12 +33,13 @@ type VMSpan struct {
 	JobAt time.Time
 	// Sampled is false when not even the first sample could be read.
 	Sampled bool
-	// Gap is the longest the VM went unread while it ran: the most time
-	// between the beginnings of two reads that gave samples, or between the
-	// last of them and Stop. What the VM did in its last Gap before Stop
-	// may be missed; a Gap longer than the appliance lingers after its job
-	// says the job's I/O may not be counted at all.
-	Gap time.Duration
+	// Tail is how long before Stop the read of Last began (from Start when
+	// no sample was read; 0 with no Stop): what the VM did in it is not
+	// counted, the counters being gone by the next read. A Tail longer than
+	// the appliance lingers after its job says the job may not be counted
+	// at all. (A stall between two samples loses nothing: the counters are
+	// cumulative.)
+	Tail time.Duration
 }
 
 // Tally is the VMs of one run.
@@ -88,17 +89,17 @@ func (t Tally) Run(vcpus int) profile.Run {
 	return r
 }
 
-// Gap is the longest any VM of the run went unread while it ran
-// (VMSpan.Gap), and that VM's name.
-func (t Tally) Gap() (time.Duration, string) {
-	var gap time.Duration
-	name := ""
+// Tail is the longest Tail of the run's VMs, and which VM's ("h<host>
+// <name>"; "" when every Tail is 0).
+func (t Tally) Tail() (time.Duration, string) {
+	var tail time.Duration
+	vm := ""
 	for _, v := range t {
-		if v.Gap > gap {
-			gap, name = v.Gap, v.Name
+		if v.Tail > tail {
+			tail, vm = v.Tail, fmt.Sprintf("h%d %s", v.Host, v.Name)
 		}
 	}
-	return gap, name
+	return tail, vm
 }
 
 // ioSpanFloor is the least that a VM's disks must move between two samples
@@ -198,9 +199,6 @@ func (m *meter) read(k vmKey) {
 	if _, stopped := m.stops[k]; stopped {
 		return
 	}
-	if v.Sampled {
-		v.Gap = max(v.Gap, before.Sub(v.LastAt))
-	}
 	if !v.Sampled {
 		v.First, v.FirstAt, v.Job, v.JobAt, v.Sampled = c, before, c, before, true
 	} else if c.ReadBytes+c.WriteBytes-v.Last.ReadBytes-v.Last.WriteBytes >= ioSpanFloor {
@@ -252,8 +250,12 @@ func (m *meter) finish() Tally {
 	for k, v := range m.vms {
 		s := *v
 		s.Stop = m.stops[k]
-		if s.Sampled && !s.Stop.IsZero() {
-			s.Gap = max(s.Gap, s.Stop.Sub(s.LastAt))
+		switch {
+		case s.Stop.IsZero():
+		case s.Sampled:
+			s.Tail = s.Stop.Sub(s.LastAt)
+		default:
+			s.Tail = s.Stop.Sub(s.Start)
 		}
 		t = append(t, s)
 	}

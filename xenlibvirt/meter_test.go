@@ -104,17 +104,26 @@ func TestMeterSlowDomainDoesNotStallOthers(t *testing.T) {
 	if fast.Job != fast.First || !fast.JobAt.Equal(fast.FirstAt) || !fast.LastAt.After(fast.FirstAt) {
 		t.Errorf("fast VM's window opens with %+v at %v, want its first sample %+v at %v", fast.Job, fast.JobAt, fast.First, fast.FirstAt)
 	}
-	// Slow's second read began before it powered off and ended after, so
-	// only its first sample stands: it went unread from that sample to its
-	// power-off (≥ 500 ms), the run's longest gap.
+	// Slow's reads after the first take a second each, so its last sample
+	// began at least half a second before it powered off (its first, at
+	// its start, 500 ms before; or a later one, a second before its end),
+	// and all that is its Tail; fast's is from its last sample to its
+	// power-off; the run's is the longer of the two, named.
 	slow := tally[1]
-	if !slow.LastAt.Equal(slow.FirstAt) || slow.Gap != slow.Stop.Sub(slow.FirstAt) || slow.Gap < 500*time.Millisecond {
-		t.Errorf("slow VM: first sample at %v, last at %v, off at %v, gap %v: want one sample and the gap to its power-off",
-			slow.FirstAt, slow.LastAt, slow.Stop, slow.Gap)
+	for _, v := range []VMSpan{fast, slow} {
+		if v.Tail != v.Stop.Sub(v.LastAt) {
+			t.Errorf("VM %s: tail %v, want its last sample's %v before its power-off", v.Name, v.Tail, v.Stop.Sub(v.LastAt))
+		}
 	}
-	if gap, name := tally.Gap(); gap != slow.Gap || name != "slow" || fast.Gap >= slow.Gap || fast.Gap < fast.Stop.Sub(fast.LastAt) {
-		t.Errorf("run's longest gap %v (%s), fast's %v (last sample %v before its power-off): want slow's %v, and fast's shorter",
-			gap, name, fast.Gap, fast.Stop.Sub(fast.LastAt), slow.Gap)
+	if slow.Tail < 450*time.Millisecond {
+		t.Errorf("slow VM's tail %v, want at least the 500 ms from its first sample", slow.Tail)
+	}
+	want, wantVM := fast.Tail, "h0 fast"
+	if slow.Tail > fast.Tail {
+		want, wantVM = slow.Tail, "h0 slow"
+	}
+	if tail, vm := tally.Tail(); tail != want || vm != wantVM {
+		t.Errorf("run's tail %v (%s), want %v (%s)", tail, vm, want, wantVM)
 	}
 }
 
@@ -159,5 +168,27 @@ func TestMeterIOSpan(t *testing.T) {
 	// the boot probe's 4 KiB and less than 1 MiB more.
 	if !v.JobAt.Equal(v.IOFrom) || v.Job.ReadBytes < 4096 || v.Job.ReadBytes >= 4096+1<<20 || v.Job.VCPU < 50*time.Millisecond {
 		t.Errorf("window opens with %+v at %v, want the sample at the I/O span's start %v (4 KiB to 1 MiB read)", v.Job, v.JobAt.Sub(start), from)
+	}
+}
+
+// TestMeterTailOfUnreadVM: a VM none of whose reads succeeded (here: every
+// read fails) went unread from its start to its power-off, all of it its
+// Tail, and the run's.
+func TestMeterTailOfUnreadVM(t *testing.T) {
+	hv := &clockHV{start: map[string]time.Time{}, off: map[string]bool{"unread": true}, reads: map[string]int{}}
+	m, err := startMeter([]Hypervisor{hv}, 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.started(0, "unread")
+	time.Sleep(50 * time.Millisecond)
+	hv.powerOff("unread")
+	tally := m.finish()
+	v := tally[0]
+	if v.Sampled || v.Tail != v.Stop.Sub(v.Start) || v.Tail < 50*time.Millisecond {
+		t.Errorf("unread VM: sampled %v, tail %v, ran %v: want no sample and its whole run", v.Sampled, v.Tail, v.Stop.Sub(v.Start))
+	}
+	if tail, vm := tally.Tail(); tail != v.Tail || vm != "h0 unread" {
+		t.Errorf("run's tail %v (%s), want %v (h0 unread)", tail, vm, v.Tail)
 	}
 }

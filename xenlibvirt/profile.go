@@ -440,9 +440,12 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 		return failed(err)
 	}
 	r := tally.Run(set.VCPUs)
-	gap, gapVM := tally.Gap()
-	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s; longest unsampled %.1f s (%s)\n",
+	tail, tailVM := tally.Tail()
+	if tailVM != "" {
+		tailVM = " (" + tailVM + ")"
+	}
+	fmt.Fprintf(set.Log, "profile %s: %d VMs, repeat %d: %.1f s, CPU %.1f s of %.1f s offered, read %.1f MB, written %.1f MB in %.1f s; unsampled before power-off: up to %.1f s%s\n",
 		set.Job, n, rep, r.Wall.Seconds(), r.CPU.Seconds(), r.CPUOffered.Seconds(), float64(r.ReadBytes)/1e6, float64(r.WriteBytes)/1e6, r.IOSpan.Seconds(),
-		gap.Seconds(), gapVM)
+		tail.Seconds(), tailVM)
 	return r, nil
 }

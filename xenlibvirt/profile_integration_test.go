@@ -44,9 +44,11 @@ var (
 // 0.912 and 0.865 against 0.275, 0.335 and 0.115. (Those runs hashed for
 // 10 s and lingered 1 s; the appliance now lingers 4 s, see
 // build-appliance.sh, and the hash runs 14 s so that the KVM bound below
-// holds as before.) Under KVM, which this machine could not run, the 14 s of
-// hashing outweigh the boot and the 4 s the appliance lingers (a 5 s boot,
-// idle throughout, would still leave 14/23), and KVM's disk I/O leaves the
+// still holds, if with less room.) Under KVM, which this machine could not
+// run, the 14 s of hashing outweigh the boot and the 4 s the appliance
+// lingers (a 5 s boot, idle throughout, would leave 14/23 = 0.61, where the
+// 12 s and 2 s before left 12/19 = 0.63; a canary's whole KVM boot takes 2
+// s or less), and KVM's disk I/O leaves the
 // vCPU halted, so the same 60 % should lie between them.
 //
 // I/O: scaled to a twentieth of the paper's 100 MB/s. A TCG guest does not

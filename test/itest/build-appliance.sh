@@ -48,7 +48,8 @@ fi
 # CI run without KVM, three TCG guests on two cores, counted none of one
 # VM's 32 MiB after a 2 s linger), and a disk job whose idle linger went
 # unsampled is measured over its I/O alone, which TCG keeps about half
-# busy. packer profile logs each run's longest unsampled stretch.
+# busy. packer profile logs, for each run, how long before power-off the
+# last sample was read.
 sync
 sleep 4
 echo "packer-appliance: job done, powering off"
