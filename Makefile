@@ -61,7 +61,7 @@ fuzz-profile:
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
 
 # fuzz-sim runs the simulation workload reader's fuzzer, FUZZTIME; bench-sim the
-# simulator's benchmark at 10⁴, 10⁵ and 10⁶ tasks (events/s, peak heap).
+# simulator's benchmark at 10⁴ to 10⁷ tasks (events/s, peak heap).
 .PHONY: fuzz-sim bench-sim
 fuzz-sim:
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseWorkload -fuzztime $(FUZZTIME)

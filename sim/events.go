@@ -338,8 +338,9 @@ func (q *eventQueue) refill() {
 // ahead prefetches what the next three buckets with events at or after
 // ring bucket from will need: for the first, the records of its task ends'
 // jobs, at the first and the last field a task end reads (mapLo and loc,
-// 80 bytes apart; their task records, prefetched by an earlier refill, are
-// in the cache by now); for the second, its task ends' records; for the
+// whose 80 bytes lie on two cache lines or, for about one record in eight,
+// three, the middle one then not asked for; their task records, prefetched
+// by an earlier refill, are in the cache by now); for the second, its task ends' records; for the
 // third, its list's first entry in the pool (the second walks it next
 // time). So each bucket's records are asked for a bucket or two before its
 // events are popped, the misses of several events overlapping. It stops

@@ -393,9 +393,9 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	for c := jr.cursor[k]; c < hi; c++ {
 		if s.tasks[c].state == taskPending {
 			// The job's next launch from here reads the next records,
-			// cold at 10⁷ tasks: ask for the line after this one now
-			// (only then is warm set; fair D=10 at 10⁷, this line's
-			// share of the run's samples 4.8 → 1.5 %).
+			// cold in a large run: ask for the line after this one now
+			// (warm is set from prefetchFrom tasks on; fair D=10 at 10⁷,
+			// this line's share of the run's samples 4.8 → 1.5 %).
 			if w := s.queue.warm; int(c)+2 < len(w) {
 				prefetch(unsafe.Pointer(&w[c+2]))
 			}
@@ -541,7 +541,11 @@ func (s *State) freeSlot(t int32) {
 	tr := &s.tasks[t]
 	s.found.ok = false
 	k, node := tr.kind, int(tr.node)
-	s.slotTask[k][node*s.slots[k]+int(tr.slot)] = -1
+	slot := &s.slotTask[k][node*s.slots[k]+int(tr.slot)]
+	if *slot != t {
+		panic(fmt.Sprintf("sim: task %d freed from slot %d of node %d, which holds task %d", t, tr.slot, node, *slot))
+	}
+	*slot = -1
 	if s.lazy > 0 {
 		s.realize() // the sweeps pending were of the slots free before this one
 	}
