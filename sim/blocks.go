@@ -73,6 +73,37 @@ func (x *placeIndex) allocate(b *placeBuild) {
 		for _, p := range b.places {
 			b.seen[p/64] = 0
 		}
+	} else if len(b.places) <= 3*len(b.seen) {
+		// Places few to a word (a job's replicas on a large cluster): each
+		// word's first four bits are written whether there or not, and
+		// only those there kept, so that an empty word, or the number in
+		// one, costs no branch the predictor misses at every other word
+		// (at 10⁷ tasks on 10,000 nodes, the walk below was a third of
+		// each build's allocate). A word of more than four is rare here.
+		n := len(b.places)
+		b.places = slices.Grow(b.places, 4)
+		k, pl := 0, b.places[:n+4]
+		for w, word := range b.seen {
+			b.seen[w] = 0
+			c, at := bits.OnesCount64(word), int32(w*64)
+			if c > 4 {
+				for ; word != 0; word &= word - 1 {
+					pl[k] = at + int32(bits.TrailingZeros64(word))
+					k++
+				}
+				continue
+			}
+			p0 := at + int32(bits.TrailingZeros64(word))
+			word &= word - 1
+			p1 := at + int32(bits.TrailingZeros64(word))
+			word &= word - 1
+			p2 := at + int32(bits.TrailingZeros64(word))
+			word &= word - 1
+			p3 := at + int32(bits.TrailingZeros64(word))
+			q := pl[k : k+4 : k+4]
+			q[0], q[1], q[2], q[3] = p0, p1, p2, p3
+			k += c
+		}
 	} else {
 		k, pl := 0, b.places
 		for w, word := range b.seen {
