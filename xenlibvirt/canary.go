@@ -29,9 +29,9 @@ type Canary struct {
 	// MemoryMiB is the guest's memory; 0 means 128.
 	MemoryMiB int
 	// Timeout bounds the whole boot; 0 means 20 s. A working KVM boots the
-	// appliance in 4–6 s (4 of them its linger) and TCG in about 15 s on a 2-core machine, so 20 s
-	// tells a hung accelerator from a slow one only for KVM: do not use a
-	// canary to judge TCG.
+	// appliance and powers it off in 4–6 s (4 of them its linger) and TCG
+	// in about 15 s on a 2-core machine, so 20 s tells a hung accelerator
+	// from a slow one only for KVM: do not use a canary to judge TCG.
 	Timeout time.Duration
 }
 

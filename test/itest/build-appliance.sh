@@ -44,12 +44,12 @@ fi
 # A domain's counters vanish when it powers off, and packer profile samples
 # them only every 200 ms: linger so that the job's last I/O and CPU are in a
 # sample (a short job's I/O all falls in its last 200 ms otherwise). Four
-# seconds: on a loaded host libvirt can take seconds to answer a read (one
-# CI run without KVM, three TCG guests on two cores, counted none of one
-# VM's 32 MiB after a 2 s linger), and a disk job whose idle linger went
-# unsampled is measured over its I/O alone, which TCG keeps about half
-# busy. packer profile logs, for each run, how long before power-off the
-# last sample was read.
+# seconds: a TCG guest's power-off takes about two, its counters unreadable
+# meanwhile, so its last sample is read that long before it is off (1.6 to
+# 2.6 s in CI runs; packer profile logs it for each run); a 2 s linger left
+# no room, and one CI run without KVM counted none of one VM's 32 MiB. A
+# disk job whose idle linger went unsampled is also measured over its I/O
+# alone, which TCG keeps about half busy.
 sync
 sleep 4
 echo "packer-appliance: job done, powering off"
