@@ -342,9 +342,9 @@ func (q *eventQueue) refill() {
 // three, the middle one then not asked for; their task records, prefetched
 // by an earlier refill, are in the cache by now); for the second, its task
 // ends' records; for the third, its list's first entry in the pool (the
-// second walks it next time). So each bucket's records are asked for a bucket or two before its
-// events are popped, the misses of several events overlapping. It stops
-// early when the ring has fewer buckets with events. (At 10⁷ tasks under
+// second walks it next time). So each bucket's records are asked for a
+// bucket or two before its events are popped, the misses of several events
+// overlapping. It stops early when the ring has fewer buckets with events. (At 10⁷ tasks under
 // fair sharing, task events a CPU-second: the task records alone +14 and
 // +22 % in two runs; the jobs' first lines too, a further +8 % on average
 // in four paired runs; the pool entry a further +2 to +38 % in four; the
