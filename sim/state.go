@@ -30,48 +30,34 @@ type taskRec struct {
 	slot    uint16 // its slot on node (State.slotTask), while it runs
 }
 
-// jobRec is one job's running state: four cache lines, the fields a
-// launch, a lookup and a task's end read first, so that at 10⁷ tasks, with
-// tens of thousands of jobs running, they cost one miss, not the two or
-// three of a record that straddles lines (the array is line-aligned, as Go
-// allocates a large one at a page boundary). Fair sharing at 10⁷ tasks,
-// against the 216-byte record in field order: −5 to +20 % (median +9 %)
-// task events a CPU-second in eight paired runs. TestJobRecordLines holds
-// the layout.
+// jobRec is one job's running state.
 type jobRec struct {
-	// First cache line: what a launch, a lookup and a task's end read.
-	cursor, pending [2]int32
-	running, done   [2]int32
-	mapLo, mapHi    int32       // its map tasks are tasks[mapLo:mapHi]
-	redLo, redHi    int32       // and its reduces tasks[redLo:redHi]
-	blocks          *placeIndex // its block index while its maps run (State.blocks)
+	arrival, shuffle float64
+	start, finish    float64
+	mapLo, mapHi     int32 // its map tasks are tasks[mapLo:mapHi]
+	redLo, redHi     int32 // and its reduces tasks[redLo:redHi]
+	cursor           [2]int32
+	pending, running [2]int32
 	// changed[k] is set while the job is in State.changed[k]: beside
 	// running, which whoever marks it has just written, not in an array of
 	// its own nor further down the record, each a cache miss of its own (at
 	// 10⁷ tasks under fair sharing, 4 % and 13 % of the run).
 	changed            [2]bool
+	done               [2]int32
+	runPos             [2]int32 // index in State.runnable[kind], or −1
+	user               int32
+	loc                [4]int32 // completed maps by locality
+	requeued           []int32  // killed tasks waiting to run again
 	arrived, finished  bool
 	started, redsReady bool
 	mapsShuffled       bool // maps done and shuffled: reduces run their own time
 	noInput            bool
-
-	// Second line.
-	runPos   [2]int32 // index in State.runnable[kind], or −1
-	loc      [4]int32 // completed maps by locality
-	requeued []int32  // killed tasks waiting to run again
-	user     int32
-	arrival  float64
-
-	// Third line. racks has bit r set while rack r may hold a replica of a
-	// map of the job that never launched (State.mayHold): inline, since a
-	// lookup reads the record anyway, where the index's runs are one or two
-	// more cache misses, and on a large cluster a job's replicas lie in few
-	// racks.
+	blocks             *placeIndex // its block index while its maps run (State.blocks)
+	// racks has bit r set while rack r may hold a replica of a map of the
+	// job that never launched (State.mayHold): inline, since a lookup reads
+	// the record anyway, where the index's runs are one or two more cache
+	// misses, and on a large cluster a job's replicas lie in few racks.
 	racks [rackFilterWords]uint64
-
-	// Fourth line, cold.
-	shuffle, start, finish float64
-	_                      [40]byte
 }
 
 // span is the job's tasks of kind k: tasks[lo:hi].
