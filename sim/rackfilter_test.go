@@ -10,13 +10,13 @@ import (
 // on clusters of up to 64 racks, so that a job's replicas leave racks out
 // and its racks are exhausted one by one) under every policy, preemptive
 // ones and a meddler that kills mid-drain included, once asking the block
-// indexes every time and once through the jobs' rack filters: the traces
-// must be the same event for event, and the filters must have ruled racks
-// out.
+// indexes every time and once through the jobs' filters with a bit a rack,
+// once with a bit a node: the traces must be the same event for event, and
+// each kind of filter must have ruled places out.
 func TestRackFilterMatchesIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	policies := append(registered(), "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
-	exhaustions := 0
+	exhaustions := map[uint8]int{}
 	for i := range 80 {
 		w := randomWorkload(rng, true, i%4 != 0)
 		w.Cluster.Nodes = 2 + rng.IntN(200)
@@ -41,9 +41,9 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 			set.Heartbeat = 1
 		}
 		for _, name := range policies {
-			run := func(filter bool) []string {
-				noRackFilter = !filter
-				defer func() { noRackFilter = false }()
+			run := func(filter uint8) []string {
+				forceFilter = int(filter)
+				defer func() { forceFilter = -1 }()
 				p := testPolicy(t, name)
 				rec := &recorder{}
 				set.Trace = rec
@@ -54,20 +54,23 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 				if err := s.exec(p); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}
-				if !filter && s.exhaustions != 0 {
-					t.Fatalf("case %d, %s: %d racks ruled out with the filters off", i, name, s.exhaustions)
+				if filter == filterNone && s.exhaustions != 0 {
+					t.Fatalf("case %d, %s: %d places ruled out with the filters off", i, name, s.exhaustions)
 				}
-				exhaustions += s.exhaustions
+				exhaustions[filter] += s.exhaustions
 				return rec.lines
 			}
-			want := run(false)
-			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(true), want)
+			want := run(filterNone)
+			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a rack", i, name), run(filterRacks), want)
+			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a node", i, name), run(filterNodes), want)
 		}
 	}
-	if exhaustions < 1000 {
-		t.Fatalf("the filters ruled out %d racks in all: too few for the test to say anything", exhaustions)
+	for _, f := range []uint8{filterRacks, filterNodes} {
+		if exhaustions[f] < 1000 {
+			t.Fatalf("the filters (kind %d) ruled out %d places in all: too few for the test to say anything", f, exhaustions[f])
+		}
 	}
-	t.Logf("%d racks ruled out", exhaustions)
+	t.Logf("racks ruled out %d times, nodes or racks' nodes %d", exhaustions[filterRacks], exhaustions[filterNodes])
 }
 
 // testPolicy is the policy of a registered name, or "meddler" (a FIFO
@@ -111,10 +114,24 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 	return m.Fair.Assign(s, node, k)
 }
 
-// TestRackFilterOffBeyond512Racks: a cluster of more racks than a job's
-// filter has bits goes without filters, and runs.
-func TestRackFilterOffBeyond512Racks(t *testing.T) {
-	w := &Workload{Cluster: Cluster{Nodes: 1200, Racks: 600, MapSlots: 1, ReduceSlots: 1}}
+// TestFilterKindBySize: a job's filter has a bit a node on a cluster of up
+// to 1024 nodes, else a bit a rack for up to 1024 racks; a cluster of more
+// racks goes without filters, and runs.
+func TestFilterKindBySize(t *testing.T) {
+	for _, c := range []struct {
+		nodes, racks int
+		want         uint8
+	}{{1024, 1024, filterNodes}, {1000, 50, filterNodes}, {1025, 60, filterRacks}, {20480, 1024, filterRacks}} {
+		w := &Workload{Cluster: Cluster{Nodes: c.nodes, Racks: c.racks, MapSlots: 1, ReduceSlots: 1},
+			Jobs: []Job{{Name: "a", Maps: Tasks{Count: 3, Mean: 1}}}}
+		if err := w.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := compile(w, Settings{}).filterBy; got != c.want {
+			t.Errorf("%d nodes in %d racks: filter kind %d, want %d", c.nodes, c.racks, got, c.want)
+		}
+	}
+	w := &Workload{Cluster: Cluster{Nodes: 2100, Racks: 1050, MapSlots: 1, ReduceSlots: 1}}
 	for j := range 5 {
 		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Arrival: float64(j), Maps: Tasks{Count: 40, Mean: 3}})
 	}
@@ -126,13 +143,71 @@ func TestRackFilterOffBeyond512Racks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := compile(w, set)
-	if s.rackFilter {
-		t.Fatal("rack filters kept on a cluster of 600 racks")
+	if s.filterBy != filterNone {
+		t.Fatal("filters kept on a cluster of 1050 racks")
 	}
 	if err := s.exec(&Fair{Delay: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if s.exhaustions != 0 || s.unfinished != 0 {
 		t.Fatalf("%d racks ruled out, %d jobs unfinished; want none", s.exhaustions, s.unfinished)
+	}
+}
+
+// TestRackSpans checks, with a bit a node, mayHold and exhausted on a rack
+// against its nodes' bits one by one, for racks of random sizes laid one
+// after another over up to 1024 nodes, each starting or ending anywhere in
+// a word; and that a rack of more than 64 nodes across three words turns
+// the filters to a bit a rack.
+func TestRackSpans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for c := range 300 {
+		rackLo := []int{0}
+		for n := 0; ; {
+			size := 1 + rng.IntN(65) // up to 65: two words at most, however placed
+			if c%10 == 9 {
+				size = 1 + rng.IntN(200)
+			}
+			if n+size > 1024 {
+				break
+			}
+			n += size
+			rackLo = append(rackLo, n)
+		}
+		wide := false
+		for r := range len(rackLo) - 1 {
+			wide = wide || (rackLo[r+1]-1)/64 > rackLo[r]/64+1
+		}
+		s := &State{filterBy: filterNodes}
+		s.rackSpans(rackLo)
+		if want := map[bool]uint8{false: filterNodes, true: filterRacks}[wide]; s.filterBy != want {
+			t.Fatalf("case %d: filter kind %d, want %d", c, s.filterBy, want)
+		}
+		if wide {
+			continue
+		}
+		for r := range int32(len(rackLo) - 1) {
+			var jr jobRec
+			for w := range jr.filter {
+				jr.filter[w] = rng.Uint64() & rng.Uint64() & rng.Uint64() // sparse, some racks empty
+			}
+			lo, hi := int32(rackLo[r]), int32(rackLo[r+1])
+			bit := func(p int32) bool { return jr.filter[p/64]&(1<<(p%64)) != 0 }
+			want := false
+			for p := lo; p < hi; p++ {
+				want = want || bit(p)
+			}
+			if got := s.mayHold(&jr, r); got != want {
+				t.Fatalf("case %d, rack %d of nodes %d–%d: mayHold %v, want %v", c, r, lo, hi-1, got, want)
+			}
+			before := jr.filter
+			s.exhausted(&jr, r)
+			for p := range int32(1024) {
+				was := before[p/64]&(1<<(p%64)) != 0
+				if in := p >= lo && p < hi; bit(p) != (was && !in) {
+					t.Fatalf("case %d, rack %d of nodes %d–%d exhausted: bit %d is %v, was %v", c, r, lo, hi-1, p, bit(p), was)
+				}
+			}
+		}
 	}
 }

@@ -53,11 +53,12 @@ type jobRec struct {
 	mapsShuffled       bool // maps done and shuffled: reduces run their own time
 	noInput            bool
 	blocks             *placeIndex // its block index while its maps run (State.blocks)
-	// racks has bit r set while rack r may hold a replica of a map of the
-	// job that never launched (State.mayHold): inline, since a lookup reads
-	// the record anyway, where the index's runs are one or two more cache
+	// filter has bit p set while place p may hold a replica of a map of
+	// the job that never launched (State.filterBy says whether a place is
+	// a node or a rack; State.mayHold): inline, since a lookup reads the
+	// record anyway, where the index's runs are one or two more cache
 	// misses, and on a large cluster a job's replicas lie in few racks.
-	racks [rackFilterWords]uint64
+	filter [filterWords]uint64
 }
 
 // span is the job's tasks of kind k: tasks[lo:hi].
@@ -68,13 +69,22 @@ func (jr *jobRec) span(k Kind) (lo, hi int32) {
 	return jr.mapLo, jr.mapHi
 }
 
-// rackFilterWords is the size of a job's rack filter (jobRec.racks): racks
-// up to 512, 10,240 nodes at 20 a rack. A larger cluster goes without.
-const rackFilterWords = 8
+// filterWords is the size of a job's filter (jobRec.filter): a bit a node
+// on a cluster of up to 1024 nodes, else a bit a rack, racks up to 1024
+// (20,480 nodes at 20 a rack). A larger cluster goes without.
+const filterWords = 16
 
-// noRackFilter turns the rack filters off: the plain lookup the filtered one
-// must reproduce (a test's reference).
-var noRackFilter = false
+// What the bits of the jobs' filters stand for (State.filterBy).
+const (
+	filterNone  uint8 = iota // no filters: every question goes to the index
+	filterRacks              // bit r: rack r
+	filterNodes              // bit p: node p
+)
+
+// forceFilter, if not −1, is what the filters' bits stand for whatever the
+// cluster (filterNone: the plain lookup the filtered ones must reproduce),
+// for tests.
+var forceFilter = -1
 
 // runs numbers the runs laid out in this process (State.serial), from 1.
 var runs atomic.Uint64
@@ -124,7 +134,14 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		s.makeNodes()
 	}
 	s.gen, s.sweeping = 1, -1
-	s.rackFilter = c.Racks <= rackFilterWords*64 && !noRackFilter
+	switch {
+	case forceFilter >= 0:
+		s.filterBy = uint8(forceFilter)
+	case nodes <= filterWords*64:
+		s.filterBy = filterNodes
+	case c.Racks <= filterWords*64:
+		s.filterBy = filterRacks
+	}
 
 	// Every task record is written below; job records start from zero.
 	s.tasks = resize(s.tasks, w.Tasks())
