@@ -525,25 +525,27 @@ func (s *State) build(j int) *placeIndex {
 	// The scratch is zeroed (done's work) and the filter set in one pass
 	// over the places.
 	run := rs.build.run
-	var filter [filterWords]uint64
 	switch s.filterBy {
 	case filterRacks:
+		var racks [rackFilterWords]uint64
 		rack := s.rack
 		for _, r := range b.runs[:len(b.runs)-1] {
 			run[r.place] = 0
 			k := uint32(rack[r.place]) // unsigned: no fix-up for negatives in the division
-			filter[k/64] |= 1 << (k % 64)
+			racks[k/64] |= 1 << (k % 64)
 		}
+		jr.racks = racks
 	case filterNodes:
+		var nodes [nodeFilterWords]uint64
 		for _, r := range b.runs[:len(b.runs)-1] {
 			run[r.place] = 0
 			k := uint32(r.place)
-			filter[k/64] |= 1 << (k % 64)
+			nodes[k/64] |= 1 << (k % 64)
 		}
+		s.nodeFilter[j] = nodes
 	default:
 		b.done(&rs.build)
 	}
-	jr.filter = filter
 	return b
 }
 

@@ -115,13 +115,13 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 }
 
 // TestFilterKindBySize: a job's filter has a bit a node on a cluster of up
-// to 1024 nodes, else a bit a rack for up to 1024 racks; a cluster of more
+// to 1024 nodes, else a bit a rack for up to 512 racks; a cluster of more
 // racks goes without filters, and runs.
 func TestFilterKindBySize(t *testing.T) {
 	for _, c := range []struct {
 		nodes, racks int
 		want         uint8
-	}{{1024, 1024, filterNodes}, {1000, 50, filterNodes}, {1025, 60, filterRacks}, {20480, 1024, filterRacks}} {
+	}{{1024, 1024, filterNodes}, {1000, 50, filterNodes}, {1025, 60, filterRacks}, {10240, 512, filterRacks}, {1200, 600, filterNone}} {
 		w := &Workload{Cluster: Cluster{Nodes: c.nodes, Racks: c.racks, MapSlots: 1, ReduceSlots: 1},
 			Jobs: []Job{{Name: "a", Maps: Tasks{Count: 3, Mean: 1}}}}
 		if err := w.Validate(); err != nil {
@@ -131,7 +131,7 @@ func TestFilterKindBySize(t *testing.T) {
 			t.Errorf("%d nodes in %d racks: filter kind %d, want %d", c.nodes, c.racks, got, c.want)
 		}
 	}
-	w := &Workload{Cluster: Cluster{Nodes: 2100, Racks: 1050, MapSlots: 1, ReduceSlots: 1}}
+	w := &Workload{Cluster: Cluster{Nodes: 1200, Racks: 600, MapSlots: 1, ReduceSlots: 1}}
 	for j := range 5 {
 		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Arrival: float64(j), Maps: Tasks{Count: 40, Mean: 3}})
 	}
@@ -144,7 +144,7 @@ func TestFilterKindBySize(t *testing.T) {
 	}
 	s := compile(w, set)
 	if s.filterBy != filterNone {
-		t.Fatal("filters kept on a cluster of 1050 racks")
+		t.Fatal("filters kept on a cluster of 600 racks")
 	}
 	if err := s.exec(&Fair{Delay: 3}); err != nil {
 		t.Fatal(err)
@@ -186,22 +186,23 @@ func TestRackSpans(t *testing.T) {
 		if wide {
 			continue
 		}
+		s.nodeFilter = make([][nodeFilterWords]uint64, 1)
+		f := &s.nodeFilter[0]
 		for r := range int32(len(rackLo) - 1) {
-			var jr jobRec
-			for w := range jr.filter {
-				jr.filter[w] = rng.Uint64() & rng.Uint64() & rng.Uint64() // sparse, some racks empty
+			for w := range f {
+				f[w] = rng.Uint64() & rng.Uint64() & rng.Uint64() // sparse, some racks empty
 			}
 			lo, hi := int32(rackLo[r]), int32(rackLo[r+1])
-			bit := func(p int32) bool { return jr.filter[p/64]&(1<<(p%64)) != 0 }
+			bit := func(p int32) bool { return f[p/64]&(1<<(p%64)) != 0 }
 			want := false
 			for p := lo; p < hi; p++ {
 				want = want || bit(p)
 			}
-			if got := s.mayHold(&jr, r); got != want {
+			if got := s.mayHold(0, &jobRec{}, r); got != want {
 				t.Fatalf("case %d, rack %d of nodes %d–%d: mayHold %v, want %v", c, r, lo, hi-1, got, want)
 			}
-			before := jr.filter
-			s.exhausted(&jr, r)
+			before := *f
+			s.exhausted(0, &jobRec{}, r)
 			for p := range int32(1024) {
 				was := before[p/64]&(1<<(p%64)) != 0
 				if in := p >= lo && p < hi; bit(p) != (was && !in) {

@@ -50,7 +50,8 @@ type State struct {
 	// filterBy: what the jobs' filters' bits stand for (jobRec.filter);
 	// exhaustions counts the places they have ruled out.
 	filterBy    uint8
-	rackSpan    []rackSpan // with a bit a node, rack r's bits
+	nodeFilter  [][nodeFilterWords]uint64 // job j's filter, with a bit a node
+	rackSpan    []rackSpan                // with a bit a node, rack r's bits
 	exhaustions int
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
@@ -363,7 +364,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	if k == Map && !jr.noInput {
 		b := s.blocks(j)
-		if r := s.rack[node]; s.mayHold(jr, r) {
+		if r := s.rack[node]; s.mayHold(j, jr, r) {
 			// An extra node (numbered after every primary one) holds no
 			// blocks and is sought at its rack's end: its rack's runs are
 			// then the walk back nextIn expects, not every run after them.
@@ -372,7 +373,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if t := b.nextAt(i, int32(node), s.tasks); t >= 0 {
 				return t, NodeLocal
 			}
-			s.nodeExhausted(jr, node)
+			s.nodeExhausted(j, node)
 			// Before the rack's nodes are asked, as the filter's
 			// exactness needs: a rack-local requeued map is answered here,
 			// so they are asked only when none of the job's pending maps
@@ -384,7 +385,7 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			if t := b.nextIn(i, rlo, rhi, s.tasks); t >= 0 {
 				return t, RackLocal
 			}
-			s.exhausted(jr, r)
+			s.exhausted(j, jr, r)
 		}
 		if best >= 0 {
 			return best, bestLoc
@@ -430,13 +431,13 @@ func (s *State) localTask(j, node int, k Kind) bool {
 			return true
 		}
 	}
-	if !s.nodeMayHold(jr, node) {
+	if !s.nodeMayHold(j, jr, node) {
 		return false
 	}
 	if b.next(int32(node), s.tasks) >= 0 {
 		return true
 	}
-	s.nodeExhausted(jr, node)
+	s.nodeExhausted(j, node)
 	return false
 }
 
@@ -447,14 +448,14 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // lookup and localTask ask first; so whenever they ask the index, it can
 // only answer with a map that never launched, and a rack or node it once
 // found exhausted stays so.
-func (s *State) mayHold(jr *jobRec, r int32) bool {
+func (s *State) mayHold(j int, jr *jobRec, r int32) bool {
 	switch s.filterBy {
 	case filterRacks:
 		u := uint32(r) // unsigned: no fix-up for negatives in the division
-		return jr.filter[u/64]&(1<<(u%64)) != 0
+		return jr.racks[u/64%rackFilterWords]&(1<<(u%64)) != 0
 	case filterNodes:
-		sp := &s.rackSpan[r]
-		return jr.filter[sp.w0%filterWords]&sp.m0|jr.filter[sp.w1%filterWords]&sp.m1 != 0
+		f, sp := &s.nodeFilter[j], &s.rackSpan[r]
+		return f[sp.w0%nodeFilterWords]&sp.m0|f[sp.w1%nodeFilterWords]&sp.m1 != 0
 	}
 	return true
 }
@@ -466,29 +467,30 @@ func (s *State) mayHold(jr *jobRec, r int32) bool {
 // a cold index without the node's bit (fair D=10 at 10⁶ tasks: +9 to +12 %
 // task events a CPU-second in three ABBA rounds; fifo and plain fair,
 // which ask no such questions, within ±4 %).
-func (s *State) nodeMayHold(jr *jobRec, node int) bool {
-	u := uint32(node) // as in mayHold
+func (s *State) nodeMayHold(j int, jr *jobRec, node int) bool {
 	switch s.filterBy {
-	case filterNone:
-		return true
 	case filterRacks:
-		u = uint32(s.rack[node])
+		u := uint32(s.rack[node]) // as in mayHold
+		return jr.racks[u/64%rackFilterWords]&(1<<(u%64)) != 0
+	case filterNodes:
+		u := uint32(node)
+		return s.nodeFilter[j][u/64%nodeFilterWords]&(1<<(u%64)) != 0
 	}
-	return jr.filter[u/64%filterWords]&(1<<(u%64)) != 0
+	return true
 }
 
 // exhausted records that the index found no never-launched map of job jr
 // in rack r (a killed one, pending again, may lie before its nodes' cursors;
 // it is in jr.requeued).
-func (s *State) exhausted(jr *jobRec, r int32) {
+func (s *State) exhausted(j int, jr *jobRec, r int32) {
 	switch s.filterBy {
 	case filterRacks:
 		u := uint32(r) // as in mayHold
-		jr.filter[u/64] &^= 1 << (u % 64)
+		jr.racks[u/64%rackFilterWords] &^= 1 << (u % 64)
 	case filterNodes:
-		sp := &s.rackSpan[r]
-		jr.filter[sp.w0%filterWords] &^= sp.m0
-		jr.filter[sp.w1%filterWords] &^= sp.m1
+		f, sp := &s.nodeFilter[j], &s.rackSpan[r]
+		f[sp.w0%nodeFilterWords] &^= sp.m0
+		f[sp.w1%nodeFilterWords] &^= sp.m1
 	default:
 		return
 	}
@@ -496,10 +498,10 @@ func (s *State) exhausted(jr *jobRec, r int32) {
 }
 
 // nodeExhausted is exhausted for a node, which only a bit a node records.
-func (s *State) nodeExhausted(jr *jobRec, node int) {
+func (s *State) nodeExhausted(j, node int) {
 	if s.filterBy == filterNodes {
 		u := uint32(node) // as in mayHold
-		jr.filter[u/64] &^= 1 << (u % 64)
+		s.nodeFilter[j][u/64%nodeFilterWords] &^= 1 << (u % 64)
 		s.exhaustions++
 	}
 }
