@@ -97,6 +97,11 @@ type eventQueue struct {
 	// record and its job's).
 	warm     []taskRec
 	warmJobs []jobRec
+	// warmRack is the nodes' racks when the jobs' filters have a bit a
+	// rack (else nil): a job whose task ends launches its next task on
+	// the same node (fair sharing at 10⁷ tasks: 94 % of launches), and
+	// its lookup reads that rack's word of the job's filter.
+	warmRack []int32
 }
 
 // queued is an event in the pool and the next of its bucket's list (or
@@ -371,9 +376,14 @@ func (q *eventQueue) ahead(from uint) {
 		for i := q.head[b]; i >= 0; i = q.pool[i].next {
 			if e := &q.pool[i].e; e.kind == evTaskEnd && uint(e.arg) < uint(len(q.warm)) {
 				if depth == 0 {
-					if j := uint(q.warm[e.arg].job); j < uint(len(q.warmJobs)) {
-						prefetch(unsafe.Pointer(&q.warmJobs[j].mapLo))
-						prefetch(unsafe.Pointer(&q.warmJobs[j].loc[3]))
+					tr := &q.warm[e.arg]
+					if j := uint(tr.job); j < uint(len(q.warmJobs)) {
+						jr := &q.warmJobs[j]
+						prefetch(unsafe.Pointer(&jr.mapLo))
+						prefetch(unsafe.Pointer(&jr.loc[3]))
+						if n := uint(tr.node); n < uint(len(q.warmRack)) {
+							prefetch(unsafe.Pointer(&jr.racks[uint(q.warmRack[n])/64%rackFilterWords]))
+						}
 					}
 				} else {
 					prefetch(unsafe.Pointer(&q.warm[e.arg]))

@@ -159,8 +159,10 @@ func TestEventQueueMatchesSort(t *testing.T) {
 
 // TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead,
 // on from prefetchFrom tasks) only reads; runs with it on and off, under
-// every policy, kills included, give the same trace. (The queue's own
-// order, ring wrapped and heap filled, is TestEventQueueMatchesSort's.)
+// every policy, kills included, give the same trace, with the jobs' filters
+// a bit a node and, every other case, a bit a rack (whose words ahead
+// prefetches too). (The queue's own order, ring wrapped and heap filled, is
+// TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 3))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
@@ -184,6 +186,10 @@ func TestPrefetchChangesNothing(t *testing.T) {
 			run := func(from int) []string {
 				prefetchFrom = from
 				defer func() { prefetchFrom = 1 << 21 }()
+				if i%2 == 1 {
+					forceFilter = int(filterRacks)
+					defer func() { forceFilter = -1 }()
+				}
 				rec := &recorder{}
 				set.Trace = rec
 				st, err := set.withDefaults()
@@ -196,6 +202,9 @@ func TestPrefetchChangesNothing(t *testing.T) {
 				}
 				if on := s.queue.warm != nil; on != (from == 0) {
 					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
+				}
+				if racks := s.queue.warmRack != nil; racks != (from == 0 && s.filterBy == filterRacks) {
+					t.Fatalf("case %d, %s: racks prefetched %v with prefetchFrom %d, filter kind %d", i, name, racks, from, s.filterBy)
 				}
 				return rec.lines
 			}
