@@ -339,38 +339,7 @@ func (s *State) newReplicaStream() *replicaStream {
 		rs.three = rs.three && rs.rackLo[r+1]-rs.rackLo[r] >= 2
 	}
 	rs.build = newPlaceBuild(s.nodes)
-	if s.filterBy == filterNodes {
-		s.rackSpans(rs.rackLo)
-	}
 	return rs
-}
-
-// rackSpan is a rack's nodes as bits of a job's filter with a bit a node:
-// mask m0 of word w0 and m1 of word w1 (m1 zero if the rack lies in one
-// word), so that asking about a rack is two words and no loop.
-type rackSpan struct {
-	w0, w1 int32
-	m0, m1 uint64
-}
-
-// rackSpans lays out the racks' spans in the jobs' filters, or, if a rack
-// of more than 64 nodes spans three words, has the filters' bits stand for
-// racks instead.
-func (s *State) rackSpans(rackLo []int) {
-	s.rackSpan = resize(s.rackSpan, len(rackLo)-1)
-	for r := range s.rackSpan {
-		lo, hi := int32(rackLo[r]), int32(rackLo[r+1])
-		w0, w1 := lo/64, (hi-1)/64
-		switch {
-		case w1 > w0+1:
-			s.filterBy = filterRacks
-			return
-		case w1 == w0:
-			s.rackSpan[r] = rackSpan{w0, w0, spanMask(w0, lo, hi), 0}
-		default:
-			s.rackSpan[r] = rackSpan{w0, w1, spanMask(w0, lo, hi), spanMask(w1, lo, hi)}
-		}
-	}
 }
 
 // drawn reports whether job j's replicas come from the generator.
@@ -525,26 +494,24 @@ func (s *State) build(j int) *placeIndex {
 	// The scratch is zeroed (done's work) and the filter set in one pass
 	// over the places.
 	run := rs.build.run
-	switch s.filterBy {
-	case filterRacks:
-		var racks [rackFilterWords]uint64
-		rack := s.rack
-		for _, r := range b.runs[:len(b.runs)-1] {
-			run[r.place] = 0
-			k := uint32(rack[r.place]) // unsigned: no fix-up for negatives in the division
-			racks[k/64] |= 1 << (k % 64)
-		}
-		jr.racks = racks
-	case filterNodes:
-		var nodes [nodeFilterWords]uint64
-		for _, r := range b.runs[:len(b.runs)-1] {
-			run[r.place] = 0
-			k := uint32(r.place)
-			nodes[k/64] |= 1 << (k % 64)
-		}
-		s.nodeFilter[j] = nodes
-	default:
+	if s.filterBy == filterNone {
 		b.done(&rs.build)
+		return b
+	}
+	var bits [nodeFilterWords]uint64
+	rack, byRack := s.rack, s.filterBy == filterRacks
+	for _, r := range b.runs[:len(b.runs)-1] {
+		run[r.place] = 0
+		k := uint32(r.place) // unsigned: no fix-up for negatives in the division
+		if byRack {
+			k = uint32(rack[k])
+		}
+		bits[k/64] |= 1 << (k % 64)
+	}
+	if byRack {
+		copy(jr.racks[:], bits[:])
+	} else {
+		s.nodeFilter[j] = bits
 	}
 	return b
 }

@@ -160,8 +160,9 @@ func TestEventQueueMatchesSort(t *testing.T) {
 // TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead,
 // on from prefetchFrom tasks) only reads; runs with it on and off, under
 // every policy, kills included, give the same trace, with the jobs' filters
-// a bit a node and, every other case, a bit a rack (whose words ahead
-// prefetches too). (The queue's own order, ring wrapped and heap filled, is
+// as the cluster has them (mostly a bit a node) and, every other case, a
+// bit a rack (whose words ahead prefetches too; a prefetch changes nothing
+// a test can see, so this checks only that ahead reads within bounds). (The queue's own order, ring wrapped and heap filled, is
 // TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 3))

@@ -9,7 +9,8 @@ import (
 
 // TestLookupMatchesScan checks every map lookup of random runs against a
 // scan of the job's whole index: the core's lookup reads lazily advanced
-// cursors, the rack filter, and a rack's tasks through the runs of its
+// cursors, the jobs' filters (a bit a node on these small clusters, unless
+// a rack spans three words), and a rack's tasks through the runs of its
 // nodes (nextIn); the scan reads none of them. The runs kill tasks (a
 // meddling FIFO and a meddling fair scheduler), so killed maps, pending
 // again, compete with never-launched ones; some clusters have extra nodes,

@@ -16,7 +16,7 @@ import (
 func TestRackFilterMatchesIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 17))
 	policies := append(registered(), "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
-	exhaustions := map[uint8]int{}
+	exhaustions, skips := map[uint8]int{}, map[uint8]int{}
 	for i := range 80 {
 		w := randomWorkload(rng, true, i%4 != 0)
 		w.Cluster.Nodes = 2 + rng.IntN(200)
@@ -54,10 +54,16 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 				if err := s.exec(p); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}
-				if filter == filterNone && s.exhaustions != 0 {
-					t.Fatalf("case %d, %s: %d places ruled out with the filters off", i, name, s.exhaustions)
+				// A bit a node falls back to a bit a rack where a rack's nodes
+				// span three words.
+				if s.filterBy != filter && (filter != filterNodes || s.filterBy != filterRacks) {
+					t.Fatalf("case %d, %s: filter kind %d, forced %d", i, name, s.filterBy, filter)
 				}
-				exhaustions[filter] += s.exhaustions
+				if s.filterBy == filterNone && (s.exhaustions != 0 || s.skips != 0) {
+					t.Fatalf("case %d, %s: %d bits cleared, %d questions skipped with the filters off", i, name, s.exhaustions, s.skips)
+				}
+				exhaustions[s.filterBy] += s.exhaustions
+				skips[s.filterBy] += s.skips
 				return rec.lines
 			}
 			want := run(filterNone)
@@ -66,11 +72,11 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 		}
 	}
 	for _, f := range []uint8{filterRacks, filterNodes} {
-		if exhaustions[f] < 1000 {
-			t.Fatalf("the filters (kind %d) ruled out %d places in all: too few for the test to say anything", f, exhaustions[f])
+		if exhaustions[f] < 1000 || skips[f] < 1000 {
+			t.Fatalf("the filters (kind %d) cleared %d bits and answered %d questions in all: too few for the test to say anything", f, exhaustions[f], skips[f])
 		}
 	}
-	t.Logf("racks ruled out %d times, nodes or racks' nodes %d", exhaustions[filterRacks], exhaustions[filterNodes])
+	t.Logf("a bit a rack: %d bits cleared, %d questions answered; a bit a node: %d, %d", exhaustions[filterRacks], skips[filterRacks], exhaustions[filterNodes], skips[filterNodes])
 }
 
 // testPolicy is the policy of a registered name, or "meddler" (a FIFO
@@ -115,20 +121,34 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 }
 
 // TestFilterKindBySize: a job's filter has a bit a node on a cluster of up
-// to 1024 nodes, else a bit a rack for up to 512 racks; a cluster of more
-// racks goes without filters, and runs.
+// to 1024 nodes, extra ones counted, whose racks' nodes lie within two
+// words each, else a bit a rack for up to 512 racks; a kind forced on a
+// cluster that does not fit it gives way to the next coarser; a cluster of
+// more racks goes without filters, and runs.
 func TestFilterKindBySize(t *testing.T) {
 	for _, c := range []struct {
-		nodes, racks int
-		want         uint8
-	}{{1024, 1024, filterNodes}, {1000, 50, filterNodes}, {1025, 60, filterRacks}, {10240, 512, filterRacks}, {1200, 600, filterNone}} {
+		nodes, racks, extras, force int
+		want                        uint8
+	}{
+		{1024, 1024, 0, -1, filterNodes}, {1000, 50, 0, -1, filterNodes}, {1020, 51, 4, -1, filterNodes},
+		{1020, 51, 5, -1, filterRacks}, {1000, 10, 0, -1, filterRacks}, // extras past 1024; racks of 100 nodes
+		{1025, 60, 0, -1, filterRacks}, {10240, 512, 0, -1, filterRacks}, {1200, 600, 0, -1, filterNone},
+		{1025, 60, 0, int(filterNodes), filterRacks}, {1200, 600, 0, int(filterRacks), filterNone},
+		{1000, 50, 0, int(filterRacks), filterRacks}, {1000, 50, 0, int(filterNone), filterNone},
+	} {
 		w := &Workload{Cluster: Cluster{Nodes: c.nodes, Racks: c.racks, MapSlots: 1, ReduceSlots: 1},
 			Jobs: []Job{{Name: "a", Maps: Tasks{Count: 3, Mean: 1}}}}
+		for i := range c.extras {
+			w.Cluster.Extras = append(w.Cluster.Extras, i)
+		}
 		if err := w.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if got := compile(w, Settings{}).filterBy; got != c.want {
-			t.Errorf("%d nodes in %d racks: filter kind %d, want %d", c.nodes, c.racks, got, c.want)
+		forceFilter = c.force
+		got := compile(w, Settings{}).filterBy
+		forceFilter = -1
+		if got != c.want {
+			t.Errorf("%d nodes and %d extras in %d racks, kind %d forced: filter kind %d, want %d", c.nodes, c.extras, c.racks, c.force, got, c.want)
 		}
 	}
 	w := &Workload{Cluster: Cluster{Nodes: 1200, Racks: 600, MapSlots: 1, ReduceSlots: 1}}
@@ -178,10 +198,15 @@ func TestRackSpans(t *testing.T) {
 		for r := range len(rackLo) - 1 {
 			wide = wide || (rackLo[r+1]-1)/64 > rackLo[r]/64+1
 		}
-		s := &State{filterBy: filterNodes}
-		s.rackSpans(rackLo)
-		if want := map[bool]uint8{false: filterNodes, true: filterRacks}[wide]; s.filterBy != want {
-			t.Fatalf("case %d: filter kind %d, want %d", c, s.filterBy, want)
+		nodes := rackLo[len(rackLo)-1]
+		s := &State{filterBy: filterNodes, cluster: Cluster{Nodes: nodes, Racks: len(rackLo) - 1}}
+		for r := range len(rackLo) - 1 {
+			for range rackLo[r+1] - rackLo[r] {
+				s.rack = append(s.rack, int32(r))
+			}
+		}
+		if ok := s.rackSpans(); ok == wide {
+			t.Fatalf("case %d: rackSpans %v with a rack across three words %v", c, ok, wide)
 		}
 		if wide {
 			continue

@@ -47,12 +47,14 @@ type State struct {
 	active     int // jobs submitted and not finished
 	// tickStopped: the policy's allocation ticks pause likewise.
 	tickStopped bool
-	// filterBy: what the jobs' filters' bits stand for (jobRec.filter);
-	// exhaustions counts the places they have ruled out.
+	// filterBy: what the jobs' filters' bits stand for (jobRec.racks,
+	// nodeFilter); exhaustions counts the bits cleared, skips the index
+	// questions the filters answered.
 	filterBy    uint8
 	nodeFilter  [][nodeFilterWords]uint64 // job j's filter, with a bit a node
 	rackSpan    []rackSpan                // with a bit a node, rack r's bits
 	exhaustions int
+	skips       int
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
@@ -367,7 +369,9 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	}
 	if k == Map && !jr.noInput {
 		b := s.blocks(j)
-		if r := s.rack[node]; s.mayHold(j, jr, r) {
+		if r := s.rack[node]; !s.mayHold(j, jr, r) {
+			s.skips++
+		} else {
 			// An extra node (numbered after every primary one) holds no
 			// blocks and is sought at its rack's end: its rack's runs are
 			// then the walk back nextIn expects, not every run after them.
@@ -435,6 +439,7 @@ func (s *State) localTask(j, node int, k Kind) bool {
 		}
 	}
 	if !s.nodeMayHold(j, jr, node) {
+		s.skips++
 		return false
 	}
 	if b.next(int32(node), s.tasks) >= 0 {
@@ -451,6 +456,9 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // lookup and localTask ask first; so whenever they ask the index, it can
 // only answer with a map that never launched, and a rack or node it once
 // found exhausted stays so.
+//
+// (Here and below, the modulo of a word's index only spares a bounds
+// check: chooseFilter picks a kind whose places all have bits.)
 func (s *State) mayHold(j int, jr *jobRec, r int32) bool {
 	switch s.filterBy {
 	case filterRacks:
@@ -504,8 +512,10 @@ func (s *State) exhausted(j int, jr *jobRec, r int32) {
 func (s *State) nodeExhausted(j, node int) {
 	if s.filterBy == filterNodes {
 		u := uint32(node) // as in mayHold
-		s.nodeFilter[j][u/64%nodeFilterWords] &^= 1 << (u % 64)
-		s.exhaustions++
+		if w := &s.nodeFilter[j][u/64%nodeFilterWords]; *w&(1<<(u%64)) != 0 {
+			*w &^= 1 << (u % 64)
+			s.exhaustions++
+		}
 	}
 }
 

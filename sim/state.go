@@ -70,11 +70,12 @@ func (jr *jobRec) span(k Kind) (lo, hi int32) {
 }
 
 // A job's filter has a bit a node on a cluster of up to 64·nodeFilterWords
-// nodes (State.nodeFilter), else a bit a rack for up to 64·rackFilterWords
-// racks (jobRec.racks; 10,240 nodes at 20 a rack). A larger cluster goes
-// without. The node filters are an array of their own: inline, they made
-// every job record a line longer, and fair sharing at 10⁷ tasks, which has
-// a bit a rack, 2.5 and 4.5 % slower in two ABBA rounds.
+// nodes, extra ones included (State.nodeFilter), unless a rack's nodes span
+// three of its words; else a bit a rack for up to 64·rackFilterWords racks
+// (jobRec.racks; 10,240 nodes at 20 a rack). A larger cluster goes without
+// (State.chooseFilter). The node filters are an array of their own: inline,
+// they made every job record a line longer, and fair sharing at 10⁷ tasks,
+// which has a bit a rack, 2.5 and 4.5 % slower in two ABBA rounds.
 const (
 	nodeFilterWords = 16
 	rackFilterWords = 8
@@ -87,10 +88,74 @@ const (
 	filterNodes              // bit p: node p
 )
 
-// forceFilter, if not −1, is what the filters' bits stand for whatever the
-// cluster (filterNone: the plain lookup the filtered ones must reproduce),
-// for tests.
+// forceFilter, if not −1, is the finest kind of filter a run may have, for
+// tests: filterNone (the plain lookup the filtered ones must reproduce),
+// filterRacks, or filterNodes (the default), each taken only if the
+// cluster fits it, else the next coarser.
 var forceFilter = -1
+
+// chooseFilter decides what the bits of the run's jobs' filters stand for,
+// lays out the racks' spans for a bit a node, and makes the node filters
+// of jobs jobs in the memory of reuse.
+func (s *State) chooseFilter(jobs int, reuse [][nodeFilterWords]uint64) {
+	fits := [...]bool{
+		filterNone:  true,
+		filterRacks: s.cluster.Racks <= rackFilterWords*64,
+		filterNodes: s.nodes <= nodeFilterWords*64 && s.rackSpans(),
+	}
+	want := filterNodes
+	if forceFilter >= 0 {
+		want = uint8(forceFilter)
+	}
+	switch s.filterBy = filterNone; {
+	case want == filterNodes && fits[filterNodes]:
+		s.filterBy = filterNodes
+	case want != filterNone && fits[filterRacks]:
+		s.filterBy = filterRacks
+	}
+	if s.filterBy == filterNodes {
+		// Each row is written whole when its job's index is built, before
+		// it is read; the rows are cleared all the same, so that a reused
+		// state holds nothing of the last run.
+		s.nodeFilter = resize(reuse, jobs)
+		clear(s.nodeFilter)
+	}
+}
+
+// rackSpans lays out the racks' spans in the jobs' filters with a bit a
+// node and reports whether every rack's nodes lie within two words (a rack
+// of 66 nodes or more may not).
+func (s *State) rackSpans() bool {
+	c := s.cluster
+	s.rackSpan = resize(s.rackSpan, c.Racks)
+	// A rack's nodes are consecutive (makeNodes); every rack has some.
+	lo := 0
+	for i := 1; i <= c.Nodes; i++ {
+		if i < c.Nodes && s.rack[i] == s.rack[lo] {
+			continue
+		}
+		r, l, h := s.rack[lo], int32(lo), int32(i)
+		w0, w1 := l/64, (h-1)/64
+		switch {
+		case w1 > w0+1:
+			return false
+		case w1 == w0:
+			s.rackSpan[r] = rackSpan{w0, w0, spanMask(w0, l, h), 0}
+		default:
+			s.rackSpan[r] = rackSpan{w0, w1, spanMask(w0, l, h), spanMask(w1, l, h)}
+		}
+		lo = i
+	}
+	return true
+}
+
+// rackSpan is a rack's nodes as bits of a job's filter with a bit a node:
+// mask m0 of word w0 and m1 of word w1 (m1 zero if the rack lies in one
+// word), so that asking about a rack is two words and no loop.
+type rackSpan struct {
+	w0, w1 int32
+	m0, m1 uint64
+}
 
 // runs numbers the runs laid out in this process (State.serial), from 1.
 var runs atomic.Uint64
@@ -140,20 +205,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		s.makeNodes()
 	}
 	s.gen, s.sweeping = 1, -1
-	switch {
-	case forceFilter >= 0:
-		s.filterBy = uint8(forceFilter)
-	case nodes <= nodeFilterWords*64:
-		s.filterBy = filterNodes
-	case c.Racks <= rackFilterWords*64:
-		s.filterBy = filterRacks
-	}
-	if s.filterBy == filterNodes {
-		// Each row is written whole when its job's index is built, before
-		// it is read, but a reused state forgets everything all the same.
-		s.nodeFilter = resize(keep.filters, len(w.Jobs))
-		clear(s.nodeFilter)
-	}
+	s.chooseFilter(len(w.Jobs), keep.filters)
 
 	// Every task record is written below; job records start from zero.
 	s.tasks = resize(s.tasks, w.Tasks())
