@@ -204,7 +204,8 @@ func TestPrefetchChangesNothing(t *testing.T) {
 				if on := s.queue.warm != nil; on != (from == 0) {
 					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
 				}
-				if racks := s.queue.warmRack != nil; racks != (from == 0 && s.filterBy == filterRacks) {
+				_, returner := s.policy.(slotReturner)
+				if racks := s.queue.warmRack != nil; racks != (from == 0 && s.filterBy == filterRacks && returner) {
 					t.Fatalf("case %d, %s: racks prefetched %v with prefetchFrom %d, filter kind %d", i, name, racks, from, s.filterBy)
 				}
 				return rec.lines

@@ -34,6 +34,8 @@ var (
 	_ OfferObserver = (*Fair)(nil)
 )
 
+func (*Fair) returnsSlots() {}
+
 // Name is "fair", or "fair D=d" with delay scheduling ("fair D=d+r" with a
 // rack delay).
 func (f *Fair) Name() string {

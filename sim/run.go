@@ -149,7 +149,7 @@ func (s *State) loop() error {
 	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*typicalBase(s.tasks))
 	if len(s.tasks) >= prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
-		if s.filterBy == filterRacks {
+		if _, ok := s.policy.(slotReturner); ok && s.filterBy == filterRacks {
 			s.queue.warmRack = s.rack
 		}
 	}
