@@ -348,21 +348,21 @@ func (q *eventQueue) refill() {
 	sortEvents(q.cur)
 }
 
-// ahead prefetches what the next three buckets with events at or after
-// ring bucket from will need: for the first, the records of its task ends'
-// jobs, at the first and the last field a task end reads (mapLo and loc,
-// whose 80 bytes lie on two cache lines or, for about one record in eight,
-// three, the middle one then not asked for; their task records, prefetched
-// by an earlier refill, are in the cache by now); for the second, its task
-// ends' records; for the third, its list's first entry in the pool (the
-// second walks it next time). So each bucket's records are asked for a
-// bucket or two before its events are popped, the misses of several events
-// overlapping. It stops early when the ring has fewer buckets with events. (At 10⁷ tasks under
-// fair sharing, task events a CPU-second: the task records alone +14 and
-// +22 % in two runs; the jobs' first lines too, a further +8 % on average
-// in four paired runs; the pool entry a further +2 to +38 % in four; the
-// jobs' second lines and the cursor's next record (lookup) +4 % median
-// in six paired runs with D = 10.)
+// ahead prefetches what the next three buckets with events at or after ring
+// bucket from will need: for the first, the records of its task ends' jobs,
+// at the first and the last field a task end reads (mapLo and loc, whose 80
+// bytes lie on two cache lines or, for about one record in eight, three, the
+// middle one then not asked for; their task records, prefetched by an
+// earlier refill, are in the cache by now); for the second, its task ends'
+// records; for the third, its list's first entry in the pool (the second
+// walks it next time). So each bucket's records are asked for a bucket or
+// two before its events are popped, the misses of several events
+// overlapping. It stops early when the ring has fewer buckets with events.
+// (At 10⁷ tasks under fair sharing, task events a CPU-second: the task
+// records alone +14 and +22 % in two runs; the jobs' first lines too, a
+// further +8 % on average in four paired runs; the pool entry a further +2
+// to +38 % in four; the jobs' second lines and the cursor's next record
+// (lookup) +4 % median in six paired runs with D = 10.)
 func (q *eventQueue) ahead(from uint) {
 	start, last := from, -1
 	for depth := range 3 {

@@ -157,13 +157,13 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	}
 }
 
-// TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead,
-// on from prefetchFrom tasks) only reads; runs with it on and off, under
-// every policy, kills included, give the same trace, with the jobs' filters
-// as the cluster has them (mostly a bit a node) and, every other case, a
-// bit a rack (whose words ahead prefetches too; a prefetch changes nothing
-// a test can see, so this checks only that ahead reads within bounds). (The queue's own order, ring wrapped and heap filled, is
-// TestEventQueueMatchesSort's.)
+// TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead, on
+// from prefetchFrom tasks) only reads; runs with it on and off, under every
+// policy, kills included, give the same trace, with the jobs' filters as the
+// cluster has them (mostly a bit a node) and, every other case, a bit a rack
+// (whose words ahead prefetches too; a prefetch changes nothing a test can
+// see, so this checks only that ahead reads within bounds). (The queue's own
+// order, ring wrapped and heap filled, is TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 3))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")

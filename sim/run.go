@@ -52,7 +52,6 @@ type State struct {
 	// questions the filters answered.
 	filterBy    uint8
 	nodeFilter  [][nodeFilterWords]uint64 // job j's filter, with a bit a node
-	rackSpan    []rackSpan                // with a bit a node, rack r's bits
 	exhaustions int
 	skips       int
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
@@ -479,6 +478,8 @@ func (s *State) mayHold(j int, jr *jobRec, r int32) bool {
 // task events a CPU-second in three ABBA rounds; fifo and plain fair,
 // which ask no such questions, within ±4 %).
 func (s *State) nodeMayHold(j int, jr *jobRec, node int) bool {
+	// mayHold's rack case written again, not called: with the call this
+	// no longer inlines into localTask.
 	switch s.filterBy {
 	case filterRacks:
 		u := uint32(s.rack[node]) // as in mayHold

@@ -94,14 +94,13 @@ const (
 // cluster fits it, else the next coarser.
 var forceFilter = -1
 
-// chooseFilter decides what the bits of the run's jobs' filters stand for,
-// lays out the racks' spans for a bit a node, and makes the node filters
-// of jobs jobs in the memory of reuse.
+// chooseFilter decides what the bits of the run's jobs' filters stand for
+// and makes the node filters of jobs jobs in the memory of reuse.
 func (s *State) chooseFilter(jobs int, reuse [][nodeFilterWords]uint64) {
 	fits := [...]bool{
 		filterNone:  true,
 		filterRacks: s.cluster.Racks <= rackFilterWords*64,
-		filterNodes: s.nodes <= nodeFilterWords*64 && s.rackSpans(),
+		filterNodes: s.spansFit,
 	}
 	want := filterNodes
 	if forceFilter >= 0 {
@@ -302,6 +301,12 @@ type nodeArrays struct {
 	slow      []float64
 	retrying  []bool
 	hbStopped []bool // nodes whose heartbeats pause while no job is active
+	// rackSpan is rack r's bits in a job's filter with a bit a node, if
+	// spansFit: the cluster has at most 64·nodeFilterWords nodes and each
+	// rack's lie within two words (rackSpans). Laid out with the racks, once
+	// a cluster, not once a run: Alone runs thousands on one.
+	rackSpan []rackSpan
+	spansFit bool
 }
 
 // kept is the memory of a finished run that the next one may reuse.
@@ -357,6 +362,7 @@ func (s *State) makeNodes() {
 	for i, p := range c.Extras {
 		s.rack[c.Nodes+i] = s.rack[p]
 	}
+	s.spansFit = nodes <= nodeFilterWords*64 && s.rackSpans()
 	for k := range 2 {
 		s.free[k] = make([]int16, nodes)
 		s.freeBits[k] = make([]uint64, (nodes+63)/64)
