@@ -8,16 +8,28 @@ import (
 
 // checkedFair is Fair that, after every ordering, checks that its
 // incrementally kept order is exactly the runnable jobs sorted by running
-// tasks, then index: what a full sort on every slot would give.
+// tasks, then index: what a full sort on every slot would give. A job given
+// the slot while left filed a count too high (Fair.headOf) is sorted at the
+// count its launch gives it, and must have been the head at its count now.
 type checkedFair struct {
 	Fair
-	t      *testing.T
-	checks int
+	t            *testing.T
+	checks, kept int
 }
 
 func (c *checkedFair) Assign(s *State, node int, k Kind) int {
 	j := c.Fair.Assign(s, node, k)
-	want := fairSorted(s, k)
+	stale := int(c.Fair.stale[k])
+	if stale >= 0 {
+		if stale != j {
+			c.t.Fatalf("t = %v, kind %d: job %d left filed a count too high, job %d given the slot", s.Now(), k, stale, j)
+		}
+		if head := fairSorted(s, k, -1)[0]; int(head) != j {
+			c.t.Fatalf("t = %v, kind %d: job %d given the slot, the head is %d", s.Now(), k, j, head)
+		}
+		c.kept++
+	}
+	want := fairSorted(s, k, stale)
 	if got := orderList(&c.Fair.order[k]); !slices.Equal(got, want) {
 		c.t.Fatalf("t = %v, kind %d: order %v, want %v", s.Now(), k, got, want)
 	}
@@ -29,16 +41,21 @@ func (c *checkedFair) Assign(s *State, node int, k Kind) int {
 // scheduling, Fair's order after every slot equals a full sort.
 func TestFairOrderIsASort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	checks := 0
+	checks, kept := 0, 0
 	for i := range 40 {
 		w := randomWorkload(rng, i%2 == 0, i%3 != 0)
 		p := &checkedFair{Fair: Fair{Delay: i % 3, RackDelay: i % 2}, t: t}
+		if i%4 == 0 {
+			p.Fair = Fair{} // naive fair sharing: Fair.headOf for maps too
+		}
 		mustRun(t, w, p, &Settings{Seed: uint64(i)})
 		checks += p.checks
+		kept += p.kept
 	}
-	if checks < 1000 {
-		t.Errorf("only %d orderings checked", checks)
+	if checks < 1000 || kept < 100 {
+		t.Errorf("only %d orderings checked, %d with a job left filed a count too high", checks, kept)
 	}
+	t.Logf("%d orderings checked, %d with a job left filed a count too high", checks, kept)
 }
 
 // orderList is the order walked from its head, as Assign walks it.
@@ -50,12 +67,19 @@ func orderList(o *fairOrder) []int32 {
 	return l
 }
 
-// fairSorted is the runnable jobs of kind k sorted afresh by running tasks,
-// then index: the order Fair keeps incrementally.
-func fairSorted(s *State, k Kind) []int32 {
+// fairSorted is the runnable jobs of kind k sorted afresh by running tasks
+// (one more for job launching, if not −1), then index: the order Fair keeps
+// incrementally.
+func fairSorted(s *State, k Kind, launching int) []int32 {
 	order := slices.Clone(s.Runnable(k))
+	running := func(j int32) int {
+		if int(j) == launching {
+			return s.Running(int(j), k) + 1
+		}
+		return s.Running(int(j), k)
+	}
 	slices.SortFunc(order, func(a, b int32) int {
-		if ra, rb := s.Running(int(a), k), s.Running(int(b), k); ra != rb {
+		if ra, rb := running(a), running(b); ra != rb {
 			return ra - rb
 		}
 		return int(a - b)

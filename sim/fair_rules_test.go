@@ -21,7 +21,7 @@ func (r *refFair) start(s *State) {
 }
 
 func (r *refFair) assign(s *State, node int, k Kind) int {
-	for _, j32 := range fairSorted(s, k) {
+	for _, j32 := range fairSorted(s, k, -1) {
 		j := int(j32)
 		if k == Reduce || (r.delay == 0 && r.rackDelay == 0) {
 			return j
