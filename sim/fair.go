@@ -22,7 +22,7 @@ type Fair struct {
 	Delay, RackDelay int
 
 	order     [2]fairOrder
-	stale     [2]int32 // a job Assign gave the slot while filed a count too high (headOf), or −1
+	launching [2]int32 // the job headOf gave the slot while filed a count too high, or −1
 	changed   []int32
 	skip      []int32
 	skippedAt []uint64 // the offer in which the job was last skipped
@@ -66,7 +66,7 @@ func (f *Fair) Start(s *State) {
 			most = max(most, s.Remaining(j, Kind(k)))
 		}
 		f.order[k].reset(s.Jobs(), min(most, s.Slots(Kind(k))*s.Nodes()))
-		f.stale[k] = -1
+		f.launching[k] = -1
 	}
 	s.WatchJobs()
 }
@@ -79,10 +79,10 @@ func (f *Fair) Offering(*State, int) { f.offer++ }
 
 // Assign implements Algorithms 1 and 2.
 func (f *Fair) Assign(s *State, node int, k Kind) int {
-	o := &f.order[k]
 	if k == Reduce || (f.Delay == 0 && f.RackDelay == 0) {
 		return f.headOf(s, k)
 	}
+	o := &f.order[k]
 	f.update(s, k)
 	for c, j := o.first(); j >= 0; c, j = o.after(c, j) {
 		if int(f.skip[j]) < f.Delay {
@@ -137,22 +137,23 @@ func (f *Fair) refile(s *State, o *fairOrder, j int, k Kind) {
 // count falls by one, which makes it the head, and the launch raises it
 // again. Refiled both times, that job cost four set operations a launch.
 // So one changed job filed a count too high stays where it is, if it is the
-// head even so (compared with the head of the others, as refiled); the
-// launch that follows puts its count back where it is filed (f.stale, which
-// the next update then passes over).
+// head even so (compared with the head of the others, as refiled). The core
+// launches the job Assign returns (Policy) before it asks again, which puts
+// its count back where it is filed and lists it as changed: the next headOf
+// passes over it (f.launching). Until then the order is a sort of the jobs
+// but for that one, filed at its count after the launch.
 func (f *Fair) headOf(s *State, k Kind) int {
 	o := &f.order[k]
 	f.changed = s.TakeChanged(k, f.changed)
-	lazy, stale := -1, f.stale[k]
-	f.stale[k] = -1
+	lazy, launched := -1, f.launching[k]
+	f.launching[k] = -1
 	for _, j32 := range f.changed {
 		j := int(j32)
 		switch c := s.Running(j, k); {
 		case !s.IsRunnable(j, k):
 			o.take(j)
-		case int32(c) == o.key[j] && j == int(stale):
-			// Launched as the head: back under the count it is filed
-			// under.
+		case int32(c) == o.key[j] && j == int(launched):
+			// Back under the count it is filed under.
 		case int32(c) == o.key[j]-1 && lazy < 0:
 			lazy = j
 		default:
@@ -163,18 +164,20 @@ func (f *Fair) headOf(s *State, k Kind) int {
 	if lazy < 0 {
 		return h
 	}
-	if lc := s.Running(lazy, k); h < 0 || lc < c || lc == c && lazy < h {
-		f.stale[k] = int32(lazy)
+	// (The lazy job is filed, so the order has a head.)
+	if lc := s.Running(lazy, k); lc < c || lc == c && lazy < h {
+		f.launching[k] = int32(lazy)
 		return lazy
 	}
 	f.refile(s, o, lazy, k)
 	return h
 }
 
-// fairOrder is the runnable jobs of one kind by running count, then index:
-// a set of the jobs per count and a set of the counts that have jobs, so that
-// a job changes place in O(1) and the order is walked from its head without
-// being kept as a list. Each job set is a bitmap over all jobs (jobs/8 bytes
+// fairOrder is the runnable jobs of one kind by running count, then index
+// (but for the job Fair.headOf gives a slot until its launch, filed at its
+// count after it): a set of the jobs per count and a set of the counts that
+// have jobs, so that a job changes place in O(1) and the order is walked
+// from its head without being kept as a list. Each job set is a bitmap over all jobs (jobs/8 bytes
 // and its summaries), and at most about √(2·slots) counts have jobs at once,
 // since the running counts of distinct jobs sum to at most the slots: for the
 // traces' tens of thousands of jobs a few hundred kilobytes.
