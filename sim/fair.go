@@ -83,43 +83,57 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 		return f.headOf(s, k)
 	}
 	o := &f.order[k]
-	f.update(s, k)
-	for c, j := o.first(); j >= 0; c, j = o.after(c, j) {
+	lazy := f.settle(s, k)
+	c, j := o.first()
+	if lazy >= 0 {
+		// The job left filed a count too high (settle) is asked first if
+		// it is the head at its count now, as in headOf, and filed once
+		// passed over; else it is filed now, behind the head.
+		if lc := s.Running(lazy, k); lc < c || lc == c && lazy < j {
+			c, j = lc, lazy
+		} else {
+			f.refile(s, o, lazy, k)
+			lazy = -1
+		}
+	}
+	for ; j >= 0; c, j = o.after(c, j) {
 		if int(f.skip[j]) < f.Delay {
 			// Before D skips only a node-local task is taken, and whether
 			// there is one costs less to learn than the best locality.
 			if s.localTask(j, node, k) {
 				f.skip[j] = 0
-				return j
+				return f.taking(j, lazy, k)
 			}
 		} else {
 			switch l := s.BestLocality(j, node, k); {
 			case l == NodeLocal || l == NoInput:
 				f.skip[j] = 0
-				return j
+				return f.taking(j, lazy, k)
 			case l == RackLocal,
 				l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
-				return j
+				return f.taking(j, lazy, k)
 			}
 		}
 		if f.skippedAt[j] != f.offer {
 			f.skippedAt[j] = f.offer
 			f.skip[j]++
 		}
+		if j == lazy {
+			// Passed over: filed under its count, which after walks from.
+			f.refile(s, o, lazy, k)
+			lazy = -1
+		}
 	}
 	return Later
 }
 
-// update files again, under their running count now, the jobs whose count
-// or runnability changed since the last slot (State.TakeChanged): O(1) per
-// change, where re-sorting or merging the runnable jobs costs O(R) and, at
-// 10⁷ tasks, nearly all of a fair run's time.
-func (f *Fair) update(s *State, k Kind) {
-	o := &f.order[k]
-	f.changed = s.TakeChanged(k, f.changed)
-	for _, j := range f.changed {
-		f.refile(s, o, int(j), k)
+// taking is job j, given the slot; if it is the job still filed a count too
+// high (lazy), its launch will put it back where it is filed.
+func (f *Fair) taking(j, lazy int, k Kind) int {
+	if j == lazy {
+		f.launching[k] = int32(j)
 	}
+	return j
 }
 
 // refile files job j again under its running count, if it is runnable.
@@ -144,22 +158,7 @@ func (f *Fair) refile(s *State, o *fairOrder, j int, k Kind) {
 // but for that one, filed at its count after the launch.
 func (f *Fair) headOf(s *State, k Kind) int {
 	o := &f.order[k]
-	f.changed = s.TakeChanged(k, f.changed)
-	lazy, launched := -1, f.launching[k]
-	f.launching[k] = -1
-	for _, j32 := range f.changed {
-		j := int(j32)
-		switch c := s.Running(j, k); {
-		case !s.IsRunnable(j, k):
-			o.take(j)
-		case int32(c) == o.key[j] && j == int(launched):
-			// Back under the count it is filed under.
-		case int32(c) == o.key[j]-1 && lazy < 0:
-			lazy = j
-		default:
-			f.refile(s, o, j, k)
-		}
-	}
+	lazy := f.settle(s, k)
 	c, h := o.first()
 	if lazy < 0 {
 		return h
@@ -171,6 +170,35 @@ func (f *Fair) headOf(s *State, k Kind) int {
 	}
 	f.refile(s, o, lazy, k)
 	return h
+}
+
+// settle files again, under their running count now, the jobs whose count
+// or runnability changed since the last slot (State.TakeChanged): O(1) per
+// change, where re-sorting or merging the runnable jobs costs O(R) and, at
+// 10⁷ tasks, nearly all of a fair run's time. But for one: a runnable job
+// whose count fell by one is left where it is filed, and returned (lazy, or
+// −1), for Assign to give the slot or file; and the job given the slot so
+// (f.launching), back under its count, is passed over.
+func (f *Fair) settle(s *State, k Kind) (lazy int) {
+	o := &f.order[k]
+	f.changed = s.TakeChanged(k, f.changed)
+	lazy, launched := -1, int(f.launching[k])
+	f.launching[k] = -1
+	for _, j32 := range f.changed {
+		j := int(j32)
+		if !s.IsRunnable(j, k) {
+			o.take(j)
+			continue
+		}
+		c, key := int32(s.Running(j, k)), o.key[j]
+		if c == key-1 && lazy < 0 {
+			lazy = j
+		} else if c != key || j != launched {
+			o.take(j)
+			o.put(j, int(c))
+		}
+	}
+	return lazy
 }
 
 // fairOrder is the runnable jobs of one kind by running count, then index
