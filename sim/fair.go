@@ -22,7 +22,7 @@ type Fair struct {
 	Delay, RackDelay int
 
 	order     [2]fairOrder
-	launching [2]int32 // the job headOf gave the slot while filed a count too high, or −1
+	launching [2]int32 // the job given the slot while filed a count too high (settle), or −1
 	changed   []int32
 	skip      []int32
 	skippedAt []uint64 // the offer in which the job was last skipped
@@ -153,9 +153,10 @@ func (f *Fair) refile(s *State, o *fairOrder, j int, k Kind) {
 // So one changed job filed a count too high stays where it is, if it is the
 // head even so (compared with the head of the others, as refiled). The core
 // launches the job Assign returns (Policy) before it asks again, which puts
-// its count back where it is filed and lists it as changed: the next headOf
+// its count back where it is filed and lists it as changed: the next settle
 // passes over it (f.launching). Until then the order is a sort of the jobs
-// but for that one, filed at its count after the launch.
+// but for that one, filed at its count after the launch. (Delay
+// scheduling's walk does the same, Assign.)
 func (f *Fair) headOf(s *State, k Kind) int {
 	o := &f.order[k]
 	lazy := f.settle(s, k)
@@ -202,13 +203,14 @@ func (f *Fair) settle(s *State, k Kind) (lazy int) {
 }
 
 // fairOrder is the runnable jobs of one kind by running count, then index
-// (but for the job Fair.headOf gives a slot until its launch, filed at its
-// count after it): a set of the jobs per count and a set of the counts that
-// have jobs, so that a job changes place in O(1) and the order is walked
-// from its head without being kept as a list. Each job set is a bitmap over all jobs (jobs/8 bytes
-// and its summaries), and at most about √(2·slots) counts have jobs at once,
-// since the running counts of distinct jobs sum to at most the slots: for the
-// traces' tens of thousands of jobs a few hundred kilobytes.
+// (but for a job Fair gives a slot while it is filed a count too high,
+// filed at its count after the launch): a set of the jobs per count and a
+// set of the counts that have jobs, so that a job changes place in O(1) and
+// the order is walked from its head without being kept as a list. Each job
+// set is a bitmap over all jobs (jobs/8 bytes and its summaries), and at
+// most about √(2·slots) counts have jobs at once, since the running counts
+// of distinct jobs sum to at most the slots: for the traces' tens of
+// thousands of jobs a few hundred kilobytes.
 type fairOrder struct {
 	counts  *indexSet   // the counts some job in the order has
 	byCount []*indexSet // the jobs by count; nil where none

@@ -11,9 +11,9 @@ import (
 // tasks, then index: what a full sort on every slot would give; that every
 // runnable job is filed under its running count and no other job is filed;
 // and, where the head takes every slot (naive fair sharing, reduces), that
-// the job given the slot is the head. The job Fair.headOf gives the slot
-// while it is filed a count too high is sorted and checked at the count its
-// launch gives it.
+// the job given the slot is the head. The job Fair gives the slot while it
+// is filed a count too high is sorted and checked at the count its launch
+// gives it.
 type checkedFair struct {
 	Fair
 	t            *testing.T
@@ -59,7 +59,8 @@ func (c *checkedFair) Assign(s *State, node int, k Kind) int {
 
 // TestFairOrderIsASort: on random workloads, with and without delay
 // scheduling and heartbeats, Fair's order after every slot equals a full
-// sort (but for a job given the slot by Fair.headOf, sorted as launched).
+// sort (but for a job given the slot while filed a count too high, sorted
+// as launched).
 func TestFairOrderIsASort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	checks, kept := 0, 0
