@@ -16,10 +16,12 @@ import (
 // again, compete with never-launched ones; some clusters have extra nodes,
 // which hold no blocks and share a rack with a primary node; and before
 // each slot is assigned, every runnable job is asked about the node, so
-// cursors move for jobs that then do not launch.
+// cursors move for jobs that then do not launch. Under fair sharing the
+// answer the launch takes from findTask's cache (which delay scheduling's
+// localTask fills when it finds a node-local map) is checked too.
 func TestLookupMatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 5))
-	checked := map[Locality]int{}
+	checked, cached := map[Locality]int{}, 0
 	for i := range 60 {
 		w := randomWorkload(rng, true, true)
 		w.Cluster.Nodes = 2 + rng.IntN(120)
@@ -57,16 +59,29 @@ func TestLookupMatchesScan(t *testing.T) {
 					checked[gl]++
 				}
 			}
+			// The answer a launch will take from findTask's cache, which
+			// localTask fills when it finds a node-local map.
+			given := func(s *State, j, node int, k Kind) {
+				if f := s.found; k == Map && f.ok && f.job == j && f.node == node && f.kind == k {
+					if wt, wl := scanLookup(s, j, node); f.task != wt || f.locality != wl {
+						t.Fatalf("case %d, t = %g, job %d on node %d: cached task %d %v, want %d %v", i, s.now, j, node, f.task, f.locality, wt, wl)
+					}
+					cached++
+				}
+			}
 			var p Policy = &meddler{meddle: meddle{check: check}}
 			if fair {
-				p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}, check: check}
+				p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}, check: check, given: given}
 			}
 			if err := s.exec(p); err != nil {
 				t.Fatalf("case %d: %v", i, err)
 			}
 		}
 	}
-	t.Logf("lookups checked by locality: %v", checked)
+	t.Logf("lookups checked by locality: %v; cached answers taken: %d", checked, cached)
+	if cached < 500 {
+		t.Fatalf("%d cached answers checked: too few for the test to say anything", cached)
+	}
 	for _, l := range []Locality{NodeLocal, RackLocal, Remote} {
 		if checked[l] < 500 {
 			t.Fatalf("%d lookups answered %v: too few for the test to say anything (%v)", checked[l], l, checked)

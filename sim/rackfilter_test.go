@@ -102,6 +102,9 @@ type fairMeddler struct {
 	Fair
 	calls int
 	check func(s *State, node int, k Kind) // as meddle's
+	// given, if set, is called with each job Fair gives a slot, before
+	// the launch.
+	given func(s *State, j, node int, k Kind)
 }
 
 func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
@@ -117,7 +120,11 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 			}
 		}
 	}
-	return m.Fair.Assign(s, node, k)
+	j := m.Fair.Assign(s, node, k)
+	if m.given != nil && j >= 0 {
+		m.given(s, j, node, k)
+	}
+	return j
 }
 
 // TestFilterKindBySize: a job's filter has a bit a node on a cluster of up

@@ -441,7 +441,11 @@ func (s *State) localTask(j, node int, k Kind) bool {
 		s.skips++
 		return false
 	}
-	if b.next(int32(node), s.tasks) >= 0 {
+	if t := b.next(int32(node), s.tasks); t >= 0 {
+		// What findTask would find (no requeued map is node-local here,
+		// and lookup asks the index the same question first): the launch
+		// that mostly follows needs no lookup of its own.
+		s.found.ok, s.found.job, s.found.node, s.found.kind, s.found.task, s.found.locality = true, j, node, k, t, NodeLocal
 		return true
 	}
 	s.nodeExhausted(j, node)
