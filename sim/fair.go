@@ -22,7 +22,6 @@ type Fair struct {
 	Delay, RackDelay int
 
 	order     [2]fairOrder
-	launching [2]int32 // the job given the slot while filed a count too high (settle), or −1
 	changed   []int32
 	skip      []int32
 	skippedAt []uint64 // the offer in which the job was last skipped
@@ -66,7 +65,6 @@ func (f *Fair) Start(s *State) {
 			most = max(most, s.Remaining(j, Kind(k)))
 		}
 		f.order[k].reset(s.Jobs(), min(most, s.Slots(Kind(k))*s.Nodes()))
-		f.launching[k] = -1
 	}
 	s.WatchJobs()
 }
@@ -79,39 +77,27 @@ func (f *Fair) Offering(*State, int) { f.offer++ }
 
 // Assign implements Algorithms 1 and 2.
 func (f *Fair) Assign(s *State, node int, k Kind) int {
+	c, j, lazy := f.head(s, k)
 	if k == Reduce || (f.Delay == 0 && f.RackDelay == 0) {
-		return f.headOf(s, k)
+		return j
 	}
 	o := &f.order[k]
-	lazy := f.settle(s, k)
-	c, j := o.first()
-	if lazy >= 0 {
-		// The job left filed a count too high (settle) is asked first if
-		// it is the head at its count now, as in headOf, and filed once
-		// passed over; else it is filed now, behind the head.
-		if lc := s.Running(lazy, k); lc < c || lc == c && lazy < j {
-			c, j = lc, lazy
-		} else {
-			f.refile(s, o, lazy, k)
-			lazy = -1
-		}
-	}
 	for ; j >= 0; c, j = o.after(c, j) {
 		if int(f.skip[j]) < f.Delay {
 			// Before D skips only a node-local task is taken, and whether
 			// there is one costs less to learn than the best locality.
 			if s.localTask(j, node, k) {
 				f.skip[j] = 0
-				return f.taking(j, lazy, k)
+				return j
 			}
 		} else {
 			switch l := s.BestLocality(j, node, k); {
 			case l == NodeLocal || l == NoInput:
 				f.skip[j] = 0
-				return f.taking(j, lazy, k)
+				return j
 			case l == RackLocal,
 				l == Remote && int(f.skip[j]) >= f.Delay+f.RackDelay:
-				return f.taking(j, lazy, k)
+				return j
 			}
 		}
 		if f.skippedAt[j] != f.offer {
@@ -119,21 +105,12 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 			f.skip[j]++
 		}
 		if j == lazy {
-			// Passed over: filed under its count, which after walks from.
-			f.refile(s, o, lazy, k)
-			lazy = -1
+			// Passed over: filed under its count now, so that after goes
+			// on from its place.
+			f.refile(s, o, j, k)
 		}
 	}
 	return Later
-}
-
-// taking is job j, given the slot; if it is the job still filed a count too
-// high (lazy), its launch will put it back where it is filed.
-func (f *Fair) taking(j, lazy int, k Kind) int {
-	if j == lazy {
-		f.launching[k] = int32(j)
-	}
-	return j
 }
 
 // refile files job j again under its running count, if it is runnable.
@@ -144,57 +121,54 @@ func (f *Fair) refile(s *State, o *fairOrder, j int, k Kind) {
 	}
 }
 
-// headOf is the head of the order, where the slot goes whatever its
-// locality (naive fair sharing, or a reduce), without refiling the job that
-// most often takes it. A freed slot usually goes back to the job whose task
-// just ended (at 10⁷ tasks under naive fair sharing, 94 % of launches): its
-// count falls by one, which makes it the head, and the launch raises it
-// again. Refiled both times, that job cost four set operations a launch.
-// So one changed job filed a count too high stays where it is, if it is the
-// head even so (compared with the head of the others, as refiled). The core
-// launches the job Assign returns (Policy) before it asks again, which puts
-// its count back where it is filed and lists it as changed: the next settle
-// passes over it (f.launching). Until then the order is a sort of the jobs
-// but for that one, filed at its count after the launch. (Delay
-// scheduling's walk does the same, Assign.)
-func (f *Fair) headOf(s *State, k Kind) int {
+// head is the head of the order, its count and the job (or −1), after the
+// jobs changed since the last slot are filed again (refileChanged): but for
+// one. A freed slot usually goes back to the job whose task just ended (at
+// 10⁷ tasks under naive fair sharing, 94 % of launches): its count falls by
+// one, which makes it the head, and the launch raises it again. Refiled
+// both times, that job cost four set operations a launch. So one changed
+// job whose count fell by one stays filed a count too high if it is the head
+// even so (compared with the head of the others, as refiled), and is
+// returned as lazy too (else lazy is −1). If Assign gives it the slot, the
+// core launches it before it asks again (Policy), which puts its count back
+// where it is filed; if Assign passes it over, Assign files it. Until then
+// the order is a sort of the jobs but for that one.
+func (f *Fair) head(s *State, k Kind) (c, j, lazy int) {
 	o := &f.order[k]
-	lazy := f.settle(s, k)
-	c, h := o.first()
+	lazy = f.refileChanged(s, k)
+	c, j = o.first()
 	if lazy < 0 {
-		return h
+		return c, j, -1
 	}
 	// (The lazy job is filed, so the order has a head.)
-	if lc := s.Running(lazy, k); lc < c || lc == c && lazy < h {
-		f.launching[k] = int32(lazy)
-		return lazy
+	if lc := s.Running(lazy, k); lc < c || lc == c && lazy < j {
+		return lc, lazy, lazy
 	}
 	f.refile(s, o, lazy, k)
-	return h
+	return c, j, -1
 }
 
-// settle files again, under their running count now, the jobs whose count
-// or runnability changed since the last slot (State.TakeChanged): O(1) per
-// change, where re-sorting or merging the runnable jobs costs O(R) and, at
-// 10⁷ tasks, nearly all of a fair run's time. But for one: a runnable job
-// whose count fell by one is left where it is filed, and returned (lazy, or
-// −1), for Assign to give the slot or file; and the job given the slot so
-// (f.launching), back under its count, is passed over.
-func (f *Fair) settle(s *State, k Kind) (lazy int) {
+// refileChanged files again, under their running count now, the jobs whose
+// count or runnability changed since the last slot (State.TakeChanged):
+// O(1) per change, where re-sorting or merging the runnable jobs costs O(R)
+// and, at 10⁷ tasks, nearly all of a fair run's time. A job whose count is
+// what it is filed under (launched from a count too high, see head) stays;
+// and the first runnable job whose count fell by one is left where it is
+// filed and returned (or −1), for head to compare.
+func (f *Fair) refileChanged(s *State, k Kind) (lazy int) {
 	o := &f.order[k]
 	f.changed = s.TakeChanged(k, f.changed)
-	lazy, launched := -1, int(f.launching[k])
-	f.launching[k] = -1
+	lazy = -1
 	for _, j32 := range f.changed {
 		j := int(j32)
 		if !s.IsRunnable(j, k) {
 			o.take(j)
 			continue
 		}
-		c, key := int32(s.Running(j, k)), o.key[j]
-		if c == key-1 && lazy < 0 {
+		switch c, key := int32(s.Running(j, k)), o.key[j]; {
+		case c == key-1 && lazy < 0:
 			lazy = j
-		} else if c != key || j != launched {
+		case c != key:
 			o.take(j)
 			o.put(j, int(c))
 		}
@@ -204,7 +178,7 @@ func (f *Fair) settle(s *State, k Kind) (lazy int) {
 
 // fairOrder is the runnable jobs of one kind by running count, then index
 // (but for a job Fair gives a slot while it is filed a count too high,
-// filed at its count after the launch): a set of the jobs per count and a
+// filed at its count after the launch, Fair.head): a set of the jobs per count and a
 // set of the counts that have jobs, so that a job changes place in O(1) and
 // the order is walked from its head without being kept as a list. Each job
 // set is a bitmap over all jobs (jobs/8 bytes and its summaries), and at

@@ -57,16 +57,11 @@ type State struct {
 	busy        [2]float64 // slot-seconds used, of finished and killed attempts
 	lastEnd     float64
 
-	// found caches the last findTask answer: a policy that asks BestLocality
-	// and then assigns the same job gets one lookup, not two. Anything that
-	// changes a task's state clears it.
-	found struct {
-		ok        bool
-		job, node int
-		kind      Kind
-		task      int32
-		locality  Locality
-	}
+	// found caches the last findTask answer, or localTask's when it found a
+	// node-local map: a policy that asks BestLocality or localTask and then
+	// assigns the same job gets one lookup, not two. Anything that changes
+	// a task's state clears it.
+	found foundTask
 
 	wakeList
 
@@ -340,6 +335,22 @@ func (s *State) removeRunnable(j int, k Kind) {
 	}
 }
 
+// foundTask is a cached answer of findTask (State.found).
+type foundTask struct {
+	ok        bool
+	job, node int
+	kind      Kind
+	task      int32
+	locality  Locality
+}
+
+// set caches task t, of locality l, as job j's answer for node and kind k.
+// (Field by field: a composite literal is built and copied, 15 more
+// instructions in findTask.)
+func (f *foundTask) set(j, node int, k Kind, t int32, l Locality) {
+	f.ok, f.job, f.node, f.kind, f.task, f.locality = true, j, node, k, t, l
+}
+
 // findTask returns job j's best pending task of kind for node and its
 // locality, advancing the indexes' cursors past launched tasks.
 func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
@@ -347,7 +358,7 @@ func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
 		return f.task, f.locality
 	}
 	t, l := s.lookup(j, node, k)
-	s.found.ok, s.found.job, s.found.node, s.found.kind, s.found.task, s.found.locality = true, j, node, k, t, l
+	s.found.set(j, node, k, t, l)
 	return t, l
 }
 
@@ -442,10 +453,12 @@ func (s *State) localTask(j, node int, k Kind) bool {
 		return false
 	}
 	if t := b.next(int32(node), s.tasks); t >= 0 {
-		// What findTask would find (no requeued map is node-local here,
-		// and lookup asks the index the same question first): the launch
-		// that mostly follows needs no lookup of its own.
-		s.found.ok, s.found.job, s.found.node, s.found.kind, s.found.task, s.found.locality = true, j, node, k, t, NodeLocal
+		// What lookup would answer, so the launch that mostly follows
+		// needs no lookup of its own: no requeued map is node-local here
+		// (asked above); the node's bit set means its rack's is (mayHold);
+		// and lookup's seek(min(node, rack end)) finds the same run, since
+		// only a primary node holds blocks and is below its rack's end.
+		s.found.set(j, node, k, t, NodeLocal)
 		return true
 	}
 	s.nodeExhausted(j, node)
