@@ -178,13 +178,13 @@ func (f *Fair) refileChanged(s *State, k Kind) (lazy int) {
 
 // fairOrder is the runnable jobs of one kind by running count, then index
 // (but for a job Fair gives a slot while it is filed a count too high,
-// filed at its count after the launch, Fair.head): a set of the jobs per count and a
-// set of the counts that have jobs, so that a job changes place in O(1) and
-// the order is walked from its head without being kept as a list. Each job
-// set is a bitmap over all jobs (jobs/8 bytes and its summaries), and at
-// most about √(2·slots) counts have jobs at once, since the running counts
-// of distinct jobs sum to at most the slots: for the traces' tens of
-// thousands of jobs a few hundred kilobytes.
+// Fair.head, filed at its count after the launch): a set of the jobs per
+// count and a set of the counts that have jobs, so that a job changes place
+// in O(1) and the order is walked from its head without being kept as a
+// list. Each job set is a bitmap over all jobs (jobs/8 bytes and its
+// summaries), and at most about √(2·slots) counts have jobs at once, since
+// the running counts of distinct jobs sum to at most the slots: for the
+// traces' tens of thousands of jobs a few hundred kilobytes.
 type fairOrder struct {
 	counts  *indexSet   // the counts some job in the order has
 	byCount []*indexSet // the jobs by count; nil where none
