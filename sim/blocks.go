@@ -312,7 +312,7 @@ type replicaStream struct {
 	pcg      *pcg
 	at       []pcg // the state at job j's start, for j < frontier
 	frontier int   // the generator stands at this job's start
-	rackLo   []int // rack r is nodes rackLo[r]..rackLo[r+1]−1
+	rackLo   []int // State.rackLo
 	// The replicas of a chunk of one job's tasks, as (task, node) pairs.
 	nodes []taskPlace
 	// The scratch of index builds.
@@ -329,11 +329,7 @@ func (s *State) newReplicaStream() *replicaStream {
 	c := s.cluster
 	g := newPCG(derive(s.set.Seed, 1), derive(s.set.Seed, 2))
 	rs := &replicaStream{pcg: &g, at: make([]pcg, len(s.jobs))}
-	rs.rackLo = make([]int, c.Racks+1)
-	for i := c.Nodes - 1; i >= 0; i-- {
-		rs.rackLo[s.rack[i]] = i
-	}
-	rs.rackLo[c.Racks] = c.Nodes
+	rs.rackLo = s.rackLo
 	rs.three = c.Replication == 3 && c.Racks > 1
 	for r := range c.Racks {
 		rs.three = rs.three && rs.rackLo[r+1]-rs.rackLo[r] >= 2

@@ -552,8 +552,7 @@ func spanMask(w, lo, hi int32) uint64 {
 // rackNodes is rack r's nodes that can hold blocks: [lo, hi). (Extra
 // nodes, which share a rack with a primary one, hold none.)
 func (s *State) rackNodes(r int32) (lo, hi int32) {
-	at := s.replicas.rackLo
-	return int32(at[r]), int32(at[r+1])
+	return int32(s.rackLo[r]), int32(s.rackLo[r+1])
 }
 
 // rank orders localities for choosing: a task that reads no input is as good

@@ -125,15 +125,9 @@ func (s *State) chooseFilter(jobs int, reuse [][nodeFilterWords]uint64) {
 // node and reports whether every rack's nodes lie within two words (a rack
 // of 66 nodes or more may not).
 func (s *State) rackSpans() bool {
-	c := s.cluster
-	s.rackSpan = resize(s.rackSpan, c.Racks)
-	// A rack's nodes are consecutive (makeNodes); every rack has some.
-	lo := 0
-	for i := 1; i <= c.Nodes; i++ {
-		if i < c.Nodes && s.rack[i] == s.rack[lo] {
-			continue
-		}
-		r, l, h := s.rack[lo], int32(lo), int32(i)
+	s.rackSpan = resize(s.rackSpan, s.cluster.Racks)
+	for r := range s.rackSpan {
+		l, h := int32(s.rackLo[r]), int32(s.rackLo[r+1])
 		w0, w1 := l/64, (h-1)/64
 		switch {
 		case w1 > w0+1:
@@ -143,7 +137,6 @@ func (s *State) rackSpans() bool {
 		default:
 			s.rackSpan[r] = rackSpan{w0, w1, spanMask(w0, l, h), spanMask(w1, l, h)}
 		}
-		lo = i
 	}
 	return true
 }
@@ -301,6 +294,9 @@ type nodeArrays struct {
 	slow      []float64
 	retrying  []bool
 	hbStopped []bool // nodes whose heartbeats pause while no job is active
+	// rackLo: rack r is primary nodes rackLo[r]..rackLo[r+1]−1 (a rack's
+	// nodes are consecutive; extra nodes, numbered after, hold no blocks).
+	rackLo []int
 	// rackSpan is rack r's bits in a job's filter with a bit a node, if
 	// spansFit: the cluster has at most 64·nodeFilterWords nodes and each
 	// rack's lie within two words (rackSpans). Laid out with the racks, once
@@ -362,6 +358,11 @@ func (s *State) makeNodes() {
 	for i, p := range c.Extras {
 		s.rack[c.Nodes+i] = s.rack[p]
 	}
+	s.rackLo = make([]int, c.Racks+1)
+	for i := c.Nodes - 1; i >= 0; i-- {
+		s.rackLo[s.rack[i]] = i
+	}
+	s.rackLo[c.Racks] = c.Nodes
 	s.spansFit = nodes <= nodeFilterWords*64 && s.rackSpans()
 	for k := range 2 {
 		s.free[k] = make([]int16, nodes)
