@@ -61,12 +61,27 @@ fuzz-profile:
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
 
 # fuzz-sim runs the simulation workload reader's fuzzer, FUZZTIME; bench-sim the
-# simulator's benchmark at 10⁴ to 10⁷ tasks (events/s, peak heap).
-.PHONY: fuzz-sim bench-sim
+# simulator's benchmark at 10⁴ to 10⁷ tasks (events/s, peak heap), built as packer
+# is, with its profile (PGO, below).
+.PHONY: fuzz-sim bench-sim pgo
 fuzz-sim:
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseWorkload -fuzztime $(FUZZTIME)
 bench-sim:
-	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x
+	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x -pgo=$(PGO)
+
+# pgo rewrites packer's profile for profile-guided optimisation: go build applies
+# cmd/packer/default.pgo to packer and everything it links (-pgo=auto). It is the
+# CPU profile of the simulator's benchmarks, where packer spends its long runs
+# (simulate and experiment); rerun it when the simulator's hot paths change (a
+# stale profile costs speed, never correctness). A CPU profile is a build input,
+# not a build output: it is committed, as Go's PGO guide advises, so that every
+# build is the same.
+PGO := $(CURDIR)/cmd/packer/default.pgo
+pgo:
+	tmp=$$(mktemp -d) && \
+	$(GO) test ./sim -run '^$$' -bench 'Run/tasks=(1000000|10000000)$$/|Issue6Policies' -benchtime 1x \
+	  -pgo=off -o $$tmp/sim.test -cpuprofile $$tmp/cpu.pprof && \
+	cp $$tmp/cpu.pprof $(PGO).tmp && mv $(PGO).tmp $(PGO) && rm -rf $$tmp
 
 # itest runs the libvirt integration tests: a real libvirtd with QEMU (KVM if a canary
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
