@@ -79,10 +79,10 @@ bench-sim:
 # Go's PGO guide advises, so that every build is the same.
 PGO := $(CURDIR)/cmd/packer/default.pgo
 pgo:
-	tmp=$$(mktemp -d) && \
+	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
 	$(GO) test ./sim -run '^$$' -bench 'Run/tasks=(1000000|10000000)$$/|Issue6Policies' -benchtime 1x \
 	  -pgo=off -o $$tmp/sim.test -cpuprofile $$tmp/cpu.pprof && \
-	cp $$tmp/cpu.pprof $(PGO).tmp && mv $(PGO).tmp $(PGO) && rm -rf $$tmp
+	cp $$tmp/cpu.pprof $(PGO).tmp && mv $(PGO).tmp $(PGO)
 
 # itest runs the libvirt integration tests: a real libvirtd with QEMU (KVM if a canary
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
