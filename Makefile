@@ -50,7 +50,7 @@ build: deps
 	$(GO) build -o bin/packer ./cmd/packer
 
 bench: deps
-	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+	$(GO) test -run '^$$' -bench . -benchtime 1x -pgo='$(PGO_FLAG)' ./...
 
 # fuzz-profile runs the fuzzers of the profiling parsers, FUZZTIME each; their seed
 # corpora already run in `make test`.
@@ -60,29 +60,39 @@ fuzz-profile:
 	$(GO) test ./profile -run '^$$' -fuzz FuzzReadObservations -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseNodes -fuzztime $(FUZZTIME)
 
+# packer's profile for profile-guided optimisation (PGO): go build applies
+# the default.pgo beside a main package to it and everything it links, so packer is
+# built with this one. The benchmarks below pass it too (go test looks for
+# default.pgo only beside a main package, and ./sim is not one), so that they
+# measure the code as packer runs it; PGO_FLAG=off measures it without (as a
+# before/after comparison of a change to the simulator should, both sides alike:
+# the profile was taken of the code before the change).
+PGO_PROFILE := cmd/packer/default.pgo
+PGO_FLAG ?= $(CURDIR)/$(PGO_PROFILE)
+
 # fuzz-sim runs the simulation workload reader's fuzzer, FUZZTIME; bench-sim the
-# simulator's benchmark at 10⁴ to 10⁷ tasks (events/s, peak heap), built as packer
-# is, with its profile (PGO, below).
+# simulator's benchmark at 10⁴ to 10⁷ tasks (events/s, peak heap).
 .PHONY: fuzz-sim bench-sim pgo
 fuzz-sim:
 	$(GO) test ./sim -run '^$$' -fuzz FuzzParseWorkload -fuzztime $(FUZZTIME)
 bench-sim:
-	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x -pgo=$(PGO)
+	$(GO) test ./sim -run '^$$' -bench 'Run/' -benchtime 1x -pgo='$(PGO_FLAG)'
 
-# pgo rewrites packer's profile for profile-guided optimisation: go build applies
-# cmd/packer/default.pgo to packer and everything it links (-pgo=auto). It is the
-# CPU profile of the simulator's benchmarks, where packer spends its long runs
-# (simulate and experiment); rerun it when the simulator's hot paths change (a
-# stale profile costs speed, never correctness). It profiles a build without the
-# profile: a profile of the optimised build, tried once, made fair sharing 4 to 9 %
-# slower. A CPU profile is a build input, not a build output: it is committed, as
-# Go's PGO guide advises, so that every build is the same.
-PGO := $(CURDIR)/cmd/packer/default.pgo
+# pgo rewrites the profile: the CPU profile of the simulator's benchmarks, where
+# packer spends its long runs (simulate and experiment), BenchmarkRun at 10⁶ and 10⁷
+# tasks and BenchmarkIssue6Policies (-bench takes the two patterns joined by |). Rerun
+# it when the simulator's hot paths change: a stale profile costs speed, never
+# correctness. It profiles a build without the profile (the guide's advice is the
+# optimised build; a profile of that, tried once, made fair sharing slower, see
+# docs/simulating.md). A CPU profile is a build input, not a build output: it is
+# committed, as Go's PGO guide (go.dev/doc/pgo) advises, so that every build of a
+# commit is the same; docs/simulating.md says where and how it was taken.
 pgo:
-	tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	tmp=$$(mktemp -d) && out=$$(mktemp '$(PGO_PROFILE).XXXXXX') && \
+	trap 'rm -rf "$$tmp" "$$out"' EXIT INT TERM && \
 	$(GO) test ./sim -run '^$$' -bench 'Run/tasks=(1000000|10000000)$$/|Issue6Policies' -benchtime 1x \
-	  -pgo=off -o $$tmp/sim.test -cpuprofile $$tmp/cpu.pprof && \
-	cp $$tmp/cpu.pprof $(PGO).tmp && mv $(PGO).tmp $(PGO)
+	  -pgo=off -o "$$tmp/sim.test" -cpuprofile "$$tmp/cpu.pprof" && \
+	cp "$$tmp/cpu.pprof" "$$out" && mv "$$out" '$(PGO_PROFILE)'
 
 # itest runs the libvirt integration tests: a real libvirtd with QEMU (KVM if a canary
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
@@ -109,7 +119,7 @@ fuzz-workloads:
 	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadTopology -fuzztime $(FUZZTIME)
 	$(GO) test ./workloads/traces -run '^$$' -fuzz FuzzReadHybS -fuzztime $(FUZZTIME)
 bench-workloads:
-	$(GO) test ./workloads/traces -run '^$$' -bench FB2010 -benchtime 1x -policies $(POLICIES)
+	$(GO) test ./workloads/traces -run '^$$' -bench FB2010 -benchtime 1x -pgo='$(PGO_FLAG)' -policies $(POLICIES)
 
 # pictures regenerates the README's pictures and the example report with the tool itself.
 .PHONY: pictures
@@ -132,6 +142,6 @@ pictures: deps
 experiments:
 	$(GO) run ./cmd/packer experiment run
 bench-policies:
-	$(GO) test ./sim -run '^$$' -bench Issue6Policies -benchtime 5x
+	$(GO) test ./sim -run '^$$' -bench Issue6Policies -benchtime 5x -pgo='$(PGO_FLAG)'
 fuzz-spending:
 	$(GO) test ./cmd/packer -run '^$$' -fuzz FuzzParseSpending -fuzztime $(FUZZTIME)
