@@ -312,7 +312,6 @@ type replicaStream struct {
 	pcg      *pcg
 	at       []pcg // the state at job j's start, for j < frontier
 	frontier int   // the generator stands at this job's start
-	rackLo   []int // State.rackLo
 	// The replicas of a chunk of one job's tasks, as (task, node) pairs.
 	nodes []taskPlace
 	// The scratch of index builds.
@@ -329,10 +328,9 @@ func (s *State) newReplicaStream() *replicaStream {
 	c := s.cluster
 	g := newPCG(derive(s.set.Seed, 1), derive(s.set.Seed, 2))
 	rs := &replicaStream{pcg: &g, at: make([]pcg, len(s.jobs))}
-	rs.rackLo = s.rackLo
 	rs.three = c.Replication == 3 && c.Racks > 1
 	for r := range c.Racks {
-		rs.three = rs.three && rs.rackLo[r+1]-rs.rackLo[r] >= 2
+		rs.three = rs.three && s.rackLo[r+1]-s.rackLo[r] >= 2
 	}
 	rs.build = newPlaceBuild(s.nodes)
 	return rs
@@ -350,7 +348,7 @@ func (s *State) chunk(j int, t0, t1 int32) {
 	rs, jr := s.replicas, &s.jobs[j]
 	spec := s.w.Jobs[j].Blocks
 	if spec == nil && rs.three {
-		rs.drawChunk3(t0, t1, s.cluster.Nodes, s.rack)
+		rs.drawChunk3(t0, t1, s.rack, s.rackLo)
 		return
 	}
 	var buf [MaxReplication]int32
@@ -363,7 +361,7 @@ func (s *State) chunk(j int, t0, t1 int32) {
 				reps = append(reps, int32(n))
 			}
 		} else {
-			reps = placeReplicas(rs.pcg, &s.cluster, s.rack, rs.rackLo, reps)
+			reps = placeReplicas(rs.pcg, &s.cluster, s.rack, s.rackLo, reps)
 		}
 		for _, n := range reps {
 			nodes = append(nodes, taskPlace{t, n})
@@ -372,16 +370,16 @@ func (s *State) chunk(j int, t0, t1 int32) {
 	rs.nodes = nodes
 }
 
-// drawChunk3 is chunk's draws for tasks t0..t1−1 on a cluster of nodes
-// primary nodes where placeReplicas always draws three (rs.three): its
+// drawChunk3 is chunk's draws for tasks t0..t1−1 on a cluster, of racks
+// rack and rackLo (State's), where placeReplicas always draws three (rs.three): its
 // draws, in its order, inlined into one loop. Each bounded draw is written
 // out (step, scale, rare retry), as pcg.intN's is: a helper holding the
 // three is over the inliner's budget, and a call per draw is what this
 // loop exists to avoid.
-func (rs *replicaStream) drawChunk3(t0, t1 int32, nodes int, rack []int32) {
-	g, rackLo := *rs.pcg, rs.rackLo
+func (rs *replicaStream) drawChunk3(t0, t1 int32, rack []int32, rackLo []int) {
+	g := *rs.pcg
 	out := slices.Grow(rs.nodes[:0], 3*int(t1-t0))
-	n := uint64(nodes)
+	n := uint64(rackLo[len(rackLo)-1]) // the primary nodes
 	for t := t0; t < t1; t++ {
 		// The first replica on any node.
 		var x uint64

@@ -73,7 +73,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 					reps = append(reps, int32(n))
 				}
 			} else {
-				reps = placeReplicas(&rng, &ref.cluster, ref.rack, ref.replicas.rackLo, nil)
+				reps = placeReplicas(&rng, &ref.cluster, ref.rack, ref.rackLo, nil)
 			}
 			for _, n := range reps {
 				wantNode[j][n] = append(wantNode[j][n], tk)
