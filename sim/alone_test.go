@@ -168,7 +168,8 @@ func scribble(s *State) {
 		fill(s.slotTask[k], 5)
 	}
 	fill(s.tasks[:cap(s.tasks)], taskRec{start: 1, job: 3, node: 2, attempt: 4, state: taskDone, held: true})
-	fill(s.jobs[:cap(s.jobs)], jobRec{start: 1, done: [2]int32{3, 3}, finished: true, requeued: []int32{1}})
+	fill(s.jobs[:cap(s.jobs)], jobRec{start: 1, done: [2]int32{3, 3}, finished: true})
+	s.requeued = [][]int32{{1}}
 	fill(s.nodeFilter[:cap(s.nodeFilter)], [nodeFilterWords]uint64{1, 2, 3})
 	s.gen, s.sweeping, s.lazy, s.events, s.now, s.active = 9, 2, 1, 5, 7, 3
 	s.runnable[Map] = append(s.runnable[Map], 1)

@@ -107,7 +107,7 @@ func scanLookup(s *State, j, node int) (int32, Locality) {
 		l Locality
 	}
 	var ks []killed
-	for _, t := range jr.requeued {
+	for _, t := range s.requeuedOf(j) {
 		if s.tasks[t].kind == Map {
 			ks = append(ks, killed{t, s.locality(t, node)})
 		}
@@ -127,7 +127,7 @@ func scanLookup(s *State, j, node int) (int32, Locality) {
 			best := int32(-1)
 			for _, p := range places {
 				for _, t := range b.tasksAt(p) {
-					if pending(t) && !slices.Contains(jr.requeued, t) && (best < 0 || t < best) {
+					if pending(t) && !slices.Contains(s.requeuedOf(j), t) && (best < 0 || t < best) {
 						best = t
 					}
 				}

@@ -30,8 +30,12 @@ type State struct {
 	slots [2]int
 	nodeArrays
 
-	tasks    []taskRec
-	jobs     []jobRec
+	tasks []taskRec
+	jobs  []jobRec
+	// requeued is, by job, the killed tasks waiting to run again: nil
+	// until a task is first killed, which only preemption does, so that
+	// the job records hold no slice of their own (jobRec).
+	requeued [][]int32
 	users    []string
 	replicas *replicaStream
 	spare    []*placeIndex // released block indexes, for reuse
@@ -362,11 +366,19 @@ func (s *State) findTask(j int, node int, k Kind) (int32, Locality) {
 	return t, l
 }
 
+// requeuedOf is job j's killed tasks waiting to run again.
+func (s *State) requeuedOf(j int) []int32 {
+	if s.requeued == nil {
+		return nil
+	}
+	return s.requeued[j]
+}
+
 func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 	jr := &s.jobs[j]
 	_, hi := jr.span(k)
 	best, bestLoc := int32(-1), NoInput+1
-	for _, t := range jr.requeued {
+	for _, t := range s.requeuedOf(j) {
 		if s.tasks[t].kind != k {
 			continue
 		}
@@ -443,7 +455,7 @@ func (s *State) localTask(j, node int, k Kind) bool {
 		return true
 	}
 	b := s.blocks(j)
-	for _, t := range jr.requeued {
+	for _, t := range s.requeuedOf(j) {
 		if s.tasks[t].kind == Map && b.has(int32(node), t) {
 			return true
 		}
@@ -590,8 +602,10 @@ func (s *State) launch(j, node int, k Kind) {
 		panic(fmt.Sprintf("sim: policy %s assigned job %d, which has no pending %s task", s.policy.Name(), j, k))
 	}
 	t, loc := s.findTask(j, node, k)
-	if i := slices.Index(jr.requeued, t); i >= 0 {
-		jr.requeued = slices.Delete(jr.requeued, i, i+1)
+	if s.requeued != nil {
+		if i := slices.Index(s.requeued[j], t); i >= 0 {
+			s.requeued[j] = slices.Delete(s.requeued[j], i, i+1)
+		}
 	}
 	tr := &s.tasks[t]
 	s.found.ok = false
@@ -715,7 +729,10 @@ func (s *State) Kill(task int) bool {
 	j := int(tr.job)
 	jr := &s.jobs[j]
 	jr.pending[tr.kind]++
-	jr.requeued = append(jr.requeued, int32(task))
+	if s.requeued == nil {
+		s.requeued = make([][]int32, len(s.jobs))
+	}
+	s.requeued[j] = append(s.requeued[j], int32(task))
 	s.addRunnable(j, tr.kind)
 	s.trace(TraceKill, j, task, int(tr.node), tr.loc)
 	s.Wake(int(tr.node))

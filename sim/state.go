@@ -30,10 +30,11 @@ type taskRec struct {
 	slot    uint16 // its slot on node (State.slotTask), while it runs
 }
 
-// jobRec is one job's running state.
+// jobRec is one job's running state: 192 bytes, three cache lines of the
+// job array (whose large allocation starts on a page), the first holding
+// what every launch and task end reads and writes, the third the rack
+// filter.
 type jobRec struct {
-	arrival, shuffle float64
-	start, finish    float64
 	mapLo, mapHi     int32 // its map tasks are tasks[mapLo:mapHi]
 	redLo, redHi     int32 // and its reduces tasks[redLo:redHi]
 	cursor           [2]int32
@@ -43,16 +44,17 @@ type jobRec struct {
 	// its own nor further down the record, each a cache miss of its own (at
 	// 10⁷ tasks under fair sharing, 4 % and 13 % of the run).
 	changed            [2]bool
-	done               [2]int32
-	runPos             [2]int32 // index in State.runnable[kind], or −1
-	user               int32
-	loc                [4]int32 // completed maps by locality
-	requeued           []int32  // killed tasks waiting to run again
 	arrived, finished  bool
 	started, redsReady bool
 	mapsShuffled       bool // maps done and shuffled: reduces run their own time
 	noInput            bool
+	done               [2]int32
+	runPos             [2]int32    // index in State.runnable[kind], or −1
 	blocks             *placeIndex // its block index while its maps run (State.blocks)
+	loc                [4]int32    // completed maps by locality
+	arrival, shuffle   float64
+	start, finish      float64
+	user               int32
 	// racks has bit r set while rack r may hold a replica of a map of the
 	// job that never launched, when the filters have a bit a rack
 	// (State.filterBy, State.mayHold): inline, since a lookup reads the
