@@ -97,17 +97,17 @@ type eventQueue struct {
 	// record and its job's).
 	warm     []taskRec
 	warmJobs []jobRec
-	// warmRack is the nodes' racks when the jobs' filters have a bit a
-	// rack and the policy is a slotReturner (else nil): the job whose task
-	// ends launches its next task on the same node, and its lookup reads
-	// that rack's word of the job's filter.
-	warmRack []int32
+	// warmFilter is set when the jobs' filters have a bit a rack and the
+	// policy is a slotReturner: the job whose task ends launches its next
+	// task on the same node, and its lookup reads that rack's word of the
+	// job's filter, on the record's last line (jobRec.racks).
+	warmFilter bool
 }
 
 // slotReturner is a policy under which a slot freed by a job's task
 // usually goes back to that job: fair sharing, where that job has just
 // fallen behind the others (at 10⁷ tasks, 94 % of launches). The queue
-// then prefetches what that job's next lookup reads (eventQueue.warmRack):
+// then prefetches what that job's next lookup reads (eventQueue.warmFilter):
 // fair at 10⁷ +5 to +11 % task events a CPU-second in three ABBA rounds,
 // where fifo, whose next launch is its head job's, lost 0 to 13 % in four.
 type slotReturner interface{ returnsSlots() }
@@ -117,6 +117,10 @@ type slotReturner interface{ returnsSlots() }
 type queued struct {
 	e    event
 	next int32
+	// job is a task end's job (pushTaskEnd), else −1: in what was the
+	// entry's padding, so that ahead finds the job's record without
+	// waiting on the task's.
+	job int32
 }
 
 // reusable is q's memory, for a queue that a later run initialises.
@@ -175,7 +179,7 @@ func (q *eventQueue) load(evs []event) {
 	}
 	q.sorted, q.next = evs, 0
 	if len(evs) > 0 {
-		q.insert(evs[0])
+		q.insert(evs[0], -1)
 	}
 }
 
@@ -184,13 +188,22 @@ func (q *eventQueue) load(evs []event) {
 func (q *eventQueue) push(e event) {
 	e.seq = q.seq
 	q.seq++
-	q.insert(e)
+	q.insert(e, -1)
+}
+
+// pushTaskEnd pushes e, the end of a task of job, as push does, and keeps
+// job beside it in the ring so that ahead can prefetch the job's record
+// without first reading the task's.
+func (q *eventQueue) pushTaskEnd(e event, job int32) {
+	e.seq = q.seq
+	q.seq++
+	q.insert(e, job)
 }
 
 // insert files e, with its sequence number: in cur if it falls in the
 // current bucket, else in the ring if the ring reaches its bucket, else in
 // the heap.
-func (q *eventQueue) insert(e event) {
+func (q *eventQueue) insert(e event, job int32) {
 	a := q.abs(e.t)
 	if a <= q.curAbs {
 		q.toCur(e)
@@ -203,10 +216,10 @@ func (q *eventQueue) insert(e event) {
 	var i int32
 	if i = q.free; i >= 0 {
 		q.free = q.pool[i].next
-		q.pool[i].e = e
+		q.pool[i].e, q.pool[i].job = e, job
 	} else {
 		i = int32(len(q.pool))
-		q.pool = append(q.pool, queued{e: e})
+		q.pool = append(q.pool, queued{e: e, job: job})
 	}
 	b := uint(a) & q.mask
 	q.pool[i].next = q.head[b]
@@ -295,7 +308,7 @@ func (q *eventQueue) pop() event {
 	q.now = e.t
 	if q.next < len(q.sorted) && q.sorted[q.next].seq == e.seq {
 		if q.next++; q.next < len(q.sorted) {
-			q.insert(q.sorted[q.next])
+			q.insert(q.sorted[q.next], -1)
 		}
 	}
 	return e
@@ -348,57 +361,48 @@ func (q *eventQueue) refill() {
 	sortEvents(q.cur)
 }
 
-// ahead prefetches what the next three buckets with events at or after ring
-// bucket from will need: for the first, the records of its task ends' jobs,
-// at the first and the last field a task end reads (mapLo and loc, whose 80
-// bytes lie on two cache lines or, for about one record in eight, three, the
-// middle one then not asked for; their task records, prefetched by an
-// earlier refill, are in the cache by now); for the second, its task ends'
-// records; for the third, its list's first entry in the pool (the second
-// walks it next time). So each bucket's records are asked for a bucket or
-// two before its events are popped, the misses of several events
-// overlapping. It stops early when the ring has fewer buckets with events.
-// (At 10⁷ tasks under fair sharing, task events a CPU-second: the task
-// records alone +14 and +22 % in two runs; the jobs' first lines too, a
-// further +8 % on average in four paired runs; the pool entry a further +2
-// to +38 % in four; the jobs' second lines and the cursor's next record
-// (lookup) +4 % median in six paired runs with D = 10.)
+// ahead prefetches what the next two buckets with events at or after ring
+// bucket from will need: for the first, the records of its task ends and
+// of their jobs (each job's first two lines, and its third, the rack
+// filter, with warmFilter: jobRec's three lines, whole); for the second,
+// its list's first entry in the pool (which the first walks next time). So
+// each bucket's records are asked for a bucket before its events are
+// popped, the misses of several events overlapping, and none waits on
+// another: the job comes from the pool entry (queued.job), not from the
+// task's record. (At 10⁷ tasks under fair sharing, task events a
+// CPU-second: the task records alone +14 and +22 % in two runs; the jobs'
+// first lines too, a further +8 % on average in four paired runs; the pool
+// entry a further +2 to +38 % in four. 2026-11-24: with the job from the
+// pool entry and the job records three whole lines, all asked for a bucket
+// ahead, where the task records were asked for two buckets ahead and the
+// jobs' lines a bucket ahead once the task's record gave the job: +11 and
+// +20 % in two rounds of the old and the new benchmark run at once, one on
+// each core, and swapped; asked for two buckets ahead instead, +5 % median
+// in four; without the pool entry, 0.91–0.93 in three.)
 func (q *eventQueue) ahead(from uint) {
-	start, last := from, -1
-	for depth := range 3 {
-		b := q.following(from)
-		if b < 0 {
-			return
-		}
-		// The distance round the ring from start: once it stops growing,
-		// the search has come round to a bucket already seen.
-		d := int((uint(b) - start) & q.mask)
-		if d <= last {
-			return
-		}
-		last = d
-		if depth == 2 {
-			prefetch(unsafe.Pointer(&q.pool[q.head[b]]))
-			return
-		}
-		for i := q.head[b]; i >= 0; i = q.pool[i].next {
-			if e := &q.pool[i].e; e.kind == evTaskEnd && uint(e.arg) < uint(len(q.warm)) {
-				if depth == 0 {
-					tr := &q.warm[e.arg]
-					if j := uint(tr.job); j < uint(len(q.warmJobs)) {
-						jr := &q.warmJobs[j]
-						prefetch(unsafe.Pointer(&jr.mapLo))
-						prefetch(unsafe.Pointer(&jr.loc[3]))
-						if n := uint(tr.node); n < uint(len(q.warmRack)) {
-							prefetch(unsafe.Pointer(&jr.racks[uint(q.warmRack[n])/64%rackFilterWords]))
-						}
-					}
-				} else {
-					prefetch(unsafe.Pointer(&q.warm[e.arg]))
+	b := q.following(from)
+	if b < 0 {
+		return
+	}
+	for i := q.head[b]; i >= 0; i = q.pool[i].next {
+		x := &q.pool[i]
+		if e := &x.e; e.kind == evTaskEnd && uint(e.arg) < uint(len(q.warm)) {
+			prefetch(unsafe.Pointer(&q.warm[e.arg]))
+			if j := uint(x.job); j < uint(len(q.warmJobs)) {
+				jr := &q.warmJobs[j]
+				prefetch(unsafe.Pointer(&jr.mapLo))
+				prefetch(unsafe.Pointer(&jr.blocks))
+				if q.warmFilter {
+					prefetch(unsafe.Pointer(&jr.racks))
 				}
 			}
 		}
-		from = uint(b+1) & q.mask
+	}
+	// The ring's buckets from b+1 round to from−1 are the later times (the
+	// current bucket, from−1, has none: its events are in cur), so the
+	// search finds b again only if b is the ring's one bucket with events.
+	if n := q.following(uint(b+1) & q.mask); n != b {
+		prefetch(unsafe.Pointer(&q.pool[q.head[n]]))
 	}
 }
 

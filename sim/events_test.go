@@ -61,16 +61,15 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
 	capacities := []int{0, 100, 300, 5000, 70000} // 64 to 65 536 buckets: one word of summary, or several
 	// Records for the prefetching to read (eventQueue.ahead): events here
-	// are task ends whose argument is their sequence number.
+	// are task ends whose argument is their sequence number, half of them
+	// pushed with a job, one in nine out of range, as ahead must allow.
 	tasks, jobs := make([]taskRec, 1<<12), make([]jobRec, 8)
-	for i := range tasks {
-		tasks[i].job = int32(i % (len(jobs) + 1)) // one in nine out of range, as ahead must allow
-	}
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var q eventQueue
 		q.init(capacities[seed%5], spans[seed%uint64(len(spans))])
 		q.warm, q.warmJobs = tasks, jobs
+		q.warmFilter = seed%3 == 0
 		var seq uint64
 		if seed%2 == 1 { // sequence numbers that carry through their high digits
 			seq = 1<<56 - 50
@@ -137,7 +136,11 @@ func TestEventQueueMatchesSort(t *testing.T) {
 				if now == 0 && d == 0 && rng.IntN(2) == 0 {
 					e.t = math.Copysign(0, -1) // a job with no maps, arrival and shuffle −0
 				}
-				q.push(e)
+				if step%2 == 0 {
+					q.pushTaskEnd(e, int32(seq%uint64(len(jobs)+1)))
+				} else {
+					q.push(e)
+				}
 				add(e)
 			}
 			if len(ref) == 0 {
@@ -205,7 +208,7 @@ func TestPrefetchChangesNothing(t *testing.T) {
 					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
 				}
 				_, returner := s.policy.(slotReturner)
-				if racks := s.queue.warmRack != nil; racks != (from == 0 && s.filterBy == filterRacks && returner) {
+				if racks := s.queue.warmFilter; racks != (from == 0 && s.filterBy == filterRacks && returner) {
 					t.Fatalf("case %d, %s: racks prefetched %v with prefetchFrom %d, filter kind %d", i, name, racks, from, s.filterBy)
 				}
 				return rec.lines

@@ -7,7 +7,9 @@ import (
 
 // TestJobRecordLines: a job record is three whole cache lines and a large
 // run's job array starts on one, so that what every launch and task end
-// reads and writes shares the first line, and the rack filter is the third.
+// reads and writes shares the first line, the rack filter is the third, and
+// ahead's three prefetches of a record (at mapLo, blocks and racks) are its
+// three lines.
 func TestJobRecordLines(t *testing.T) {
 	const line = 64
 	var jr jobRec

@@ -148,7 +148,7 @@ func (s *State) loop() error {
 	if len(s.tasks) >= prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
 		if _, ok := s.policy.(slotReturner); ok && s.filterBy == filterRacks {
-			s.queue.warmRack = s.rack
+			s.queue.warmFilter = true
 		}
 	}
 	arrivals := make([]event, len(s.jobs))
@@ -290,7 +290,7 @@ func (s *State) reducesReady(j int) {
 	for t := jr.redLo; t < jr.redHi; t++ {
 		if tr := &s.tasks[t]; tr.held {
 			tr.held = false
-			s.queue.push(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt})
+			s.queue.pushTaskEnd(event{t: s.now + s.base(t)*s.slow[tr.node], kind: evTaskEnd, arg: t, attempt: tr.attempt}, tr.job)
 		}
 	}
 	s.reducesRunnable(j)
@@ -636,7 +636,7 @@ func (s *State) launch(j, node int, k Kind) {
 	if k == Reduce && !jr.mapsShuffled {
 		tr.held = true // an early reduce: its end is scheduled by reducesReady
 	} else {
-		s.queue.push(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt})
+		s.queue.pushTaskEnd(event{t: s.now + d, kind: evTaskEnd, arg: t, attempt: tr.attempt}, tr.job)
 	}
 	s.trace(TraceStart, j, int(t), node, loc)
 }
