@@ -91,7 +91,7 @@ type eventQueue struct {
 	now    float64 // the time of the event last popped
 	// warm and warmJobs are the run's task and job records, from
 	// prefetchFrom tasks on (else nil): as a bucket becomes current, the
-	// records the next buckets' task ends will read are prefetched
+	// records the next bucket's task ends will read are prefetched
 	// (ahead). At 10⁷ tasks they are out of the cache, and a pop waited on
 	// each in turn (fair sharing: a third of the run's time, the task's
 	// record and its job's).
@@ -365,7 +365,7 @@ func (q *eventQueue) refill() {
 // bucket from will need: for the first, the records of its task ends and
 // of their jobs (each job's first two lines, and its third, the rack
 // filter, with warmFilter: jobRec's three lines, whole); for the second,
-// its list's first entry in the pool (which the first walks next time). So
+// its list's first entry in the pool, which the next call walks. So
 // each bucket's records are asked for a bucket before its events are
 // popped, the misses of several events overlapping, and none waits on
 // another: the job comes from the pool entry (queued.job), not from the
@@ -375,15 +375,13 @@ func (q *eventQueue) refill() {
 // entry a further +2 to +38 % in four. 2026-11-24: with the job from the
 // pool entry and the job records three whole lines, all asked for a bucket
 // ahead, where the task records were asked for two buckets ahead and the
-// jobs' lines a bucket ahead once the task's record gave the job: +11 and
-// +20 % in two rounds of the old and the new benchmark run at once, one on
-// each core, and swapped; asked for two buckets ahead instead, +5 % median
-// in four; without the pool entry, 0.91–0.93 in three.)
+// jobs' lines a bucket ahead once the task's record gave the job: +1 to
+// +15 %, median +11 %, in five ABBA rounds; asked for two buckets ahead
+// instead, +5 % median in four rounds of the two binaries at once, one on
+// each core, then swapped; without the pool entry, 0.91–0.93 in three.)
+// The ring must have events (refill calls it only then).
 func (q *eventQueue) ahead(from uint) {
 	b := q.following(from)
-	if b < 0 {
-		return
-	}
 	for i := q.head[b]; i >= 0; i = q.pool[i].next {
 		x := &q.pool[i]
 		if e := &x.e; e.kind == evTaskEnd && uint(e.arg) < uint(len(q.warm)) {

@@ -87,6 +87,7 @@ func TestEventQueueMatchesSort(t *testing.T) {
 			}
 			q.init(capacities[(seed+2)%5], spans[(seed+3)%uint64(len(spans))])
 			q.warm, q.warmJobs = tasks, jobs
+			q.warmFilter = seed%3 == 0
 			q.seq = seq
 		}
 		var ref []event // what is queued, kept sorted descending: pop from the end

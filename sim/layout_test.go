@@ -38,6 +38,11 @@ func TestJobRecordLines(t *testing.T) {
 		{"loc", unsafe.Offsetof(jr.loc), unsafe.Sizeof(jr.loc), line, 2 * line},
 		{"racks", unsafe.Offsetof(jr.racks), unsafe.Sizeof(jr.racks), 2 * line, 3 * line},
 	}
+	// The queue's pool entry keeps a task end's job in what would be
+	// padding: an event and two int32, 32 bytes.
+	if size := unsafe.Sizeof(queued{}); size != 32 {
+		t.Errorf("a pool entry is %d bytes, want 32", size)
+	}
 	if unsafe.Offsetof(jr.mapLo) != 0 {
 		t.Errorf("mapLo at byte %d, want 0: ahead prefetches the first line at it", unsafe.Offsetof(jr.mapLo))
 	}

@@ -480,7 +480,7 @@ func (s *State) localTask(j, node int, k Kind) bool {
 // mayHold reports whether rack r may hold a replica of one of the maps of
 // job jr that never launched, which the job's index lists (State.blocks):
 // if not, neither rack r nor any of its nodes has one, and the index need
-// not be asked. A killed map, pending again, is in jr.requeued, which
+// not be asked. A killed map, pending again, is in State.requeued, which
 // lookup and localTask ask first; so whenever they ask the index, it can
 // only answer with a map that never launched, and a rack or node it once
 // found exhausted stays so.
@@ -522,7 +522,7 @@ func (s *State) nodeMayHold(j int, jr *jobRec, node int) bool {
 
 // exhausted records that the index found no never-launched map of job jr
 // in rack r (a killed one, pending again, may lie before its nodes' cursors;
-// it is in jr.requeued).
+// it is in State.requeued).
 func (s *State) exhausted(j int, jr *jobRec, r int32) {
 	switch s.filterBy {
 	case filterRacks:

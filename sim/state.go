@@ -30,10 +30,10 @@ type taskRec struct {
 	slot    uint16 // its slot on node (State.slotTask), while it runs
 }
 
-// jobRec is one job's running state: 192 bytes, three cache lines of the
-// job array (whose large allocation starts on a page), the first holding
-// what every launch and task end reads and writes, the third the rack
-// filter.
+// jobRec is one job's running state: 192 bytes, in a large run (an array
+// over 32 KiB, an allocation Go starts on a page) three whole cache lines,
+// the first holding what every launch and task end reads and writes, the
+// third the rack filter.
 type jobRec struct {
 	mapLo, mapHi     int32 // its map tasks are tasks[mapLo:mapHi]
 	redLo, redHi     int32 // and its reduces tasks[redLo:redHi]
