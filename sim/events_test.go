@@ -61,15 +61,16 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
 	capacities := []int{0, 100, 300, 5000, 70000} // 64 to 65 536 buckets: one word of summary, or several
 	// Records for the prefetching to read (eventQueue.ahead): events here
-	// are task ends whose argument is their sequence number, half of them
-	// pushed with a job, one in nine out of range, as ahead must allow.
-	tasks, jobs := make([]taskRec, 1<<12), make([]jobRec, 8)
+	// are task ends whose argument is their sequence number, so some are
+	// of the last task and most past it, half of them pushed with a job,
+	// one in nine out of range, as ahead must allow.
+	tasks, jobs := make([]taskRec, 1000), make([]jobRec, 8)
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var q eventQueue
 		q.init(capacities[seed%5], spans[seed%uint64(len(spans))])
 		q.warm, q.warmJobs = tasks, jobs
-		q.warmFilter = seed%3 == 0
+		q.warmNext, q.warmFilter = seed%2 == 0, seed%3 == 0
 		var seq uint64
 		if seed%2 == 1 { // sequence numbers that carry through their high digits
 			seq = 1<<56 - 50
@@ -87,7 +88,7 @@ func TestEventQueueMatchesSort(t *testing.T) {
 			}
 			q.init(capacities[(seed+2)%5], spans[(seed+3)%uint64(len(spans))])
 			q.warm, q.warmJobs = tasks, jobs
-			q.warmFilter = seed%3 == 0
+			q.warmNext, q.warmFilter = seed%2 == 0, seed%3 == 0
 			q.seq = seq
 		}
 		var ref []event // what is queued, kept sorted descending: pop from the end
@@ -209,6 +210,9 @@ func TestPrefetchChangesNothing(t *testing.T) {
 					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
 				}
 				_, returner := s.policy.(slotReturner)
+				if next := s.queue.warmNext; next != (from == 0 && returner) {
+					t.Fatalf("case %d, %s: next tasks prefetched %v with prefetchFrom %d", i, name, next, from)
+				}
 				if racks := s.queue.warmFilter; racks != (from == 0 && s.filterBy == filterRacks && returner) {
 					t.Fatalf("case %d, %s: racks prefetched %v with prefetchFrom %d, filter kind %d", i, name, racks, from, s.filterBy)
 				}

@@ -9,7 +9,8 @@ import (
 // run's job array starts on one, so that what every launch and task end
 // reads and writes shares the first line, the rack filter is the third, and
 // ahead's three prefetches of a record (at mapLo, blocks and racks) are its
-// three lines.
+// three lines; the queue's pool entry and the task records are the sizes
+// ahead relies on too.
 func TestJobRecordLines(t *testing.T) {
 	const line = 64
 	var jr jobRec
@@ -61,5 +62,13 @@ func TestJobRecordLines(t *testing.T) {
 	s := compile(benchWorkload(1e5), st)
 	if at := uintptr(unsafe.Pointer(&s.jobs[0])); at%line != 0 {
 		t.Fatalf("the job records of %d jobs start at %#x, not on a cache line", len(s.jobs), at)
+	}
+	// Two task records a line, the first at an even index: ahead prefetches
+	// the task after an ending one only when that starts a line.
+	if size := unsafe.Sizeof(taskRec{}); size != line/2 {
+		t.Errorf("a task record is %d bytes, want %d", size, line/2)
+	}
+	if at := uintptr(unsafe.Pointer(&s.tasks[0])); at%line != 0 {
+		t.Errorf("the records of %d tasks start at %#x, not on a cache line", len(s.tasks), at)
 	}
 }

@@ -147,8 +147,8 @@ func (s *State) loop() error {
 	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*typicalBase(s.tasks))
 	if len(s.tasks) >= prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
-		if _, ok := s.policy.(slotReturner); ok && s.filterBy == filterRacks {
-			s.queue.warmFilter = true
+		if _, ok := s.policy.(slotReturner); ok {
+			s.queue.warmNext, s.queue.warmFilter = true, s.filterBy == filterRacks
 		}
 	}
 	arrivals := make([]event, len(s.jobs))
