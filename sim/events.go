@@ -98,20 +98,22 @@ type eventQueue struct {
 	warm     []taskRec
 	warmJobs []jobRec
 	// warmNext and warmFilter are set when the policy is a slotReturner,
-	// warmFilter only when the jobs' filters have a bit a rack: the job
-	// whose task ends launches its next task on the same node, usually the
-	// task after the one ending (a job's tasks are launched in order where
-	// none is local, and under fair sharing a saturated cluster's jobs run
-	// one task at a time), found at the job's cursor (State.lookup), and
-	// its lookup reads that rack's word of the job's filter, on the
-	// record's last line (jobRec.racks).
+	// whose freed slot usually goes to the job whose task ended, on the
+	// same node. warmNext: that launch is usually of the task after the
+	// one ending, found at the job's cursor (State.lookup): a job's tasks
+	// launch in order where none is local, and under fair sharing a
+	// saturated cluster's jobs run one task at a time. warmFilter, only
+	// when the jobs' filters have a bit a rack: the lookup reads that
+	// rack's word of the job's filter, on the record's last line
+	// (jobRec.racks).
 	warmNext, warmFilter bool
 }
 
 // slotReturner is a policy under which a slot freed by a job's task
 // usually goes back to that job: fair sharing, where that job has just
 // fallen behind the others (at 10⁷ tasks, 94 % of launches). The queue
-// then prefetches what that job's next lookup reads (eventQueue.warmFilter):
+// then prefetches what that job's next lookup reads (eventQueue.warmNext
+// and warmFilter):
 // fair at 10⁷ +5 to +11 % task events a CPU-second in three ABBA rounds,
 // where fifo, whose next launch is its head job's, lost 0 to 13 % in four.
 type slotReturner interface{ returnsSlots() }
@@ -368,7 +370,8 @@ func (q *eventQueue) refill() {
 // ahead prefetches what the next two buckets with events at or after ring
 // bucket from will need: for the first, the records of its task ends and
 // of their jobs (each job's first two lines, and its third, the rack
-// filter, with warmFilter: jobRec's three lines, whole); for the second,
+// filter, with warmFilter: jobRec's three lines, whole), and with warmNext
+// the record of the task after each ending one; for the second,
 // its list's first entry in the pool, which the next call walks. So
 // each bucket's records are asked for a bucket before its events are
 // popped, the misses of several events overlapping, and none waits on

@@ -61,10 +61,11 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
 	capacities := []int{0, 100, 300, 5000, 70000} // 64 to 65 536 buckets: one word of summary, or several
 	// Records for the prefetching to read (eventQueue.ahead): events here
-	// are task ends whose argument is their sequence number, so some are
-	// of the last task and most past it, half of them pushed with a job,
-	// one in nine out of range, as ahead must allow.
-	tasks, jobs := make([]taskRec, 1000), make([]jobRec, 8)
+	// are task ends whose argument is their sequence number (up to about
+	// 4,000 a seed), so most have a task record, some the last, some none;
+	// half are pushed with a job, one in nine of those jobs out of range.
+	// All as ahead must allow.
+	tasks, jobs := make([]taskRec, 3000), make([]jobRec, 8)
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var q eventQueue

@@ -427,7 +427,9 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 			// The job's next launch from here reads the next records,
 			// cold in a large run: ask for the line after this one now
 			// (warm is set from prefetchFrom tasks on; fair D=10 at 10⁷,
-			// this line's share of the run's samples 4.8 → 1.5 %).
+			// this line's share of the run's samples 4.8 → 1.5 %). Under
+			// fair sharing ahead asks for it again just before the launch
+			// (warmNext), by when this one is often out of the cache.
 			if w := s.queue.warm; int(c)+2 < len(w) {
 				prefetch(unsafe.Pointer(&w[c+2]))
 			}
