@@ -191,15 +191,11 @@ func (q *eventQueue) load(evs []event) {
 
 // push queues e, which must not come before the last event popped: its time
 // is at least that event's (its sequence number, the next, is later).
-func (q *eventQueue) push(e event) {
-	e.seq = q.seq
-	q.seq++
-	q.insert(e, -1)
-}
+func (q *eventQueue) push(e event) { q.pushTaskEnd(e, -1) }
 
-// pushTaskEnd pushes e, the end of a task of job, as push does, and keeps
-// job beside it in the ring so that ahead can prefetch the job's record
-// without first reading the task's.
+// pushTaskEnd pushes e, the end of a task of job (−1 for an event of no
+// task), as push does, and keeps job beside it in the ring so that ahead
+// can prefetch the job's record without first reading the task's.
 func (q *eventQueue) pushTaskEnd(e event, job int32) {
 	e.seq = q.seq
 	q.seq++

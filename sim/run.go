@@ -604,10 +604,8 @@ func (s *State) launch(j, node int, k Kind) {
 		panic(fmt.Sprintf("sim: policy %s assigned job %d, which has no pending %s task", s.policy.Name(), j, k))
 	}
 	t, loc := s.findTask(j, node, k)
-	if s.requeued != nil {
-		if i := slices.Index(s.requeued[j], t); i >= 0 {
-			s.requeued[j] = slices.Delete(s.requeued[j], i, i+1)
-		}
+	if i := slices.Index(s.requeuedOf(j), t); i >= 0 {
+		s.requeued[j] = slices.Delete(s.requeued[j], i, i+1)
 	}
 	tr := &s.tasks[t]
 	s.found.ok = false
