@@ -184,6 +184,11 @@ func checkWorkloadFields(data []byte) error {
 				return err
 			}
 		}
+		if r, ok := job["run"]; ok {
+			if _, err := CheckFields(r, at+".run", FieldNames(RunSpec{})); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

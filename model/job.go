@@ -23,6 +23,9 @@ type Job struct {
 	// Profile records the measurements and fit the model and class came
 	// from, when the job was profiled (packer profile, packer fit).
 	Profile *Profile `json:"profile,omitempty"`
+	// Run says what the job's VMs run when packer apply deploys it; nil
+	// leaves that to the appliance.
+	Run *RunSpec `json:"run,omitempty"`
 }
 
 // NodeRange is an inclusive range of VM counts.
@@ -76,6 +79,11 @@ func (j Job) Validate() error {
 	}
 	if r := j.Range; r != nil && (r.Min < 1 || r.Max < r.Min) {
 		return fmt.Errorf("job %q: measured_range must have 1 ≤ min ≤ max, got [%d, %d]", j.Name, r.Min, r.Max)
+	}
+	if j.Run != nil {
+		if err := j.Run.Validate(); err != nil {
+			return fmt.Errorf("job %q: %w", j.Name, err)
+		}
 	}
 	return nil
 }
