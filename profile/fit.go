@@ -17,20 +17,60 @@ import (
 // are *model.InputError naming the file and, for a job that cannot be
 // fitted, the line of its first run.
 func FitObservations(r io.Reader, file, name string, s *Settings) (*model.Workload, []*Result, error) {
-	jobs, err := ReadObservations(r, file)
-	if err != nil {
-		return nil, nil, err
+	return FitObservationFiles([]ObservationFile{{R: r, File: file}}, name, s)
+}
+
+// ObservationFile is one observations file to read: its contents and its
+// name for messages.
+type ObservationFile struct {
+	R    io.Reader
+	File string
+}
+
+// FitObservationFiles is FitObservations over several files read as one:
+// a job's runs in any of them are fitted together (the runs a profile
+// measured and those packer apply recorded, say), jobs in the order they
+// first appear. name defaults to the first file's.
+func FitObservationFiles(files []ObservationFile, name string, s *Settings) (*model.Workload, []*Result, error) {
+	if len(files) == 0 {
+		return nil, nil, errors.New("profile: no observations file")
 	}
+	type found struct {
+		JobObservations
+		file string
+	}
+	var jobs []*found
+	byName := map[string]*found{}
+	for _, f := range files {
+		js, err := ReadObservations(f.R, f.File)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, j := range js {
+			if have, ok := byName[j.Job]; ok {
+				have.Observations = append(have.Observations, j.Observations...)
+				continue
+			}
+			fj := &found{JobObservations: j, file: f.File}
+			byName[j.Job] = fj
+			jobs = append(jobs, fj)
+		}
+	}
+	file := files[0].File
 	if name == "" {
 		base := filepath.Base(file)
 		name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	w := &model.Workload{Name: name, Description: "fitted by packer fit from " + file}
+	from := file
+	for _, f := range files[1:] {
+		from += ", " + f.File
+	}
+	w := &model.Workload{Name: name, Description: "fitted by packer fit from " + from}
 	var results []*Result
 	for _, j := range jobs {
 		res, err := Analyze(j.Job, j.Observations, s)
 		if err != nil {
-			return nil, nil, &model.InputError{File: file, Err: fmt.Errorf("line %d: %w", j.Line, err)}
+			return nil, nil, &model.InputError{File: j.file, Err: fmt.Errorf("line %d: %w", j.Line, err)}
 		}
 		results = append(results, res)
 		w.Jobs = append(w.Jobs, res.Job)

@@ -60,7 +60,7 @@ var fitCommand = &cli.Command{
 		"--rumen FILE instead takes the real jobs of a Rumen trace: each job's own task durations are\n" +
 		"replayed alone in the simulator at every --nodes count and those runtimes fitted (fit_rumen.go).",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "observations", Aliases: []string{"i"}, Usage: "CSV `FILE` of runs (- for stdin); or --rumen FILE"},
+		&cli.StringSliceFlag{Name: "observations", Aliases: []string{"i"}, Usage: "CSV `FILE` of runs (- for stdin); repeat it to fit the runs of several files together (a profile's and apply's observations.csv); or --rumen FILE"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
 		chartFlag,
@@ -87,21 +87,24 @@ func fitAction(c *cli.Context) error {
 	if c.IsSet("rumen") {
 		return fitRumen(c, set, format) // fit_rumen.go: runs replayed from a real trace
 	}
-	path := c.String("observations")
-	if path == "" {
+	paths := c.StringSlice("observations")
+	if len(paths) == 0 {
 		return badUsage("fit needs --observations FILE (measured runs) or --rumen FILE (a real trace)")
 	}
-	var r io.Reader = c.App.Reader
-	file := "<stdin>"
-	if path != "-" {
+	var files []profile.ObservationFile
+	for _, path := range paths {
+		if path == "-" {
+			files = append(files, profile.ObservationFile{R: c.App.Reader, File: "<stdin>"})
+			continue
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			return badInput(&model.InputError{File: path, Err: err})
 		}
 		defer f.Close()
-		r, file = f, path
+		files = append(files, profile.ObservationFile{R: f, File: path})
 	}
-	w, results, err := profile.FitObservations(r, file, c.String("name"), set)
+	w, results, err := profile.FitObservationFiles(files, c.String("name"), set)
 	if err != nil {
 		return badInput(err)
 	}
