@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -32,8 +33,18 @@ type Settings struct {
 	// across all hosts; default 4.
 	Parallel int
 	// PhaseTimeout fails a phase whose VMs have not all powered off after
-	// this long; 0 waits for ever.
+	// this long, stopping them; 0 derives it from the plan
+	// (DerivedPhaseTimeout), NoPhaseTimeout waits for ever.
 	PhaseTimeout time.Duration
+	// BootAllowance is what a derived phase timeout adds to twice the
+	// phase's predicted length; default DefaultBootAllowance.
+	BootAllowance time.Duration
+	// RunDir receives every VM's console log (console/<domain>.log) and
+	// the run record (RunRecordFile, ObservationsFile); "" keeps the
+	// consoles in memory only, for the jobs' status lines.
+	RunDir string
+	// Now is the clock the journal's times come from; nil is time.Now.
+	Now func() time.Time
 	// OnePhase applies only the phase of index Phase (0-based, as in the
 	// plan document; people call it phase Phase+1) and returns.
 	OnePhase bool
@@ -67,8 +78,14 @@ func (s *Settings) validate(pl *plan.Plan) error {
 	if s.Parallel == 0 {
 		s.Parallel = 4
 	}
-	if s.PhaseTimeout < 0 {
+	if s.PhaseTimeout < 0 && s.PhaseTimeout != NoPhaseTimeout {
 		return fmt.Errorf("xenlibvirt: settings: phase timeout %v is negative", s.PhaseTimeout)
+	}
+	if s.BootAllowance < 0 {
+		return fmt.Errorf("xenlibvirt: settings: boot allowance %v is negative", s.BootAllowance)
+	}
+	if s.BootAllowance == 0 {
+		s.BootAllowance = DefaultBootAllowance
 	}
 	if s.OnePhase && (s.Phase < 0 || s.Phase >= len(pl.Phases)) {
 		return fmt.Errorf("xenlibvirt: settings: phase %d outside the plan's 1..%d", PhaseNumber(s.Phase), len(pl.Phases))
@@ -93,7 +110,7 @@ type Hosts struct {
 func Connect(pl *plan.Plan, inv *Inventory, c Connector) (*Hosts, error) {
 	n := min(pl.Cluster.Hosts, len(inv.Hosts))
 	hs := &Hosts{Inventory: inv}
-	conns := connectAll(inv.Hosts[:n], inv, c)
+	conns := connectAll(inv.Hosts[:n], inv, c, jobImages(pl))
 	var first error
 	for i, hc := range conns {
 		switch {
@@ -172,6 +189,8 @@ type run struct {
 	d    *Deployment
 	mu   sync.Mutex
 	j    *Journal
+	// consoles are the VMs' console copies in flight, by host URI and name.
+	consoles map[string]*consoleCopy
 }
 
 func (r *run) openJournal() error {
@@ -270,6 +289,7 @@ func (r *run) phaseRange() (first, last int) {
 // and back to the caller, which prints it once; the log only says the run
 // ended.
 func (r *run) finish(status string, err error) error {
+	r.closeConsoles()
 	msg := "apply " + status
 	if serr := r.step(func(j *Journal) {
 		j.Status = status
@@ -278,6 +298,11 @@ func (r *run) finish(status string, err error) error {
 		}
 	}, "%s", msg); serr != nil && err == nil {
 		err = serr
+	}
+	if r.set.RunDir != "" && r.plan != nil {
+		if werr := WriteRunRecord(r.set.RunDir, NewRunRecord(r.plan, r.j)); werr != nil && err == nil {
+			err = werr
+		}
 	}
 	return err
 }
@@ -289,7 +314,16 @@ func (r *run) setPhase(p int, status string, err error, note string) error {
 	if note != "" {
 		msg += "; " + note
 	}
+	now := r.now()
 	return r.step(func(j *Journal) {
+		switch status {
+		case StatusRunning:
+			j.Phases[p].Started, j.Phases[p].Ended = &now, nil
+		default:
+			if j.Phases[p].Ended == nil {
+				j.Phases[p].Ended = &now
+			}
+		}
 		j.Phases[p].Status = status
 		j.Phases[p].Error = ""
 		if err != nil {
@@ -300,7 +334,12 @@ func (r *run) setPhase(p int, status string, err error, note string) error {
 
 // phase runs one phase to completion, or tears it down on failure.
 func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
-	if err := r.setPhase(pd.Index, StatusRunning, nil, ""); err != nil {
+	timeout, rule := r.phaseTimeout(pd.Index)
+	note := "timeout " + timeout.String() + " (" + rule + ")"
+	if timeout == 0 {
+		note = rule
+	}
+	if err := r.setPhase(pd.Index, StatusRunning, nil, note); err != nil {
 		return err
 	}
 	// Watch before starting anything, so no power-off goes unseen.
@@ -315,7 +354,7 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 	if err := r.launch(ctx, pd); err != nil {
 		return r.failPhase(pd, err, ctx.Err() != nil)
 	}
-	if err := r.wait(ctx, pd, q); err != nil {
+	if err := r.wait(ctx, pd, q, timeout, rule); err != nil {
 		return r.failPhase(pd, err, ctx.Err() != nil)
 	}
 	if err := r.teardown(r.phaseRecords(pd.Index)); err != nil {
@@ -327,6 +366,7 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 // failPhase tears the phase down (or keeps it, if interrupted and asked to)
 // and records why it ended.
 func (r *run) failPhase(pd PhaseDeploy, cause error, interrupted bool) error {
+	r.closeConsoles()
 	status := StatusFailed
 	if interrupted {
 		status = StatusInterrupted
@@ -422,7 +462,11 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	rec := func(state string) func(*Journal) {
 		return func(j *Journal) {
 			v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
-			v.Disk, v.State = vm.DiskPath, state
+			v.Disk, v.State, v.Job, v.Index = vm.DiskPath, state, vm.Meta.Job, vm.Meta.Index
+			v.Image = ""
+			if vm.Image != r.j.Image {
+				v.Image = vm.Image
+			}
 		}
 	}
 	// A domain of this name that exists already is not ours to replace:
@@ -432,13 +476,18 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	} else if !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("look up domain: %w", err)
 	}
-	path, err := hv.CreateOverlay(vm.Pool, vm.Volume, inv.Image, inv.ImageFormat, inv.DiskGiB)
+	path, err := hv.CreateOverlay(vm.Pool, vm.Volume, vm.Image, inv.ImageFormat, inv.DiskGiB)
 	if err != nil {
 		return err
 	}
 	vm.DiskPath = path
 	if err := r.step(rec(StateDisk), "p%d %s %s: disk %s created", PhaseNumber(phase), vm.HostName, vm.Name, path); err != nil {
 		return err
+	}
+	if vm.Run != nil {
+		if err := r.createSeed(phase, hv, vm); err != nil {
+			return err
+		}
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -458,7 +507,13 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if r.set.Started != nil {
 		r.set.Started(vm.Host, vm.Name)
 	}
-	return r.step(rec(StateRunning), "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
+	r.openConsole(phase, vm)
+	now := r.now()
+	return r.step(func(j *Journal) {
+		rec(StateRunning)(j)
+		v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
+		v.Started, v.Stopped, v.Exit, v.Seconds, v.Console = &now, nil, nil, nil, ""
+	}, "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
 }
 
 // startTries and startBackoff bound the tries of a start the host refused
@@ -530,7 +585,7 @@ func (q *eventQueue) drain() []hostEvent {
 // wait returns once every VM of the phase has powered off by itself. A VM
 // that crashes or is stopped any other way, a lost connection, the phase
 // timeout or the context end the wait with an error.
-func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
+func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
 	type key struct {
 		host int
 		name string
@@ -540,8 +595,8 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 		pending[key{vm.Host, vm.Name}] = vm
 	}
 	var timeout <-chan time.Time
-	if r.set.PhaseTimeout > 0 {
-		t := time.NewTimer(r.set.PhaseTimeout)
+	if phaseTimeout > 0 {
+		t := time.NewTimer(phaseTimeout)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -551,11 +606,11 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 			return ErrInterrupted
 		case <-timeout:
 			var names []string
-			for k := range pending {
-				names = append(names, k.name)
+			for k, vm := range pending {
+				names = append(names, fmt.Sprintf("%s (job %s, host %s)", k.name, vm.Meta.Job, vm.HostName))
 			}
 			sort.Strings(names)
-			return fmt.Errorf("%w after %v: %d VMs still running: %s", ErrPhaseTimeout, r.set.PhaseTimeout, len(names), strings.Join(names, ", "))
+			return fmt.Errorf("%w after %v (%s): %d VMs still running, stopped: %s", ErrPhaseTimeout, phaseTimeout, rule, len(names), strings.Join(names, ", "))
 		case <-q.signal:
 		}
 		for _, ev := range q.drain() {
@@ -577,8 +632,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 				return fmt.Errorf("host %s: VM %s %s before its job finished", host, vm.Name, ev.Reason)
 			}
 			delete(pending, key{ev.host, ev.Domain})
-			if err := r.step(func(j *Journal) { j.vm(pd.Index, vm.Name, vm.HostName, vm.HostURI).State = StateFinished },
-				"p%d %s %s: powered off, job %s done on it", PhaseNumber(pd.Index), host, vm.Name, vm.Meta.Job); err != nil {
+			if err := r.vmEnded(pd, vm); err != nil {
 				return err
 			}
 		}
@@ -629,6 +683,9 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 	if rec.State != StateDisk && rec.State != StateUndefined {
 		return found, nil
 	}
+	if rec.Image != "" {
+		image = rec.Image // the job's own image
+	}
 	backing, err := hv.Volume(rec.Disk)
 	msg := "disk " + rec.Disk + " deleted"
 	switch {
@@ -643,6 +700,14 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 			return found, err
 		}
 		found = true
+	}
+	if rec.Seed != "" {
+		seedFound, seedMsg, err := removeSeed(hv, rec)
+		if err != nil {
+			return found, err
+		}
+		found = found || seedFound
+		msg += ", " + seedMsg
 	}
 	return found, record(StateRemoved, msg)
 }
@@ -770,17 +835,34 @@ func (r *run) dryRun() error {
 		n := PhaseNumber(pd.Index)
 		fmt.Fprintf(w, "\n## phase %d: %d VMs\n", n, len(pd.VMs))
 		for _, vm := range pd.VMs {
-			fmt.Fprintf(w, "p%d %s %s: create disk %s (qcow2 overlay of %s in pool %s)\n", n, vm.HostName, vm.Name, vm.DiskPath, d.Image, vm.Pool)
-			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, hostname %s, master %s)\n", n, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, vm.Hostname, vm.MasterHostname)
-			fmt.Fprintf(w, "p%d %s %s: start\n", n, vm.HostName, vm.Name)
+			fmt.Fprintf(w, "p%d %s %s: create disk %s (qcow2 overlay of %s in pool %s)\n", n, vm.HostName, vm.Name, vm.DiskPath, vm.Image, vm.Pool)
+			if vm.Run != nil {
+				fmt.Fprintf(w, "p%d %s %s: upload seed volume %s (cloud-init NoCloud): runs %s\n", n, vm.HostName, vm.Name, vm.SeedPath, shellQuote(vm.Run.Command))
+			} else {
+				fmt.Fprintf(w, "p%d %s %s: job %s has no run spec: the appliance runs its own job\n", n, vm.HostName, vm.Name, vm.Meta.Job)
+			}
+			addr := "no static address"
+			if vm.Address.IsValid() {
+				addr = "address " + vm.Address.String()
+			}
+			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, %s, hostname %s, master %s)\n", n, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, addr, vm.Hostname, vm.MasterHostname)
+			fmt.Fprintf(w, "p%d %s %s: start, copy its console", n, vm.HostName, vm.Name)
+			if s.RunDir != "" {
+				fmt.Fprintf(w, " to %s", filepath.Join(s.RunDir, "console", vm.Name+".log"))
+			}
+			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "p%d: wait until all %d VMs have powered off", n, len(pd.VMs))
-		if s.PhaseTimeout > 0 {
-			fmt.Fprintf(w, " (at most %v)", s.PhaseTimeout)
+		fmt.Fprintf(w, "p%d: wait until all %d VMs have powered off, each job's status line saying exit 0", n, len(pd.VMs))
+		if t, rule := r.phaseTimeout(pd.Index); t > 0 {
+			fmt.Fprintf(w, " (at most %v: %s)", t, rule)
 		}
 		fmt.Fprintln(w)
 		for _, vm := range pd.VMs {
-			fmt.Fprintf(w, "p%d %s %s: destroy, undefine, delete disk %s\n", n, vm.HostName, vm.Name, vm.DiskPath)
+			fmt.Fprintf(w, "p%d %s %s: destroy, undefine, delete disk %s", n, vm.HostName, vm.Name, vm.DiskPath)
+			if vm.SeedPath != "" {
+				fmt.Fprintf(w, " and seed volume %s", vm.SeedPath)
+			}
+			fmt.Fprintln(w)
 		}
 		for _, vm := range pd.VMs {
 			fmt.Fprintf(w, "\n<!-- %s on %s -->\n%s", vm.Name, vm.HostName, vm.XML)

@@ -475,7 +475,7 @@ func TestPhaseTimeoutTearsDown(t *testing.T) {
 	// Long enough for the other five guests to power off even on a loaded
 	// machine (the simulated ones do so at once).
 	_, err := xenlibvirt.Apply(context.Background(), pl, connect(t, pl, c, nil), &xenlibvirt.Settings{PhaseTimeout: 1500 * time.Millisecond})
-	want := "phase timed out after 1.5s: 1 VMs still running: " + xenlibvirt.DomainName(pl.ID, 0, "s-kmns-1", 1)
+	want := "phase timed out after 1.5s (as given): 1 VMs still running, stopped: " + xenlibvirt.DomainName(pl.ID, 0, "s-kmns-1", 1) + " (job s-kmns-1, host h1)"
 	if !errors.Is(err, xenlibvirt.ErrPhaseTimeout) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Apply: %v\nwant %q", err, want)
 	}
@@ -516,7 +516,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 		t.Fatalf("dry run: %v, journal %v", err, j)
 	}
 	// 14 VMs: one <domain> and one create, define, start, destroy line each.
-	for _, s := range []string{"<domain type=\"xen\">", ": create disk ", ": define (", ": start\n", ": destroy, undefine, delete disk "} {
+	for _, s := range []string{"<domain type=\"xen\">", ": create disk ", ": define (", ": start, copy its console\n", ": destroy, undefine, delete disk "} {
 		if n := strings.Count(out.String(), s); n != 14 {
 			t.Errorf("%d × %q, want 14", n, s)
 		}

@@ -20,7 +20,7 @@ type hostConn struct {
 // once) and gathers each one's facts; results are in the order of hosts,
 // whatever order the hosts answered in. A host whose facts cannot be
 // gathered is closed again and carries the error.
-func connectAll(hosts []InventoryHost, inv *Inventory, c Connector) []hostConn {
+func connectAll(hosts []InventoryHost, inv *Inventory, c Connector, jobImages []string) []hostConn {
 	out := make([]hostConn, len(hosts))
 	sem := make(chan struct{}, maxParallelConnects)
 	var wg sync.WaitGroup
@@ -35,7 +35,7 @@ func connectAll(hosts []InventoryHost, inv *Inventory, c Connector) []hostConn {
 				out[i].err = err
 				return
 			}
-			f, err := Gather(hv, h, inv)
+			f, err := Gather(hv, h, inv, jobImages...)
 			if err != nil {
 				_ = hv.Close()
 				out[i].err = err

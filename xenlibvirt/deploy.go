@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,9 +31,12 @@ type HostFacts struct {
 	// missing, named if inactive.
 	Pools   []Pool   `json:"pools"`
 	PoolErr []string `json:"pool_errors,omitempty"`
-	// Missing lists the image, kernel and initrd paths the host's storage
-	// pools do not have.
+	// Missing lists the image, kernel and initrd paths (and the jobs' own
+	// images) the host's storage pools do not have.
 	Missing []string `json:"missing,omitempty"`
+	// NetErr says what is wrong with the libvirt network or bridge the
+	// inventory attaches the host's VMs to; empty when it is there and up.
+	NetErr string `json:"network_error,omitempty"`
 }
 
 // Pool is a libvirt storage pool: its name and target directory.
@@ -45,8 +49,25 @@ type Pool struct {
 // any domain type and runs nothing.
 func (f HostFacts) Simulated() bool { return strings.EqualFold(f.Type, "test") }
 
-// Gather asks one host's libvirt for the facts Check needs. It changes nothing.
-func Gather(hv Hypervisor, h InventoryHost, inv *Inventory) (HostFacts, error) {
+// jobImages lists the plan's jobs' own images (RunSpec.Image), each once, in
+// job order; nil for a nil plan.
+func jobImages(pl *plan.Plan) []string {
+	var out []string
+	if pl == nil {
+		return nil
+	}
+	for _, j := range pl.Jobs {
+		if j.Run != nil && j.Run.Image != "" && !slices.Contains(out, j.Run.Image) {
+			out = append(out, j.Run.Image)
+		}
+	}
+	return out
+}
+
+// Gather asks one host's libvirt for the facts Check needs; jobImages are
+// the plan's jobs' own images, checked like the inventory's. It changes
+// nothing.
+func Gather(hv Hypervisor, h InventoryHost, inv *Inventory, jobImages ...string) (HostFacts, error) {
 	f, err := hv.Facts()
 	if err != nil {
 		return f, fmt.Errorf("host %s (%s): %w", h.Name, h.URI, err)
@@ -69,12 +90,22 @@ func Gather(hv Hypervisor, h InventoryHost, inv *Inventory) (HostFacts, error) {
 	if !hasErr {
 		f.PoolErr = nil
 	}
-	for _, p := range []string{inv.Image, inv.Kernel, inv.Initrd} {
+	for _, p := range append([]string{inv.Image, inv.Kernel, inv.Initrd}, jobImages...) {
 		if p == "" {
 			continue
 		}
 		if _, err := hv.Volume(p); err != nil {
 			f.Missing = append(f.Missing, p)
+		}
+	}
+	switch {
+	case h.Bridge != "":
+		if err := hv.Bridge(h.Bridge); err != nil {
+			f.NetErr = fmt.Sprintf("bridge %s: %v", h.Bridge, err)
+		}
+	case h.Network != UserNetwork && h.Network != "":
+		if err := hv.Network(h.Network); err != nil {
+			f.NetErr = fmt.Sprintf("network %s: %v", h.Network, err)
 		}
 	}
 	return f, nil
@@ -106,6 +137,17 @@ func Check(pl *plan.Plan, inv *Inventory, facts []HostFacts) []string {
 	var out []string
 	c := pl.Cluster
 	out = append(out, checkJobNames(pl)...)
+	if inv.Subnet != "" {
+		n := 0
+		for _, ph := range pl.Phases {
+			for _, hp := range ph.Hosts {
+				n += len(hp.VMs)
+			}
+		}
+		if have := inv.vmAddresses(); n > have {
+			out = append(out, fmt.Sprintf("subnet %s has %d VM addresses (from first_address %d to the last before the broadcast), the plan has %d VMs; give a larger subnet", inv.Subnet, have, inv.FirstAddress, n))
+		}
+	}
 	if len(inv.Hosts) < c.Hosts {
 		out = append(out, fmt.Sprintf("inventory has %d hosts, the plan needs %d", len(inv.Hosts), c.Hosts))
 	}
@@ -126,6 +168,9 @@ func Check(pl *plan.Plan, inv *Inventory, facts []HostFacts) []string {
 		}
 		for _, m := range f.Missing {
 			bad("%s is in none of its storage pools", m)
+		}
+		if f.NetErr != "" {
+			bad("%s", f.NetErr)
 		}
 		if !f.Simulated() {
 			want := h.Hypervisor
@@ -238,8 +283,22 @@ type VMDeploy struct {
 	Volume  string `json:"volume"`
 	// DiskPath is the overlay's path: the pool's directory and Volume.
 	DiskPath string `json:"disk_path"`
-	XML      string `json:"-"`
+	// Image is the image the overlay sits on: the job's own, else the
+	// inventory's.
+	Image string `json:"image"`
+	// Run is what the VM runs, from its job's run spec; nil when the job
+	// has none and the appliance runs its own job.
+	Run *GuestRun `json:"run,omitempty"`
+	// SeedVolume and SeedPath name the VM's NoCloud seed volume, beside
+	// the overlay; "" without Run.
+	SeedVolume string `json:"seed_volume,omitempty"`
+	SeedPath   string `json:"seed_path,omitempty"`
+	XML        string `json:"-"`
 }
+
+// SeedVolumeName is the name of a VM's NoCloud seed volume: the domain's
+// name and ".cidata.iso".
+func SeedVolumeName(domain string) string { return domain + ".cidata.iso" }
 
 // NewDeployment builds the deployment of a plan that passed Check. An extra
 // VM has no physical disk of its own in the plan (the packing paper, Aboulnaga et al., CloudDB 2009); its overlay, on
@@ -250,51 +309,116 @@ func NewDeployment(pl *plan.Plan, inv *Inventory, facts []HostFacts) (*Deploymen
 		return nil, CheckError(p)
 	}
 	d := &Deployment{Plan: pl.ID, Image: inv.Image}
-	mem := memoryPerVM(pl, inv)
-	k := pl.Cluster.DisksPerHost
+	jobs := make(map[string]model.Job, len(pl.Jobs))
+	for _, j := range pl.Jobs {
+		jobs[j.Name] = j
+	}
+	// MACs and addresses are unique across the whole plan, not only the
+	// phase: a job's VMs must never meet an older VM's ARP entry.
+	macs := map[string]bool{}
+	numbered := 0
 	for _, ph := range pl.Phases {
 		pd := PhaseDeploy{Index: ph.Index}
-		macs := map[string]bool{}
 		hosts := append([]model.HostPlacement(nil), ph.Hosts...)
 		sort.SliceStable(hosts, func(a, b int) bool { return hosts[a].Host < hosts[b].Host })
 		for _, hp := range hosts {
-			h, f := inv.Hosts[hp.Host], facts[hp.Host]
 			extras := 0
 			for _, v := range hp.VMs {
-				di := 0
-				if v.Disk != nil {
-					di = *v.Disk
-				} else {
-					di = extras % k
-					extras++
-				}
-				name := DomainName(pl.ID, ph.Index, v.Job, v.Index)
-				vm := VM{
-					Meta: Metadata{Plan: pl.ID, Phase: ph.Index, Job: v.Job, Role: string(v.Role),
-						Index: v.Index, Master: v.Index == 0, Name: name},
-					Host: hp.Host, HostName: h.Name, Disk: h.Disks[di], DiskIndex: di, Name: name,
-					Hostname: guestHostname(v.Job, v.Index), MasterHostname: guestHostname(v.Job, 0),
-				}
-				for salt := 0; ; salt++ {
-					vm.UUID, vm.MAC = identity(name, h.Hypervisor, salt)
-					if !macs[vm.MAC] {
-						break
-					}
-				}
-				macs[vm.MAC] = true
-				pool := f.Pools[di]
-				vd := VMDeploy{VM: vm, HostURI: h.URI, Pool: pool.Name, Volume: name + ".qcow2"}
-				vd.DiskPath = path.Join(pool.Path, vd.Volume)
-				xml, err := DomainXML(vm, DomainSpec{Hypervisor: h.Hypervisor, VCPUs: pl.Cluster.VCPUsPerVM, MemoryMiB: mem,
-					DiskPath: vd.DiskPath, Network: h.Network, Kernel: inv.Kernel, Initrd: inv.Initrd, Cmdline: inv.Cmdline})
+				vd, err := newVMDeploy(pl, inv, facts, ph.Index, hp.Host, v, &extras, macs, numbered)
 				if err != nil {
 					return nil, err
 				}
-				vd.XML = xml
+				numbered++
 				pd.VMs = append(pd.VMs, vd)
 			}
+		}
+		if err := concretiseRuns(pl, inv, ph, jobs, pd.VMs); err != nil {
+			return nil, err
 		}
 		d.Phases = append(d.Phases, pd)
 	}
 	return d, nil
+}
+
+// newVMDeploy names, places and numbers one VM (its address is the plan's
+// VM number numbered); extras counts the host's extra VMs so far in the
+// phase, macs the MACs taken.
+func newVMDeploy(pl *plan.Plan, inv *Inventory, facts []HostFacts, phase, host int, v model.VMPlace, extras *int, macs map[string]bool, numbered int) (VMDeploy, error) {
+	h, f, k := inv.Hosts[host], facts[host], pl.Cluster.DisksPerHost
+	di := 0
+	if v.Disk != nil {
+		di = *v.Disk
+	} else {
+		di = *extras % k
+		*extras++
+	}
+	name := DomainName(pl.ID, phase, v.Job, v.Index)
+	vm := VM{
+		Meta: Metadata{Plan: pl.ID, Phase: phase, Job: v.Job, Role: string(v.Role),
+			Index: v.Index, Master: v.Index == 0, Name: name},
+		Host: host, HostName: h.Name, Disk: h.Disks[di], DiskIndex: di, Name: name,
+		Hostname: guestHostname(v.Job, v.Index), MasterHostname: guestHostname(v.Job, 0),
+	}
+	for salt := 0; ; salt++ {
+		vm.UUID, vm.MAC = identity(name, h.Hypervisor, salt)
+		if !macs[vm.MAC] {
+			break
+		}
+	}
+	macs[vm.MAC] = true
+	if inv.Subnet != "" {
+		a, err := inv.vmAddress(numbered)
+		if err != nil {
+			return VMDeploy{}, err
+		}
+		vm.Address = a
+	}
+	pool := f.Pools[di]
+	vd := VMDeploy{VM: vm, HostURI: h.URI, Pool: pool.Name, Volume: name + ".qcow2", Image: inv.Image}
+	vd.DiskPath = path.Join(pool.Path, vd.Volume)
+	return vd, nil
+}
+
+// concretiseRuns gives the phase's VMs of jobs with a run spec their
+// GuestRun and seed volume, and every VM its domain XML. A job's VMs all
+// run in one phase, so the phase's VMs are all its peers.
+func concretiseRuns(pl *plan.Plan, inv *Inventory, ph plan.Phase, jobs map[string]model.Job, vms []VMDeploy) error {
+	peers := map[string][]Peer{}
+	for _, vm := range vms {
+		ps := peers[vm.Meta.Job]
+		for len(ps) <= vm.Meta.Index {
+			ps = append(ps, Peer{})
+		}
+		ps[vm.Meta.Index] = Peer{Hostname: vm.Hostname, Address: vm.Address.Addr()}
+		peers[vm.Meta.Job] = ps
+	}
+	roles := map[string]string{}
+	for _, j := range ph.Jobs {
+		roles[j.Name] = string(j.Role)
+	}
+	mem := memoryPerVM(pl, inv)
+	for i := range vms {
+		vd := &vms[i]
+		h := inv.Hosts[vd.Host]
+		if spec := jobs[vd.Meta.Job].Run; spec != nil {
+			g, err := newGuestRun(pl.ID, vd.VM, spec, roles[vd.Meta.Job], peers[vd.Meta.Job])
+			if err != nil {
+				return err
+			}
+			vd.Run = g
+			vd.SeedVolume = SeedVolumeName(vd.Name)
+			vd.SeedPath = path.Join(path.Dir(vd.DiskPath), vd.SeedVolume)
+			if spec.Image != "" {
+				vd.Image = spec.Image
+			}
+		}
+		xml, err := DomainXML(vd.VM, DomainSpec{Hypervisor: h.Hypervisor, VCPUs: pl.Cluster.VCPUsPerVM, MemoryMiB: mem,
+			DiskPath: vd.DiskPath, SeedPath: vd.SeedPath, Network: h.Network, Bridge: h.Bridge,
+			Kernel: inv.Kernel, Initrd: inv.Initrd, Cmdline: inv.Cmdline})
+		if err != nil {
+			return err
+		}
+		vd.XML = xml
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/xml"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -35,6 +36,9 @@ type VM struct {
 	MasterHostname string
 	UUID           string
 	MAC            string
+	// Address is the VM's static address with its subnet's length (the
+	// inventory's subnet); the zero Prefix without one.
+	Address netip.Prefix
 }
 
 // Metadata is what packer writes into a domain's <metadata> and reads back to
@@ -175,9 +179,15 @@ type DomainSpec struct {
 	// DiskPath is the VM's copy-on-write overlay, DiskFormat its format
 	// (the overlay is always qcow2).
 	DiskPath string
-	Network  string
-	Kernel   string
-	Initrd   string
+	// SeedPath is the VM's NoCloud seed volume (raw ISO 9660), attached
+	// read-only as its second disk; "" for none.
+	SeedPath string
+	// Network is the libvirt network, or Bridge the host's bridge device,
+	// the VM's NIC joins.
+	Network string
+	Bridge  string
+	Kernel  string
+	Initrd  string
 	// Cmdline is appended to packer's own packer.* kernel arguments.
 	Cmdline string
 }
@@ -249,9 +259,16 @@ func DomainXML(vm VM, s DomainSpec) (string, error) {
 	} else if s.Hypervisor != Xen {
 		d.OS.Boot = &boot{Dev: "hd"}
 	}
-	d.Devices = &devices{Disk: disk{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "qcow2"},
-		Source: source{File: s.DiskPath}, Target: target{Dev: dev, Bus: bus}}}
+	d.Devices = &devices{Disk: []disk{{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "qcow2"},
+		Source: source{File: s.DiskPath}, Target: target{Dev: dev, Bus: bus}}}}
+	if s.SeedPath != "" {
+		d.Devices.Disk = append(d.Devices.Disk, disk{Type: "file", Device: "disk", Driver: driver{Name: "qemu", Type: "raw"},
+			Source: source{File: s.SeedPath}, Target: target{Dev: dev[:len(dev)-1] + "b", Bus: bus}, ReadOnly: &struct{}{}})
+	}
 	d.Devices.Interface = iface{Type: "network", MAC: mac{Address: vm.MAC}, Source: &netSource{Network: s.Network}, Model: nic}
+	if s.Bridge != "" {
+		d.Devices.Interface.Type, d.Devices.Interface.Source = "bridge", &netSource{Bridge: s.Bridge}
+	}
 	if s.Network == UserNetwork {
 		// QEMU's own user-mode network: no bridge, no privileges.
 		d.Devices.Interface.Type, d.Devices.Interface.Source = "user", nil
@@ -332,17 +349,18 @@ type boot struct {
 }
 
 type devices struct {
-	Disk      disk     `xml:"disk"`
+	Disk      []disk   `xml:"disk"`
 	Interface iface    `xml:"interface"`
 	Console   *console `xml:"console"`
 }
 
 type disk struct {
-	Type   string `xml:"type,attr"`
-	Device string `xml:"device,attr"`
-	Driver driver `xml:"driver"`
-	Source source `xml:"source"`
-	Target target `xml:"target"`
+	Type     string    `xml:"type,attr"`
+	Device   string    `xml:"device,attr"`
+	Driver   driver    `xml:"driver"`
+	Source   source    `xml:"source"`
+	Target   target    `xml:"target"`
+	ReadOnly *struct{} `xml:"readonly"`
 }
 
 type driver struct {
@@ -371,7 +389,8 @@ type mac struct {
 }
 
 type netSource struct {
-	Network string `xml:"network,attr"`
+	Network string `xml:"network,attr,omitempty"`
+	Bridge  string `xml:"bridge,attr,omitempty"`
 }
 
 type nicModel struct {

@@ -80,7 +80,7 @@ type HostsReport struct {
 func CheckHosts(pl *plan.Plan, inv *Inventory, c Connector) *HostsReport {
 	rep := &HostsReport{}
 	var facts []HostFacts
-	for i, hc := range connectAll(inv.Hosts, inv, c) {
+	for i, hc := range connectAll(inv.Hosts, inv, c, jobImages(pl)) {
 		h := inv.Hosts[i]
 		r := HostReport{Name: h.Name, URI: h.URI}
 		if hc.err == nil {

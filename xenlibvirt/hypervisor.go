@@ -1,6 +1,9 @@
 package xenlibvirt
 
-import "errors"
+import (
+	"errors"
+	"io"
+)
 
 // Hypervisor is one host's libvirt, reduced to what apply needs. Open returns
 // the libvirt implementation; tests wrap it to inject faults. Methods are
@@ -21,6 +24,23 @@ type Hypervisor interface {
 	CreateOverlay(pool, name, backing, backingFormat string, gib int) (string, error)
 	// DeleteVolume deletes the volume at path.
 	DeleteVolume(path string) error
+	// UploadVolume creates a raw volume name in pool holding data (through
+	// libvirt's volume upload, so that it works on remote hosts) and returns
+	// its path. The test driver stores no contents: there the volume is
+	// created empty.
+	UploadVolume(pool, name string, data []byte) (string, error)
+	// Console copies a running domain's console to w until the console
+	// closes (the domain stopped: done then receives nil) or fails (done
+	// receives why). stop makes the copy end and write nothing more, as
+	// soon as it can.
+	Console(name string, w io.Writer) (stop func(), done <-chan error, err error)
+	// Network reports nil when the libvirt network name exists and is
+	// active, else what is wrong (wrapping ErrNotFound when it is missing).
+	Network(name string) error
+	// Bridge reports nil when the host has an active network interface
+	// name (libvirt's interface driver; nil too when the driver cannot
+	// tell), else what is wrong.
+	Bridge(name string) error
 	// Define defines a persistent domain from XML.
 	Define(xml string) error
 	// Start boots a defined domain.

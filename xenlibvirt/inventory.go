@@ -38,6 +38,21 @@ type Inventory struct {
 	// DiskGiB is the virtual size of each VM's overlay in GiB; default the
 	// image's own size (0).
 	DiskGiB int `json:"disk_gib,omitempty"`
+	// Subnet (IPv4 CIDR, e.g. "10.77.0.0/16") gives every VM of the plan a
+	// static address of its own in it, handed to the guest with its host
+	// name and the job's other VMs' addresses (for /etc/hosts), so that a
+	// job's VMs on different hosts reach each other by name. The hosts'
+	// networks or bridges must join one layer-2 segment carrying it. Empty:
+	// the guests take what their network's DHCP gives and know no peers.
+	Subnet string `json:"subnet,omitempty"`
+	// FirstAddress is the offset in Subnet of the first VM's address;
+	// default 10, leaving .1 to .9 of a /24 for the gateway and the hosts.
+	FirstAddress int `json:"first_address,omitempty"`
+	// Gateway is the VMs' default route, an address in Subnet outside the
+	// VMs' range; empty: none.
+	Gateway string `json:"gateway,omitempty"`
+	// DNS servers the VMs are told of; empty: none.
+	DNS []string `json:"dns,omitempty"`
 	// Hosts are the physical machines, in the plan's host order.
 	Hosts []InventoryHost `json:"hosts"`
 }
@@ -61,9 +76,13 @@ type InventoryHost struct {
 	// Disks are the k physical disks, in the plan's disk order: each is a
 	// libvirt storage pool's name or its target directory (absolute path).
 	Disks []string `json:"disks"`
-	// Network is the libvirt network VMs attach to; default "default";
-	// "user" gives QEMU's user-mode networking (no bridge needed).
+	// Network is the libvirt network VMs attach to; default "default"
+	// (unless Bridge is given); "user" gives QEMU's user-mode networking
+	// (no bridge needed, but no VM reaches another).
 	Network string `json:"network,omitempty"`
+	// Bridge is a bridge device of the host (such as br0) VMs attach to
+	// directly, in place of a libvirt network.
+	Bridge string `json:"bridge,omitempty"`
 }
 
 // Hypervisor kinds an inventory may name.
@@ -157,6 +176,9 @@ func (inv *Inventory) Validate() error {
 	if inv.DiskGiB < 0 {
 		return bad("disk_gib: %d is negative", inv.DiskGiB)
 	}
+	if err := inv.validateSubnet(); err != nil {
+		return bad("%v", err)
+	}
 	if len(inv.Hosts) == 0 {
 		return bad("hosts: no hosts")
 	}
@@ -204,7 +226,13 @@ func (inv *Inventory) Validate() error {
 			}
 			seen[disk] = d
 		}
-		if h.Network == "" {
+		if h.Bridge != "" && h.Network != "" {
+			return bad("%s: network %q and bridge %q: give one", at, h.Network, h.Bridge)
+		}
+		if h.Bridge != "" && (strings.ContainsAny(h.Bridge, " \t\n/") || len(h.Bridge) > 15) {
+			return bad("%s.bridge: %q is not a network device name (at most 15 characters, no spaces or slashes)", at, h.Bridge)
+		}
+		if h.Network == "" && h.Bridge == "" {
 			h.Network = "default"
 		}
 		if h.Network == UserNetwork && h.Hypervisor == Xen {

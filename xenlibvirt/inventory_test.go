@@ -50,6 +50,17 @@ func TestParseInventoryErrors(t *testing.T) {
 		{`{"jobs": [{"name": "j", "model": {"a": 1, "b": -1}}]}`, `inv.json: invalid inventory: a packer workload file (job models), not a host inventory`},
 		{edit(`"image": "/var`, `"initrd": "/i", "image": "/var`), `inv.json: invalid inventory: initrd: "/i" given without a kernel`},
 		{edit(`"br0"`, `"user"`), `inv.json: invalid inventory: hosts[1].network: "user" is QEMU's user-mode network; a xen host needs a libvirt network`},
+		{edit(`"network": "br0"`, `"network": "n", "bridge": "br0"`), `inv.json: invalid inventory: hosts[1]: network "n" and bridge "br0": give one`},
+		{edit(`"network": "br0"`, `"bridge": "a-very-long-bridge-name"`), `inv.json: invalid inventory: hosts[1].bridge: "a-very-long-bridge-name" is not a network device name (at most 15 characters, no spaces or slashes)`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0", "image": "/var`), `inv.json: invalid inventory: subnet: "10.77.0.0" is not an IPv4 network in CIDR form (like 10.77.0.0/16)`},
+		{edit(`"image": "/var`, `"subnet": "fd00::/64", "image": "/var`), `inv.json: invalid inventory: subnet: "fd00::/64" is not an IPv4 network in CIDR form (like 10.77.0.0/16)`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.5/24", "image": "/var`), `inv.json: invalid inventory: subnet: "10.77.0.5/24" has host bits set; the network is 10.77.0.0/24`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0/31", "image": "/var`), `inv.json: invalid inventory: subnet: "10.77.0.0/31" is too small for VMs (at most /30)`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0/28", "first_address": 15, "image": "/var`), `inv.json: invalid inventory: first_address: 15 is past the last address of 10.77.0.0/28`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0/24", "gateway": "10.78.0.1", "image": "/var`), `inv.json: invalid inventory: gateway: "10.78.0.1" is not an address in subnet 10.77.0.0/24`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0/24", "gateway": "10.77.0.10", "image": "/var`), `inv.json: invalid inventory: gateway: 10.77.0.10 is at offset 10, among the VMs' addresses (from first_address 10); give a lower one or raise first_address`},
+		{edit(`"image": "/var`, `"gateway": "10.77.0.1", "image": "/var`), `inv.json: invalid inventory: gateway: "10.77.0.1" given without a subnet`},
+		{edit(`"image": "/var`, `"subnet": "10.77.0.0/24", "dns": ["8.8.8"], "image": "/var`), `inv.json: invalid inventory: dns[0]: "8.8.8" is not an IP address`},
 	} {
 		_, err := ParseInventory([]byte(tc.doc), "inv.json")
 		var in *model.InputError
@@ -86,4 +97,27 @@ func FuzzParseInventory(f *testing.F) {
 			t.Fatalf("round trip changed the inventory:\n%s\n%s", b, b2)
 		}
 	})
+}
+
+// TestVMAddresses: a /28 from first_address 10 holds offsets 10 to 14 (15
+// is the broadcast): five VMs, numbered 0 to 4.
+func TestVMAddresses(t *testing.T) {
+	inv := &Inventory{Subnet: "10.77.0.16/28", FirstAddress: 10}
+	if got := inv.vmAddresses(); got != 5 {
+		t.Fatalf("vmAddresses = %d, want 5", got)
+	}
+	for v, want := range []string{"10.77.0.26/28", "10.77.0.27/28", "10.77.0.28/28", "10.77.0.29/28", "10.77.0.30/28"} {
+		a, err := inv.vmAddress(v)
+		if err != nil || a.String() != want {
+			t.Errorf("vmAddress(%d) = %v, %v; want %s", v, a, err, want)
+		}
+	}
+	if _, err := inv.vmAddress(5); err == nil {
+		t.Error("VM 5 got an address: the broadcast")
+	}
+	// Offsets carry across octets: 10.77.0.0/16 from 10, VM 250 is .1.4.
+	inv = &Inventory{Subnet: "10.77.0.0/16", FirstAddress: 10}
+	if a, _ := inv.vmAddress(250); a.String() != "10.77.1.4/16" {
+		t.Errorf("vmAddress(250) = %v, want 10.77.1.4/16", a)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
@@ -50,6 +51,11 @@ type PhaseRecord struct {
 	Index  int    `json:"index"`
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
+	// Started is when the phase's first VM was launched, Ended when its
+	// wait ended (every VM powered off, or the phase failed), in its last
+	// run.
+	Started *time.Time `json:"started,omitempty"`
+	Ended   *time.Time `json:"ended,omitempty"`
 }
 
 // VM states in the journal, in the order a VM goes through them.
@@ -70,6 +76,23 @@ type VMRecord struct {
 	HostURI string `json:"host_uri"`
 	Disk    string `json:"disk"`
 	State   string `json:"state"`
+	// Job and Index say which VM of which job this is.
+	Job   string `json:"job,omitempty"`
+	Index int    `json:"index"`
+	// Image is the image the overlay sits on, when it is not the
+	// journal's (a job's own image).
+	Image string `json:"image,omitempty"`
+	// Seed is the VM's NoCloud seed volume; "" for none.
+	Seed string `json:"seed,omitempty"`
+	// Started is when the domain started, Stopped when packer saw it stop.
+	Started *time.Time `json:"started,omitempty"`
+	Stopped *time.Time `json:"stopped,omitempty"`
+	// Exit and Seconds are the job's status as the guest reported it
+	// (ParseStatus); nil when it reported none.
+	Exit    *int     `json:"exit,omitempty"`
+	Seconds *float64 `json:"seconds,omitempty"`
+	// Console is the file the VM's console was copied to.
+	Console string `json:"console,omitempty"`
 }
 
 // Live reports whether anything of the VM may still exist on its host.
@@ -200,6 +223,17 @@ func ReadJournalFile(path string) (*Journal, error) {
 // StateFileName is the state file apply writes for a plan when not told
 // otherwise: packer-<plan id>.state.json.
 func StateFileName(planID string) string { return "packer-" + planID + ".state.json" }
+
+// RunDir is the run directory beside a state file: the state file's path
+// without ".state.json" (or its extension), and ".run". It holds console/
+// (one log a VM) and the run record.
+func RunDir(statePath string) string {
+	base, ok := strings.CutSuffix(statePath, ".state.json")
+	if !ok {
+		base = strings.TrimSuffix(statePath, filepath.Ext(statePath))
+	}
+	return base + ".run"
+}
 
 // ErrNoStateFile is wrapped by FindStateFile's error when it finds no state
 // file, or more than one, to choose.

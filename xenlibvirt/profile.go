@@ -429,7 +429,13 @@ func (e *vmExecutor) Execute(ctx context.Context, argv, env []string) (profile.R
 	if err != nil {
 		return failed(err)
 	}
-	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: set.RunTimeout, Log: set.Log, Parallel: max(4, n), Started: m.started,
+	// A profiling run's plan predicts nothing (its model is a placeholder),
+	// so no timeout is derived from it.
+	timeout := set.RunTimeout
+	if timeout == 0 {
+		timeout = NoPhaseTimeout
+	}
+	_, err = Apply(ctx, pl, hs, &Settings{PhaseTimeout: timeout, Log: set.Log, Parallel: max(4, n), Started: m.started,
 		StatePath: set.StatePath})
 	tally := m.finish()
 	if ctx.Err() != nil {

@@ -36,6 +36,8 @@ type HostSpec struct {
 	Disks     int
 	// NoImage leaves the appliance's files out, for tests of the check.
 	NoImage bool
+	// Bridge, when set, gives the host a bridge interface of that name.
+	Bridge string
 }
 
 // DiskDir is the target directory of host h's disk pool d.
@@ -63,6 +65,11 @@ func WriteHost(dir, name string, s HostSpec) (string, error) {
 		}
 	}
 	pool(99, "images", ImageDir, vols)
+	// The network VMs join by default; Bridge names a host bridge beside it.
+	fmt.Fprintf(&b, "  <network><name>default</name><uuid>35bb2ad9-388a-cdfe-461a-0000000000a0</uuid><bridge name='virbr0'/></network>\n")
+	if s.Bridge != "" {
+		fmt.Fprintf(&b, "  <interface type='bridge' name='%s'><start mode='onboot'/><mac address='aa:bb:cc:00:00:01'/><bridge stp='off'/></interface>\n", s.Bridge)
+	}
 	for d := 0; d < s.Disks; d++ {
 		pool(d, fmt.Sprintf("disk%d", d), DiskDir(name, d), "")
 	}

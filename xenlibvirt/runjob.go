@@ -1,0 +1,256 @@
+package xenlibvirt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// NoPhaseTimeout as Settings.PhaseTimeout waits for a phase as long as its
+// jobs take.
+const NoPhaseTimeout time.Duration = -1
+
+// DefaultBootAllowance is Settings.BootAllowance's default: what a phase may
+// take beyond twice its predicted length for its VMs to boot and power off.
+const DefaultBootAllowance = 5 * time.Minute
+
+// DerivedPhaseTimeout is the phase timeout apply uses when not given one:
+// twice the plan's predicted duration of the phase plus the boot allowance,
+// so that a job may run twice as long as its model says before it is
+// stopped, and booting is not counted against it.
+func DerivedPhaseTimeout(predictedSeconds float64, bootAllowance time.Duration) time.Duration {
+	d := time.Duration(math.Ceil(2*predictedSeconds)) * time.Second
+	if predictedSeconds <= 0 || math.IsNaN(predictedSeconds) || d < 0 {
+		d = 0
+	}
+	return d + bootAllowance
+}
+
+// phaseTimeout is phase p's timeout (0: none) and the rule that gave it.
+func (r *run) phaseTimeout(p int) (time.Duration, string) {
+	switch t := r.set.PhaseTimeout; {
+	case t == NoPhaseTimeout:
+		return 0, "no timeout (--phase-timeout 0)"
+	case t > 0:
+		return t, "as given"
+	}
+	pred := r.plan.Phases[p].Duration
+	return DerivedPhaseTimeout(pred, r.set.BootAllowance),
+		fmt.Sprintf("2 × predicted %s + boot allowance %v", formatSeconds(pred), r.set.BootAllowance)
+}
+
+// formatSeconds writes a predicted or measured time in seconds, to 0.1 s.
+func formatSeconds(s float64) string { return fmt.Sprintf("%.1f s", s) }
+
+// consoleGrace bounds how long apply waits, once a VM has powered off, for
+// its console stream to deliver the last bytes (and the status line).
+const consoleGrace = 10 * time.Second
+
+// tailSize is how much of a console apply keeps in memory to find the
+// status line in: the script prints it last, right before powering off.
+const tailSize = 8 << 10
+
+// tail keeps the last tailSize bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - tailSize; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.buf...)
+}
+
+// consoleCopy is one VM's console being copied: to its log file in the run
+// directory (when there is one) and to a tail kept for the status line.
+type consoleCopy struct {
+	path string
+	file *os.File
+	tail tail
+	stop func()
+	done <-chan error
+}
+
+// openConsole starts copying a started VM's console. A host whose libvirt
+// cannot give the console (the test driver) leaves the VM without one: its
+// status is then unknown, and a power-off counts as success.
+func (r *run) openConsole(phase int, vm VMDeploy) {
+	c := &consoleCopy{}
+	var w io.Writer = &c.tail
+	if r.set.RunDir != "" {
+		c.path = filepath.Join(r.set.RunDir, "console", vm.Name+".log")
+		err := os.MkdirAll(filepath.Dir(c.path), 0o755)
+		if err == nil {
+			c.file, err = os.Create(c.path)
+		}
+		if err != nil {
+			fmt.Fprintf(r.set.Log, "p%d %s %s: no console log: %v\n", PhaseNumber(phase), vm.HostName, vm.Name, err)
+			c.path = ""
+		} else {
+			w = io.MultiWriter(c.file, &c.tail)
+		}
+	}
+	stop, done, err := r.hs.HVs[vm.Host].Console(vm.Name, w)
+	if err != nil {
+		if c.file != nil {
+			_ = c.file.Close()
+			_ = os.Remove(c.path)
+		}
+		fmt.Fprintf(r.set.Log, "p%d %s %s: console not readable (%v); the job's status will be unknown\n", PhaseNumber(phase), vm.HostName, vm.Name, err)
+		return
+	}
+	c.stop, c.done = stop, done
+	r.mu.Lock()
+	if r.consoles == nil {
+		r.consoles = map[string]*consoleCopy{}
+	}
+	r.consoles[vm.HostURI+" "+vm.Name] = c
+	r.mu.Unlock()
+}
+
+// closeConsole ends the copy of a VM's console, waiting up to grace for it
+// to end by itself (the domain stopped), and returns the copy (nil when
+// there was none).
+func (r *run) closeConsole(uri, name string, grace time.Duration) *consoleCopy {
+	r.mu.Lock()
+	c := r.consoles[uri+" "+name]
+	delete(r.consoles, uri+" "+name)
+	r.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	if grace > 0 {
+		t := time.NewTimer(grace)
+		select {
+		case <-c.done:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	c.stop()
+	if c.file != nil {
+		_ = c.file.Close()
+	}
+	return c
+}
+
+// closeConsoles ends every console copy still open, without waiting.
+func (r *run) closeConsoles() {
+	r.mu.Lock()
+	var keys []string
+	for k := range r.consoles {
+		keys = append(keys, k)
+	}
+	r.mu.Unlock()
+	for _, k := range keys {
+		var uri, name string
+		_, _ = fmt.Sscanf(k, "%s %s", &uri, &name)
+		r.closeConsole(uri, name, 0)
+	}
+}
+
+// ErrJobFailed is wrapped by the error of a phase one of whose jobs ended
+// with a non-zero exit status, or powered off without saying how it ended.
+var ErrJobFailed = errors.New("job failed")
+
+// vmEnded records how a VM that powered off by itself ended its job and
+// returns an error, wrapping ErrJobFailed, when the job failed there: its
+// command's exit status was not 0, or a VM of a job with a run spec whose
+// console was read reported none.
+func (r *run) vmEnded(pd PhaseDeploy, vm VMDeploy) error {
+	now := r.now()
+	c := r.closeConsole(vm.HostURI, vm.Name, consoleGrace)
+	var st JobStatus
+	var ok bool
+	if c != nil {
+		st, ok = ParseStatus(c.tail.bytes())
+	}
+	log := ""
+	if c != nil && c.path != "" {
+		log = "; console log " + c.path
+	}
+	var failure error
+	switch {
+	case ok && st.Exit != 0:
+		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s exited with status %d%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, st.Exit, log)
+	case !ok && c != nil && vm.Run != nil:
+		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s powered off without reporting an exit status%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, log)
+	}
+	what := "powered off, job " + vm.Meta.Job + " done on it"
+	switch {
+	case ok:
+		what = fmt.Sprintf("powered off, job %s exited %d after %s", vm.Meta.Job, st.Exit, formatSeconds(st.Seconds))
+	case failure != nil:
+		what = "powered off without an exit status"
+	}
+	if err := r.step(func(j *Journal) {
+		v := j.vm(pd.Index, vm.Name, vm.HostName, vm.HostURI)
+		v.State, v.Stopped = StateFinished, &now
+		if ok {
+			exit, secs := st.Exit, st.Seconds
+			v.Exit, v.Seconds = &exit, &secs
+		}
+		if c != nil {
+			v.Console = c.path
+		}
+	}, "p%d %s %s: %s", PhaseNumber(pd.Index), vm.HostName, vm.Name, what); err != nil {
+		return err
+	}
+	return failure
+}
+
+// now is the settings' clock.
+func (r *run) now() time.Time {
+	if r.set.Now != nil {
+		return r.set.Now()
+	}
+	return time.Now()
+}
+
+// createSeed builds a VM's NoCloud seed volume and uploads it beside its
+// overlay, journaling it before the domain that uses it is defined.
+func (r *run) createSeed(phase int, hv Hypervisor, vm VMDeploy) error {
+	iso, err := NoCloudISO(seedFiles(vm, r.hs.Inventory))
+	if err != nil {
+		return fmt.Errorf("seed volume: %w", err)
+	}
+	path, err := hv.UploadVolume(vm.Pool, vm.SeedVolume, iso)
+	if err != nil {
+		return err
+	}
+	return r.step(func(j *Journal) { j.vm(phase, vm.Name, vm.HostName, vm.HostURI).Seed = path },
+		"p%d %s %s: seed volume %s uploaded (%d bytes, cloud-init NoCloud)", PhaseNumber(phase), vm.HostName, vm.Name, path, len(iso))
+}
+
+// removeSeed deletes a VM's seed volume, which must bear the VM's seed name
+// (SeedVolumeName): a volume of another name is not packer's.
+func removeSeed(hv Hypervisor, rec VMRecord) (found bool, msg string, err error) {
+	if filepath.Base(rec.Seed) != SeedVolumeName(rec.Name) {
+		return false, "", fmt.Errorf("seed volume %s is not %s's; left alone", rec.Seed, rec.Name)
+	}
+	if _, err := hv.Volume(rec.Seed); errors.Is(err, ErrNotFound) {
+		return false, "seed volume " + rec.Seed + " already gone", nil
+	} else if err != nil {
+		return false, "", err
+	}
+	if err := hv.DeleteVolume(rec.Seed); err != nil && !errors.Is(err, ErrNotFound) {
+		return false, "", err
+	}
+	return true, "seed volume " + rec.Seed + " deleted", nil
+}
