@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -85,7 +86,8 @@ var applyCommand = &cli.Command{
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the domain XML and every action; change nothing"},
 		&cli.IntFlag{Name: "phase", Usage: "apply only phase `N` (from 1, as packer plan prints them: deploy, wait, tear down) and return"},
 		&cli.BoolFlag{Name: "resume", Usage: "continue the journal in --state: clear what the last run left, go on from the first phase not done"},
-		&cli.DurationFlag{Name: "phase-timeout", Usage: "fail a phase whose VMs are not all powered off after `D` (0: wait for ever)"},
+		&cli.DurationFlag{Name: "phase-timeout", Usage: "fail a phase whose VMs are not all powered off after `D` (default: 2 × the phase's predicted length + --boot-allowance; 0: wait for ever)"},
+		&cli.DurationFlag{Name: "boot-allowance", Value: xenlibvirt.DefaultBootAllowance, Usage: "what the default phase timeout adds to twice the phase's predicted length, for booting and powering off"},
 		&cli.IntFlag{Name: "parallel", Value: 4, Usage: "create and start at most `N` VMs at once, across hosts"},
 		&cli.BoolFlag{Name: "keep-on-interrupt", Usage: "on SIGINT/SIGTERM leave the phase in flight running (journaled; packer destroy removes it)"},
 		&cli.BoolFlag{Name: "keep-on-failure", Usage: "leave the VMs of a failed or timed-out phase in place for inspection (journaled; packer destroy removes them)"},
@@ -123,6 +125,7 @@ func applyAction(c *cli.Context) error {
 	s := &xenlibvirt.Settings{
 		Parallel:        c.Int("parallel"),
 		PhaseTimeout:    c.Duration("phase-timeout"),
+		BootAllowance:   c.Duration("boot-allowance"),
 		Resume:          c.Bool("resume"),
 		KeepOnInterrupt: c.Bool("keep-on-interrupt"),
 		KeepOnFailure:   c.Bool("keep-on-failure"),
@@ -136,6 +139,12 @@ func applyAction(c *cli.Context) error {
 	if s.PhaseTimeout < 0 {
 		return badUsage("--phase-timeout: %v is negative", s.PhaseTimeout)
 	}
+	if c.IsSet("phase-timeout") && s.PhaseTimeout == 0 {
+		s.PhaseTimeout = xenlibvirt.NoPhaseTimeout
+	}
+	if s.BootAllowance <= 0 {
+		return badUsage("--boot-allowance: %v, want a positive duration", s.BootAllowance)
+	}
 	if c.IsSet("phase") {
 		n := c.Int("phase")
 		if n < 1 || n > len(pl.Phases) {
@@ -146,6 +155,7 @@ func applyAction(c *cli.Context) error {
 	if s.StatePath == "" {
 		s.StatePath = xenlibvirt.StateFileName(pl.ID)
 	}
+	s.RunDir = xenlibvirt.RunDir(s.StatePath)
 	if s.Resume && !s.DryRun {
 		if _, err := os.Stat(s.StatePath); err != nil {
 			return badUsage("--resume: no state file %s to resume from (--state names it)", s.StatePath)
@@ -178,6 +188,9 @@ func applyAction(c *cli.Context) error {
 		stop()
 	}()
 	j, err := xenlibvirt.Apply(ctx, pl, hs, s)
+	if j != nil && !s.DryRun {
+		printRunRecord(c.App.Writer, pl, j, s.RunDir)
+	}
 	switch {
 	case errors.Is(err, xenlibvirt.ErrDoesNotFit):
 		return badInput(fmt.Errorf("%s and %s: %w", c.String("plan"), c.String("inventory"), err))
@@ -193,4 +206,13 @@ func applyAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "plan %s: %s; %d VMs run, none left (journal %s)\n", pl.ID, j.Status, len(j.VMs), s.StatePath)
 	}
 	return nil
+}
+
+// printRunRecord prints what the run measured beside what the plan
+// predicted, and where the record, the observations and the consoles are.
+func printRunRecord(w io.Writer, pl *plan.Plan, j *xenlibvirt.Journal, dir string) {
+	fmt.Fprintln(w, "\npredicted against measured (seconds; measured: the jobs' commands as the guests timed them, wall: boots included):")
+	_ = xenlibvirt.NewRunRecord(pl, j).WriteTable(w)
+	fmt.Fprintf(w, "run record %s, observations for packer fit %s, consoles %s\n",
+		filepath.Join(dir, xenlibvirt.RunRecordFile), filepath.Join(dir, xenlibvirt.ObservationsFile), filepath.Join(dir, "console"))
 }

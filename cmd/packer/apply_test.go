@@ -108,6 +108,10 @@ func TestHostsCheckApplyStatusDestroy(t *testing.T) {
 	if code != 0 || errs != "" {
 		t.Fatalf("status: exit %d: %s", code, errs)
 	}
+	out = strings.ReplaceAll(out, filepath.Dir(state), "DIR")
+	// Measured times vary, all under 10 s on the test driver (the predicted
+	// ones are over 100 s, and the ratios 0.00).
+	out = regexp.MustCompile(`\b\d\.\d\b`).ReplaceAllString(out, "N.N")
 	golden(t, "status-done.txt", regexp.MustCompile(`step \d+`).ReplaceAllString(out, "step N"))
 
 	code, out, errs = packer(t, "", "destroy", "--state", state)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
@@ -63,7 +64,7 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, j, err := readJournal(c)
+	path, j, err := readJournal(c)
 	if err != nil {
 		return err
 	}
@@ -91,6 +92,15 @@ func statusAction(c *cli.Context) error {
 	if err := t.Render(); err != nil {
 		return err
 	}
+	if dir := xenlibvirt.RunDir(path); dirExists(dir) {
+		fmt.Fprintf(w, "run directory %s: consoles in console/, record in %s, observations in %s\n", dir, xenlibvirt.RunRecordFile, xenlibvirt.ObservationsFile)
+		if rec, err := xenlibvirt.ReadRunRecord(dir); err == nil {
+			fmt.Fprintln(w, "predicted against measured (seconds):")
+			if err := rec.WriteTable(w); err != nil {
+				return err
+			}
+		}
+	}
 	live := j.LiveVMs()
 	if len(live) == 0 {
 		fmt.Fprintln(w, "no VMs or disks left on any host")
@@ -102,4 +112,9 @@ func statusAction(c *cli.Context) error {
 		_ = t.Append([]string{v.Name, strconv.Itoa(xenlibvirt.PhaseNumber(v.Phase)), v.Host, v.State, v.Disk})
 	}
 	return t.Render()
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
