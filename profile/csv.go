@@ -42,6 +42,19 @@ var knownColumns = []string{colJob, colNodes, colSeconds, colCPU, colIO}
 // io_mbps, or a job measured at a single node count (no power law can be
 // fitted through one x value).
 func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
+	jobs, col, err := readObservationRows(r, file)
+	if err != nil {
+		return nil, err
+	}
+	if err := col.checkNodeCounts(jobs); err != nil {
+		return nil, &model.InputError{File: file, Err: err}
+	}
+	return jobs, nil
+}
+
+// readObservationRows is ReadObservations without the check of node
+// counts, which FitObservationFiles makes over all its files together.
+func readObservationRows(r io.Reader, file string) ([]JobObservations, columns, error) {
 	bad := func(err error) error { return &model.InputError{File: file, Err: err} }
 	cr := csv.NewReader(model.SkipBOM(r)) // Excel's "CSV UTF-8" starts with one
 	cr.TrimLeadingSpace = true
@@ -49,7 +62,7 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 	cr.FieldsPerRecord = -1 // counted below, to say how many fields were expected
 	col, width, err := readHeader(cr)
 	if err != nil {
-		return nil, bad(err)
+		return nil, nil, bad(err)
 	}
 	var jobs []JobObservations
 	index := map[string]int{}
@@ -59,15 +72,15 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 			break
 		}
 		if err != nil {
-			return nil, bad(csvError(err))
+			return nil, nil, bad(csvError(err))
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != width {
-			return nil, bad(fmt.Errorf("line %d: %d fields, but the header has %d", line, len(rec), width))
+			return nil, nil, bad(fmt.Errorf("line %d: %d fields, but the header has %d", line, len(rec), width))
 		}
 		name, o, err := col.row(rec, line)
 		if err != nil {
-			return nil, bad(err)
+			return nil, nil, bad(err)
 		}
 		k, seen := index[name]
 		if !seen {
@@ -78,12 +91,9 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 		jobs[k].Observations = append(jobs[k].Observations, o)
 	}
 	if len(jobs) == 0 {
-		return nil, bad(errors.New("no observations after the header"))
+		return nil, nil, bad(errors.New("no observations after the header"))
 	}
-	if err := col.checkNodeCounts(jobs); err != nil {
-		return nil, bad(err)
-	}
-	return jobs, nil
+	return jobs, col, nil
 }
 
 // columns maps a column's name to its index in a row.

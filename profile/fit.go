@@ -38,11 +38,12 @@ func FitObservationFiles(files []ObservationFile, name string, s *Settings) (*mo
 	type found struct {
 		JobObservations
 		file string
+		col  columns
 	}
 	var jobs []*found
 	byName := map[string]*found{}
 	for _, f := range files {
-		js, err := ReadObservations(f.R, f.File)
+		js, col, err := readObservationRows(f.R, f.File)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -51,9 +52,16 @@ func FitObservationFiles(files []ObservationFile, name string, s *Settings) (*mo
 				have.Observations = append(have.Observations, j.Observations...)
 				continue
 			}
-			fj := &found{JobObservations: j, file: f.File}
+			fj := &found{JobObservations: j, file: f.File, col: col}
 			byName[j.Job] = fj
 			jobs = append(jobs, fj)
+		}
+	}
+	// A job's node counts are counted over all the files: one VM count in
+	// each of two files is two.
+	for _, j := range jobs {
+		if err := j.col.checkNodeCounts([]JobObservations{j.JobObservations}); err != nil {
+			return nil, nil, &model.InputError{File: j.file, Err: err}
 		}
 	}
 	file := files[0].File

@@ -476,3 +476,26 @@ func TestProfilePointsLocal(t *testing.T) {
 		t.Errorf("observations %+v", p.Observations)
 	}
 }
+
+// TestFitSeveralObservationFiles: a job apply ran once (observations.csv of
+// its run record: one VM count) is fitted together with its profile's runs;
+// alone it cannot be. 4 runs: 10 s on 1 VM, 5 on 2, 2.5 on 4 (profile) and
+// 1.25 on 8 (apply) lie on 10·n^-1 exactly.
+func TestFitSeveralObservationFiles(t *testing.T) {
+	dir := t.TempDir()
+	prof, run := filepath.Join(dir, "profile.csv"), filepath.Join(dir, "observations.csv")
+	if err := os.WriteFile(prof, []byte("job,nodes,seconds\nsum,1,10\nsum,2,5\nsum,4,2.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(run, []byte("job,nodes,seconds\nsum,8,1.25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := packer(t, "", "fit", "-i", prof, "-i", run, "--model", "power")
+	if code != 0 || !strings.Contains(out, "Job sum: F(n) = 10 · n^-1.0000, fitted on 4 runs at 1–8 nodes") {
+		t.Errorf("fit of both: exit %d: %s\n%s", code, errs, out)
+	}
+	code, _, errs = packer(t, "", "fit", "-i", run)
+	if code != 2 || !strings.Contains(errs, `observations.csv: line 2, column 2 (nodes): job "sum" is measured at a single node count (8)`) {
+		t.Errorf("fit of the run alone: exit %d: %s", code, errs)
+	}
+}
