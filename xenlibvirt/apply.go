@@ -610,7 +610,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				names = append(names, fmt.Sprintf("%s (job %s, host %s)", k.name, vm.Meta.Job, vm.HostName))
 			}
 			sort.Strings(names)
-			return fmt.Errorf("%w after %v (%s): %d VMs still running, stopped: %s", ErrPhaseTimeout, phaseTimeout, rule, len(names), strings.Join(names, ", "))
+			return fmt.Errorf("%w after %v (%s): %d VMs still running: %s", ErrPhaseTimeout, phaseTimeout, rule, len(names), strings.Join(names, ", "))
 		case <-q.signal:
 		}
 		for _, ev := range q.drain() {

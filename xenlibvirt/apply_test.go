@@ -475,7 +475,7 @@ func TestPhaseTimeoutTearsDown(t *testing.T) {
 	// Long enough for the other five guests to power off even on a loaded
 	// machine (the simulated ones do so at once).
 	_, err := xenlibvirt.Apply(context.Background(), pl, connect(t, pl, c, nil), &xenlibvirt.Settings{PhaseTimeout: 1500 * time.Millisecond})
-	want := "phase timed out after 1.5s (as given): 1 VMs still running, stopped: " + xenlibvirt.DomainName(pl.ID, 0, "s-kmns-1", 1) + " (job s-kmns-1, host h1)"
+	want := "phase timed out after 1.5s (as given): 1 VMs still running: " + xenlibvirt.DomainName(pl.ID, 0, "s-kmns-1", 1) + " (job s-kmns-1, host h1)"
 	if !errors.Is(err, xenlibvirt.ErrPhaseTimeout) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Apply: %v\nwant %q", err, want)
 	}

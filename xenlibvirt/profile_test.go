@@ -247,7 +247,7 @@ func TestProfileRunTimeout(t *testing.T) {
 	guests(t, c, 50*time.Millisecond, func(name string) bool { return strings.Contains(name, "-n2-") }, nil)
 	set := profileSettings(c, 1, 2, 3)
 	set.RunTimeout = 500 * time.Millisecond
-	onlyMiddleRunFails(t, c, set, "2 VMs, repeat 1: phase timed out after 500ms (as given): 2 VMs still running, stopped: packer-profile-n2-r1-p1-sort-0 (job sort, host h0), packer-profile-n2-r1-p1-sort-1 (job sort, host h1)")
+	onlyMiddleRunFails(t, c, set, "2 VMs, repeat 1: phase timed out after 500ms (as given): 2 VMs still running: packer-profile-n2-r1-p1-sort-0 (job sort, host h0), packer-profile-n2-r1-p1-sort-1 (job sort, host h1)")
 }
 
 // TestProfileInterrupted: cancelled while the second VM count runs, Profile

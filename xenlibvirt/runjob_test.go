@@ -175,7 +175,7 @@ func TestAJobWithoutAStatusLineFails(t *testing.T) {
 func TestDerivedPhaseTimeout(t *testing.T) {
 	rc := newRunCluster(t, exitsWith(nil), func(name string) bool { return strings.HasSuffix(name, "-sum-0") })
 	_, err := xenlibvirt.Apply(context.Background(), rc.pl, rc.hs, &xenlibvirt.Settings{BootAllowance: time.Second})
-	want := "phase timed out after 2s (2 × predicted 0.2 s + boot allowance 1s): 1 VMs still running, stopped: " +
+	want := "phase timed out after 2s (2 × predicted 0.2 s + boot allowance 1s): 1 VMs still running: " +
 		xenlibvirt.DomainName(rc.pl.ID, 0, "sum", 0) + " (job sum, host h0)"
 	if !errors.Is(err, xenlibvirt.ErrPhaseTimeout) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Apply: %v\nwant %q", err, want)
