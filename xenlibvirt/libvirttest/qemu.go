@@ -319,3 +319,34 @@ func (q *QEMUCluster) AssertOnlyForeign(t testing.TB) {
 		t.Errorf("disks left: %v", left)
 	}
 }
+
+// JobNetwork is the libvirt network UseJobNetwork creates: an isolated
+// bridge (no forwarding, no DHCP, no address of the host's on it), so that
+// the VMs of a job reach each other and nothing else.
+const JobNetwork = "packer-itest-net"
+
+// UseJobNetwork puts both hosts' VMs on one transient, isolated libvirt
+// network (JobNetwork, bridge pkitbr0) and gives them static addresses in
+// subnet: what an operator's bridge across two hosts gives a job. The
+// network vanishes when the test ends or libvirtd stops.
+func (q *QEMUCluster) UseJobNetwork(t testing.TB, subnet string) {
+	t.Helper()
+	conn := q.Conn.Libvirt()
+	if old, err := conn.LookupNetworkByName(JobNetwork); err == nil {
+		// Left by a killed earlier run: packer-itest-* networks are the tests'.
+		_ = old.Destroy()
+		old.Free()
+	}
+	n, err := conn.NetworkCreateXML(fmt.Sprintf("<network><name>%s</name><bridge name='pkitbr0' stp='off' delay='0'/></network>", JobNetwork))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Destroy(); n.Free() })
+	q.Inventory.Subnet, q.Inventory.FirstAddress = subnet, 0
+	for i := range q.Inventory.Hosts {
+		q.Inventory.Hosts[i].Network = JobNetwork
+	}
+	if err := q.Inventory.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
