@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/plan"
 )
 
 // sumVM is VM 1 of job "sum" (2 VMs) on 10.77.0.0/24, with its master at .10.
@@ -125,5 +126,30 @@ func TestJobScriptRuns(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "off")); err != nil {
 		t.Errorf("the script did not power off: %v", err)
+	}
+}
+
+// TestMACStepsPastATakenOne: a VM whose name hashes to a MAC another VM
+// of the plan has takes the next salt's, and the address of its number.
+func TestMACStepsPastATakenOne(t *testing.T) {
+	pl := &plan.Plan{ID: "p-1"}
+	pl.Cluster.DisksPerHost = 1
+	inv := &Inventory{Subnet: "10.77.0.0/24", FirstAddress: 10, Hosts: []InventoryHost{{Name: "h0", URI: "test:///h0.xml", Hypervisor: KVM, Disks: []string{"d0"}}}}
+	facts := []HostFacts{{Pools: []Pool{{Name: "d0", Path: "/srv/d0"}}}}
+	disk := 0
+	place := model.VMPlace{Job: "a", Role: model.Primary, Index: 0, Disk: &disk}
+	name := DomainName("p-1", 0, "a", 0)
+	_, first := identity(name, KVM, 0)
+	uuid1, second := identity(name, KVM, 1)
+	extras := 0
+	vd, err := newVMDeploy(pl, inv, facts, 0, 0, place, &extras, map[string]bool{first: true}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vd.MAC != second || vd.UUID != uuid1 || first == second {
+		t.Errorf("MAC %s UUID %s, want the second salt's %s %s (the first, %s, is taken)", vd.MAC, vd.UUID, second, uuid1, first)
+	}
+	if vd.Address.String() != "10.77.0.13/24" {
+		t.Errorf("VM number 3 has address %s, want 10.77.0.13/24", vd.Address)
 	}
 }

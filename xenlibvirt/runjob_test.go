@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -196,5 +197,70 @@ func TestDerivedPhaseTimeoutRule(t *testing.T) {
 		if got := xenlibvirt.DerivedPhaseTimeout(c.pred, c.allow); got != c.want {
 			t.Errorf("DerivedPhaseTimeout(%v, %v) = %v, want %v", c.pred, c.allow, got, c.want)
 		}
+	}
+}
+
+// TestDeploymentAddressesAndMACs: W2 on 2 hosts has 6 + 4 + 4 = 14 VMs;
+// on 10.77.0.0/24 from offset 10 they get .10 to .23 in deployment order,
+// and every MAC of the plan differs, across phases too. A /28 holds 5 VM
+// addresses (offsets 10 to 14), too few: the plan is refused before
+// anything is touched, naming the subnet.
+func TestDeploymentAddressesAndMACs(t *testing.T) {
+	pl := plantest.PaperPair(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	c.Inventory.Subnet = "10.77.0.0/24"
+	if err := c.Inventory.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	hs := connect(t, pl, c, nil)
+	d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	macs := map[string]string{}
+	v := 0
+	for _, pd := range d.Phases {
+		for _, vm := range pd.VMs {
+			if want := fmt.Sprintf("10.77.0.%d/24", 10+v); vm.Address.String() != want {
+				t.Errorf("%s: address %s, want %s", vm.Name, vm.Address, want)
+			}
+			if other, dup := macs[vm.MAC]; dup {
+				t.Errorf("MAC %s of %s is %s's too", vm.MAC, vm.Name, other)
+			}
+			macs[vm.MAC] = vm.Name
+			if !strings.Contains(vm.XML, "<mac address=\""+vm.MAC+"\"></mac>") && !strings.Contains(vm.XML, "<mac address=\""+vm.MAC+"\"/>") {
+				t.Errorf("%s: domain XML lacks its MAC", vm.Name)
+			}
+			v++
+		}
+	}
+	if v != 14 {
+		t.Fatalf("%d VMs, want 14", v)
+	}
+	c.Inventory.Subnet = "10.77.0.16/28"
+	problems := xenlibvirt.Check(pl, c.Inventory, hs.Facts)
+	want := "subnet 10.77.0.16/28 has 5 VM addresses (from first_address 10 to the last before the broadcast), the plan has 14 VMs; give a larger subnet"
+	if len(problems) != 1 || problems[0] != want {
+		t.Errorf("Check on a /28: %q\nwant %q", problems, want)
+	}
+}
+
+// TestHostsCheckNetworkAndBridge: a host whose libvirt has no network of
+// the inventory's name, or no bridge of its name, fails the check naming it.
+func TestHostsCheckNetworkAndBridge(t *testing.T) {
+	pl := plantest.PaperPair(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM, libvirttest.HostSpec{}, libvirttest.HostSpec{Bridge: "br-packer"})
+	c.Inventory.Hosts[0].Network = "packer"
+	c.Inventory.Hosts[1].Network, c.Inventory.Hosts[1].Bridge = "", "br-packer"
+	rep := xenlibvirt.CheckHosts(pl, c.Inventory, c.Connector(nil))
+	want := "host h0: network packer: not found: no libvirt network named packer (virsh net-list --all)"
+	if *rep.Fits || len(rep.Problems) != 1 || rep.Problems[0] != want {
+		t.Errorf("problems %q\nwant [%q]", rep.Problems, want)
+	}
+	c.Inventory.Hosts[0].Network, c.Inventory.Hosts[0].Bridge = "", "br-nope"
+	rep = xenlibvirt.CheckHosts(pl, c.Inventory, c.Connector(nil))
+	want = "host h0: bridge br-nope: not found: the host has no network interface br-nope (ip link show br-nope)"
+	if *rep.Fits || len(rep.Problems) != 1 || rep.Problems[0] != want {
+		t.Errorf("problems %q\nwant [%q]", rep.Problems, want)
 	}
 }
