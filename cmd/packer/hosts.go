@@ -83,7 +83,7 @@ func hostsCheckAction(c *cli.Context) error {
 
 // printHostsReport writes hosts check's table and, with a plan, whether it fits.
 func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *plan.Plan, inv *xenlibvirt.Inventory) error {
-	header := []string{"HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE"}
+	header := []string{"HOST", "URI", "REACHABLE", "DRIVER", "CPUS", "MEMORY MIB", "DOMAIN TYPES", "DISK POOLS", "IMAGE", "NETWORK"}
 	canary := slices.ContainsFunc(rep.Hosts, func(h xenlibvirt.HostReport) bool { return h.Canary != nil })
 	if canary {
 		header = append(header, "CANARY")
@@ -102,7 +102,7 @@ func printHostsReport(w io.Writer, rep *xenlibvirt.HostsReport, pl *plan.Plan, i
 			img = "missing " + strings.Join(f.Missing, ", ")
 		}
 		row := []string{r.Name, r.URI, "yes", f.Type, strconv.Itoa(f.CPUs), strconv.Itoa(f.MemoryMiB),
-			strings.Join(f.VirtTypes, " "), strings.Join(f.PoolLabels(inv.Hosts[i]), " "), img}
+			strings.Join(f.VirtTypes, " "), strings.Join(f.PoolLabels(inv.Hosts[i]), " "), img, networkLabel(inv.Hosts[i], f)}
 		switch {
 		case r.Canary == nil:
 		case r.Canary.OK:
@@ -134,4 +134,17 @@ func memoryMiBPerVM(planned int, inv *xenlibvirt.Inventory) int {
 		return inv.VMMemoryMiB
 	}
 	return planned
+}
+
+// networkLabel names what a host's VMs join: its libvirt network or bridge,
+// and "(bad)" with why when hosts check found it missing or down.
+func networkLabel(h xenlibvirt.InventoryHost, f *xenlibvirt.HostFacts) string {
+	name := h.Network
+	if h.Bridge != "" {
+		name = "bridge " + h.Bridge
+	}
+	if f.NetErr != "" {
+		return name + " (missing or down)"
+	}
+	return name
 }
