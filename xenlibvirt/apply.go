@@ -190,7 +190,7 @@ type run struct {
 	mu   sync.Mutex
 	j    *Journal
 	// consoles are the VMs' console copies in flight, by host URI and name.
-	consoles map[string]*consoleCopy
+	consoles map[consoleKey]*consoleCopy
 }
 
 func (r *run) openJournal() error {

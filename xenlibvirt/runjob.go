@@ -85,7 +85,13 @@ type consoleCopy struct {
 	tail tail
 	stop func()
 	done <-chan error
+	// err is why a real host could not give the console: the job's
+	// status cannot be known.
+	err error
 }
+
+// consoleKey names a VM's console copy: its host's URI and its name.
+type consoleKey struct{ uri, name string }
 
 // openConsole starts copying a started VM's console. A host whose libvirt
 // cannot give the console (the test driver) leaves the VM without one: its
@@ -112,28 +118,38 @@ func (r *run) openConsole(phase int, vm VMDeploy) {
 			_ = c.file.Close()
 			_ = os.Remove(c.path)
 		}
-		// The test driver has no consoles; a real host's refusal is news.
-		if !r.hs.Facts[vm.Host].Simulated() {
-			fmt.Fprintf(r.set.Log, "p%d %s %s: console not readable (%v); the job's status will be unknown\n", PhaseNumber(phase), vm.HostName, vm.Name, err)
+		// The test driver has no consoles; a real host's refusal is news,
+		// and leaves a job with a run spec without its status.
+		if r.hs.Facts[vm.Host].Simulated() {
+			return
 		}
-		return
+		fmt.Fprintf(r.set.Log, "p%d %s %s: console not readable: %v\n", PhaseNumber(phase), vm.HostName, vm.Name, err)
+		c.path, c.file, c.err = "", nil, err
+		stop, done = func() {}, closedDone
 	}
 	c.stop, c.done = stop, done
 	r.mu.Lock()
 	if r.consoles == nil {
-		r.consoles = map[string]*consoleCopy{}
+		r.consoles = map[consoleKey]*consoleCopy{}
 	}
-	r.consoles[vm.HostURI+" "+vm.Name] = c
+	r.consoles[consoleKey{vm.HostURI, vm.Name}] = c
 	r.mu.Unlock()
 }
+
+// closedDone is the done channel of a console that was never copied.
+var closedDone = func() <-chan error {
+	c := make(chan error)
+	close(c)
+	return c
+}()
 
 // closeConsole ends the copy of a VM's console, waiting up to grace for it
 // to end by itself (the domain stopped), and returns the copy (nil when
 // there was none).
 func (r *run) closeConsole(uri, name string, grace time.Duration) *consoleCopy {
 	r.mu.Lock()
-	c := r.consoles[uri+" "+name]
-	delete(r.consoles, uri+" "+name)
+	c := r.consoles[consoleKey{uri, name}]
+	delete(r.consoles, consoleKey{uri, name})
 	r.mu.Unlock()
 	if c == nil {
 		return nil
@@ -156,15 +172,13 @@ func (r *run) closeConsole(uri, name string, grace time.Duration) *consoleCopy {
 // closeConsoles ends every console copy still open, without waiting.
 func (r *run) closeConsoles() {
 	r.mu.Lock()
-	var keys []string
+	var keys []consoleKey
 	for k := range r.consoles {
 		keys = append(keys, k)
 	}
 	r.mu.Unlock()
 	for _, k := range keys {
-		var uri, name string
-		_, _ = fmt.Sscanf(k, "%s %s", &uri, &name)
-		r.closeConsole(uri, name, 0)
+		r.closeConsole(k.uri, k.name, 0)
 	}
 }
 
@@ -190,9 +204,11 @@ func (r *run) vmEnded(pd PhaseDeploy, vm VMDeploy) error {
 	}
 	var failure error
 	switch {
+	case c != nil && c.err != nil && vm.Run != nil:
+		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s powered off, but its console could not be read for its exit status: %v", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, c.err)
 	case ok && st.Exit != 0:
 		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s exited with status %d%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, st.Exit, log)
-	case !ok && c != nil && vm.Run != nil:
+	case !ok && c != nil && c.err == nil && vm.Run != nil:
 		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s powered off without reporting an exit status%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, log)
 	}
 	what := "powered off, job " + vm.Meta.Job + " done on it"

@@ -264,3 +264,33 @@ func TestHostsCheckNetworkAndBridge(t *testing.T) {
 		t.Errorf("problems %q\nwant [%q]", rep.Problems, want)
 	}
 }
+
+// noConsole is a host that says it is QEMU/KVM (not the test driver) and
+// cannot give a console.
+type noConsole struct{ xenlibvirt.Hypervisor }
+
+func (n noConsole) Facts() (xenlibvirt.HostFacts, error) {
+	f, err := n.Hypervisor.Facts()
+	f.Type, f.VirtTypes = "QEMU", []string{"kvm", "qemu"}
+	return f, err
+}
+
+func (noConsole) Console(string, io.Writer) (func(), <-chan error, error) {
+	return nil, nil, errors.New("console is in use by another client")
+}
+
+// TestAnUnreadableConsoleFailsAJob: on a real host whose console cannot be
+// read, a job with a run spec cannot report its status, and fails.
+func TestAnUnreadableConsoleFailsAJob(t *testing.T) {
+	rc := newRunCluster(t, exitsWith(nil), nil)
+	hs := connect(t, rc.pl, rc.c, func(_ int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return noConsole{hv} })
+	var log bytes.Buffer
+	_, err := xenlibvirt.Apply(context.Background(), rc.pl, hs, &xenlibvirt.Settings{Log: &log})
+	if !errors.Is(err, xenlibvirt.ErrJobFailed) || !strings.Contains(err.Error(), "powered off, but its console could not be read for its exit status: console is in use by another client") {
+		t.Fatalf("Apply: %v", err)
+	}
+	if !strings.Contains(log.String(), ": console not readable: console is in use by another client") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	assertEmpty(t, rc.c)
+}
