@@ -71,16 +71,6 @@ func NoCloudISO(files []NoCloudFile) ([]byte, error) {
 		return ei < ej
 	})
 
-	// The layout, in 2048-byte sectors: 16 empty (the system area), the
-	// primary volume descriptor, the terminator, the path table in little-
-	// then in big-endian order, the root directory, then each file's data
-	// from the start of a sector.
-	const (
-		pvdSector   = 16
-		lPathSector = 18
-		mPathSector = 19
-		rootSector  = 20
-	)
 	ids := make([][]byte, len(sorted))
 	for i, f := range sorted {
 		id := f.Name
@@ -108,49 +98,7 @@ func NoCloudISO(files []NoCloudFile) ([]byte, error) {
 	img := make([]byte, next*isoSector)
 
 	rootLen := dirSectors * isoSector
-	pvd := img[pvdSector*isoSector:]
-	pvd[0] = 1 // primary volume descriptor
-	copy(pvd[1:], "CD001")
-	pvd[6] = 1
-	isoPadded(pvd[8:40], "")            // system identifier
-	isoPadded(pvd[40:72], NoCloudLabel) // volume identifier
-	isoBoth32(pvd[80:], uint32(next))   // volume space size
-	isoBoth16(pvd[120:], 1)             // volume set size
-	isoBoth16(pvd[124:], 1)             // volume sequence number
-	isoBoth16(pvd[128:], isoSector)     // logical block size
-	isoBoth32(pvd[132:], 10)            // path table size: the root's record
-	binary.LittleEndian.PutUint32(pvd[140:], lPathSector)
-	binary.BigEndian.PutUint32(pvd[148:], mPathSector)
-	isoDirRecord(pvd[156:190], []byte{0}, rootSector, rootLen, isoFlagDir)
-	isoPadded(pvd[190:318], "") // volume set
-	isoPadded(pvd[318:446], "") // publisher
-	isoPadded(pvd[446:574], "") // data preparer
-	isoPadded(pvd[574:702], "PACKER")
-	isoPadded(pvd[702:739], "") // copyright file
-	isoPadded(pvd[739:776], "") // abstract file
-	isoPadded(pvd[776:813], "") // bibliographic file
-	// The volume's dates, created, modified, expires and effective: not
-	// specified, 16 zero digits and a zero offset.
-	for _, at := range []int{813, 830, 847, 864} {
-		copy(pvd[at:], "0000000000000000")
-	}
-	pvd[881] = 1 // file structure version
-
-	term := img[(pvdSector+1)*isoSector:]
-	term[0] = 255 // volume descriptor set terminator
-	copy(term[1:], "CD001")
-	term[6] = 1
-
-	// The path table has one record, the root's: identifier length 1,
-	// extent, parent directory number 1 (itself), identifier 0, padding.
-	lpt := img[lPathSector*isoSector:]
-	lpt[0] = 1
-	binary.LittleEndian.PutUint32(lpt[2:], rootSector)
-	binary.LittleEndian.PutUint16(lpt[6:], 1)
-	mpt := img[mPathSector*isoSector:]
-	mpt[0] = 1
-	binary.BigEndian.PutUint32(mpt[2:], rootSector)
-	binary.BigEndian.PutUint16(mpt[6:], 1)
+	isoDescriptors(img, next, rootLen)
 
 	dir := img[rootSector*isoSector : (rootSector+dirSectors)*isoSector]
 	at := 0
@@ -230,4 +178,66 @@ func isoBoth16(b []byte, v uint16) {
 func isoPadded(field []byte, s string) {
 	copy(field, bytes.Repeat([]byte{' '}, len(field)))
 	copy(field, s)
+}
+
+// The layout, in 2048-byte sectors: 16 empty (the system area), the
+// primary volume descriptor, the terminator, the path table in little-
+// then in big-endian order, the root directory, then each file's data from
+// the start of a sector.
+const (
+	pvdSector   = 16
+	lPathSector = 18
+	mPathSector = 19
+	rootSector  = 20
+)
+
+// isoDescriptors writes the primary volume descriptor, the terminator and
+// the path tables of an image of sectors sectors whose root directory is
+// rootLen bytes long.
+func isoDescriptors(img []byte, sectors, rootLen int) {
+	next := sectors
+	pvd := img[pvdSector*isoSector:]
+	pvd[0] = 1 // primary volume descriptor
+	copy(pvd[1:], "CD001")
+	pvd[6] = 1
+	isoPadded(pvd[8:40], "")            // system identifier
+	isoPadded(pvd[40:72], NoCloudLabel) // volume identifier
+	isoBoth32(pvd[80:], uint32(next))   // volume space size
+	isoBoth16(pvd[120:], 1)             // volume set size
+	isoBoth16(pvd[124:], 1)             // volume sequence number
+	isoBoth16(pvd[128:], isoSector)     // logical block size
+	isoBoth32(pvd[132:], 10)            // path table size: the root's record
+	binary.LittleEndian.PutUint32(pvd[140:], lPathSector)
+	binary.BigEndian.PutUint32(pvd[148:], mPathSector)
+	isoDirRecord(pvd[156:190], []byte{0}, rootSector, rootLen, isoFlagDir)
+	isoPadded(pvd[190:318], "") // volume set
+	isoPadded(pvd[318:446], "") // publisher
+	isoPadded(pvd[446:574], "") // data preparer
+	isoPadded(pvd[574:702], "PACKER")
+	isoPadded(pvd[702:739], "") // copyright file
+	isoPadded(pvd[739:776], "") // abstract file
+	isoPadded(pvd[776:813], "") // bibliographic file
+	// The volume's dates, created, modified, expires and effective: not
+	// specified, 16 zero digits and a zero offset.
+	for _, at := range []int{813, 830, 847, 864} {
+		copy(pvd[at:], "0000000000000000")
+	}
+	pvd[881] = 1 // file structure version
+
+	term := img[(pvdSector+1)*isoSector:]
+	term[0] = 255 // volume descriptor set terminator
+	copy(term[1:], "CD001")
+	term[6] = 1
+
+	// The path table has one record, the root's: identifier length 1,
+	// extent, parent directory number 1 (itself), identifier 0, padding.
+	lpt := img[lPathSector*isoSector:]
+	lpt[0] = 1
+	binary.LittleEndian.PutUint32(lpt[2:], rootSector)
+	binary.LittleEndian.PutUint16(lpt[6:], 1)
+	mpt := img[mPathSector*isoSector:]
+	mpt[0] = 1
+	binary.BigEndian.PutUint32(mpt[2:], rootSector)
+	binary.BigEndian.PutUint16(mpt[6:], 1)
+
 }
