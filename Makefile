@@ -98,8 +98,8 @@ pgo:
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
 # plan of a tiny busybox appliance.
 # test/itest/run.sh builds the appliance and starts/stops virtlogd and libvirtd by PID.
-# Needs root. fuzz-apply runs the inventory, journal, metadata, status-line and
-# seed-volume fuzzers.
+# Needs root. fuzz-apply runs the inventory, journal, metadata, status-line,
+# seed-volume and user-data fuzzers.
 ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static
 .PHONY: itest fuzz-apply
 itest:
@@ -111,6 +111,7 @@ fuzz-apply:
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseMetadata -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzParseStatus -fuzztime $(FUZZTIME)
 	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzNoCloudISO -fuzztime $(FUZZTIME)
+	$(GO) test ./xenlibvirt -run '^$$' -fuzz FuzzUserData -fuzztime $(FUZZTIME)
 
 # fuzz-workloads runs the trace readers' fuzzers, FUZZTIME each; bench-workloads
 # imports and simulates the full FB-2010 day (POLICIES, default fifo,fair,tyrex-dynamic).

@@ -38,7 +38,7 @@ type RunSpec struct {
 //
 //	{job}        the job's name as its host names carry it (lower case, [a-z0-9-])
 //	{index}      the VM's index in the job, 0 for the master
-//	{vms}        how many VMs the job has
+//	{vms}        how many VMs the job has ({nodes} too, as packer profile says)
 //	{hostname}   the VM's host name, <job>-<index>
 //	{master}     the master's host name, <job>-0
 //	{hosts}      every host name of the job, master first, separated by spaces
@@ -48,10 +48,11 @@ type RunSpec struct {
 //	{phase}      the phase's number, from 1
 //	{plan}       the plan's id
 //
-// "${word}" is the shell's and left alone, as is any brace that does not
-// hold a lower-case word; an unknown lower-case {word} is an error, so that a
-// misspelt {mastr} does not reach the guest.
-var RunWords = []string{"job", "index", "vms", "hostname", "master", "hosts", "ip", "master_ip", "role", "phase", "plan"}
+// "${word}" is the shell's and left alone, as is any other brace: awk's
+// {print} and sed's {p} reach the guest as written. Only a word close to a
+// known one ({mastr}, {jobb}, {host}) is an error, so that a typo does
+// not reach the guest (nearRunWord); {{word}} writes {word} itself.
+var RunWords = []string{"job", "index", "vms", "nodes", "hostname", "master", "hosts", "ip", "master_ip", "role", "phase", "plan"}
 
 // CommandFor returns the command VM index of the job runs ("" for none).
 func (r *RunSpec) CommandFor(index int) string {
@@ -68,8 +69,8 @@ func (r *RunSpec) CommandFor(index int) string {
 // words are known, the environment's names are shell variables of the
 // user's (not PACKER_*, which apply sets) and the image path is absolute.
 func (r *RunSpec) Validate() error {
-	if r.Command == "" && (r.Master == "" || r.Workers == "") {
-		return fmt.Errorf("run: give command, or both master and workers (a VM of the job would have nothing to run)")
+	if r.Command == "" && r.Master == "" && r.Workers == "" {
+		return fmt.Errorf("run: give command, or master and workers (master alone for a job of one VM)")
 	}
 	for _, f := range []struct{ field, s string }{{"command", r.Command}, {"master", r.Master}, {"workers", r.Workers}} {
 		if _, err := ExpandRunWords(f.s, nil); err != nil {
@@ -128,6 +129,11 @@ func ExpandRunWords(s string, words map[string]string) (string, error) {
 			i++
 			continue
 		}
+		if w, ok := escapedWord(s[i:]); ok {
+			b.WriteString("{" + w + "}")
+			i += len(w) + 4
+			continue
+		}
 		end := strings.IndexByte(s[i+1:], '}')
 		if end < 0 {
 			b.WriteString(s[i:])
@@ -140,12 +146,47 @@ func ExpandRunWords(s string, words map[string]string) (string, error) {
 			continue
 		}
 		if !slices.Contains(RunWords, word) {
-			return "", fmt.Errorf("unknown template word {%s} (known: {%s})", word, strings.Join(RunWords, "}, {"))
+			if near := nearRunWord(word); near != "" {
+				return "", fmt.Errorf("unknown template word {%s} (did you mean {%s}? {{%s}} writes it as it is)", word, near, word)
+			}
+			b.WriteString(s[i : i+end+2]) // the shell's or awk's own
+			i += end + 2
+			continue
+		}
+		if word == "nodes" {
+			word = "vms"
 		}
 		b.WriteString(words[word])
 		i += end + 2
 	}
 	return b.String(), nil
+}
+
+// nearRunWord returns the run word that word, being unknown, probably
+// misspells: one edit away for a word of 3 letters or more, two for 6 or
+// more; "" if none is. Shorter words are left to the shell: sed's {p} is
+// one edit from {ip}.
+func nearRunWord(word string) string {
+	for _, w := range RunWords {
+		d := EditDistance(word, w)
+		if len(word) >= 3 && d <= 1 || len(word) >= 6 && d <= 2 {
+			return w
+		}
+	}
+	return ""
+}
+
+// escapedWord reports whether s starts with {{word}} for a lower-case word,
+// and the word.
+func escapedWord(s string) (string, bool) {
+	if !strings.HasPrefix(s, "{{") {
+		return "", false
+	}
+	end := strings.Index(s, "}}")
+	if end < 0 || !lowerWord(s[2:end]) {
+		return "", false
+	}
+	return s[2:end], true
 }
 
 // lowerWord reports whether s is a lower-case word: [a-z][a-z_]*.

@@ -17,13 +17,17 @@ func TestExpandRunWords(t *testing.T) {
 		{"unclosed {job", "unclosed {job"},
 		{"{}", "{}"},
 		{"{ip}", ""}, // known, with no value
+		// awk's and sed's braces are not near any word: left alone.
+		{"awk 'NR==1{print}' | sed '/x/{p}'; {next}", "awk 'NR==1{print}' | sed '/x/{p}'; {next}"},
+		{"echo {{master}} is {master}", "echo {master} is sum-0"},
+		{"{nodes} = {vms}", "3 = 3"},
 	} {
 		got, err := ExpandRunWords(c.in, words)
 		if err != nil || got != c.want {
 			t.Errorf("ExpandRunWords(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	if _, err := ExpandRunWords("ping {mastr}", words); err == nil || !strings.Contains(err.Error(), "{mastr}") {
+	if _, err := ExpandRunWords("ping {mastr}", words); err == nil || !strings.Contains(err.Error(), "unknown template word {mastr} (did you mean {master}? {{mastr}} writes it as it is)") {
 		t.Errorf("a misspelt word: %v, want an error naming it", err)
 	}
 }
@@ -46,11 +50,12 @@ func TestRunSpecValidate(t *testing.T) {
 	}{
 		{RunSpec{Command: "true"}, ""},
 		{RunSpec{Master: "a", Workers: "b", Env: map[string]string{"PORT": "{index}7"}}, ""},
-		{RunSpec{Master: "a"}, "both master and workers"},
+		{RunSpec{Master: "a"}, ""}, // a job of one VM
+		{RunSpec{Env: map[string]string{"A": "b"}}, "give command, or master and workers"},
 		{RunSpec{Command: "x {jobb}"}, "run.command: unknown template word {jobb}"},
 		{RunSpec{Command: "x", Env: map[string]string{"1X": "y"}}, `run.env: "1X" is not a shell variable name`},
 		{RunSpec{Command: "x", Env: map[string]string{"PACKER_JOB": "y"}}, "PACKER_* variables are set by packer apply"},
-		{RunSpec{Command: "x", Env: map[string]string{"X": "{nope}"}}, "run.env.X: unknown template word"},
+		{RunSpec{Command: "x", Env: map[string]string{"X": "{hots}"}}, "run.env.X: unknown template word {hots} (did you mean {hosts}?"},
 		{RunSpec{Command: "x", Image: "hadoop.qcow2"}, `run.image: "hadoop.qcow2" is not an absolute path`},
 	} {
 		err := c.r.Validate()
@@ -76,8 +81,8 @@ func TestWorkloadRunSpecFields(t *testing.T) {
 	if !errors.Is(err, ErrFieldTypo) || !strings.Contains(err.Error(), `jobs[0].run: unknown field "comand" (did you mean "command"?)`) {
 		t.Errorf("misspelt field: %v", err)
 	}
-	_, err = ParseWorkload([]byte(strings.Replace(base, "%s", `{"master": "x"}`, 1)), "w.json")
+	_, err = ParseWorkload([]byte(strings.Replace(base, "%s", `{"env": {"A": "b"}}`, 1)), "w.json")
 	if !errors.Is(err, ErrInvalidWorkload) || !strings.Contains(err.Error(), `w.json: invalid workload: jobs[0]: job "a": run: give command`) {
-		t.Errorf("a worker without a command: %v", err)
+		t.Errorf("a run spec without a command: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -629,7 +628,11 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				continue
 			}
 			if !ev.Shutdown {
-				return fmt.Errorf("host %s: VM %s %s before its job finished", host, vm.Name, ev.Reason)
+				log := ""
+				if c := r.closeConsole(vm.HostURI, vm.Name, consoleGrace); c != nil && c.path != "" {
+					log = "; console log " + c.path
+				}
+				return fmt.Errorf("host %s: VM %s (job %s) %s before its job finished%s", host, vm.Name, vm.Meta.Job, ev.Reason, log)
 			}
 			delete(pending, key{ev.host, ev.Domain})
 			if err := r.vmEnded(pd, vm); err != nil {
@@ -848,7 +851,7 @@ func (r *run) dryRun() error {
 			fmt.Fprintf(w, "p%d %s %s: define (%s, MAC %s, %s, hostname %s, master %s)\n", n, vm.HostName, vm.Name, vm.Meta.Role, vm.MAC, addr, vm.Hostname, vm.MasterHostname)
 			fmt.Fprintf(w, "p%d %s %s: start, copy its console", n, vm.HostName, vm.Name)
 			if s.RunDir != "" {
-				fmt.Fprintf(w, " to %s", filepath.Join(s.RunDir, "console", vm.Name+".log"))
+				fmt.Fprintf(w, " to %s", ConsoleLog(s.RunDir, vm.Name))
 			}
 			fmt.Fprintln(w)
 		}

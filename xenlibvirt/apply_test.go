@@ -500,7 +500,7 @@ func TestVMStoppedFromOutsideFailsThePhase(t *testing.T) {
 		}()
 	})
 	_, err := xenlibvirt.Apply(context.Background(), pl, connect(t, pl, c, nil), &xenlibvirt.Settings{Log: log})
-	if err == nil || !strings.Contains(err.Error(), victim+" destroyed before its job finished") {
+	if err == nil || !strings.Contains(err.Error(), victim+" (job s-srt-1) destroyed before its job finished") {
 		t.Fatalf("Apply: %v", err)
 	}
 	assertEmpty(t, c)

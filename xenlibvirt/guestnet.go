@@ -63,10 +63,16 @@ func (inv *Inventory) validateSubnet() error {
 func subnetSize(p netip.Prefix) int { return 1 << (32 - p.Bits()) }
 
 // offsetIn is a's offset from p's network address.
-func offsetIn(p netip.Prefix, a netip.Addr) int {
-	n, x := p.Addr().As4(), a.As4()
-	return int(uint32(x[0])<<24|uint32(x[1])<<16|uint32(x[2])<<8|uint32(x[3])) -
-		int(uint32(n[0])<<24|uint32(n[1])<<16|uint32(n[2])<<8|uint32(n[3]))
+func offsetIn(p netip.Prefix, a netip.Addr) int { return int(ip4(a)) - int(ip4(p.Addr())) }
+
+// ip4 and addr4 convert between an IPv4 address and its 32-bit number.
+func ip4(a netip.Addr) uint32 {
+	x := a.As4()
+	return uint32(x[0])<<24 | uint32(x[1])<<16 | uint32(x[2])<<8 | uint32(x[3])
+}
+
+func addr4(x uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)})
 }
 
 // vmAddresses is how many VM addresses the inventory's subnet holds: from
@@ -92,9 +98,5 @@ func (inv *Inventory) vmAddress(v int) (netip.Prefix, error) {
 	if v < 0 || v >= inv.vmAddresses() {
 		return netip.Prefix{}, fmt.Errorf("VM %d has no address in subnet %s from offset %d", v, inv.Subnet, inv.FirstAddress)
 	}
-	n := p.Addr().As4()
-	x := uint32(n[0])<<24 | uint32(n[1])<<16 | uint32(n[2])<<8 | uint32(n[3])
-	x += uint32(inv.FirstAddress + v)
-	a := netip.AddrFrom4([4]byte{byte(x >> 24), byte(x >> 16), byte(x >> 8), byte(x)})
-	return netip.PrefixFrom(a, p.Bits()), nil
+	return netip.PrefixFrom(addr4(ip4(p.Addr())+uint32(inv.FirstAddress+v)), p.Bits()), nil
 }

@@ -1,6 +1,7 @@
 package xenlibvirt
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -49,6 +50,9 @@ func runWords(plan string, vm VM, vms int, role string, peers []Peer) map[string
 // all the job's VMs, master first.
 func newGuestRun(plan string, vm VM, spec *model.RunSpec, role string, peers []Peer) (*GuestRun, error) {
 	words := runWords(plan, vm, len(peers), role, peers)
+	if spec.CommandFor(vm.Meta.Index) == "" {
+		return nil, fmt.Errorf("job %q: run: VM %d of %d has no command: give command, or workers for VMs 1..%d", vm.Meta.Job, vm.Meta.Index, len(peers), len(peers)-1)
+	}
 	cmd, err := model.ExpandRunWords(spec.CommandFor(vm.Meta.Index), words)
 	if err != nil {
 		return nil, fmt.Errorf("job %q: run: %w", vm.Meta.Job, err)
@@ -58,7 +62,11 @@ func newGuestRun(plan string, vm VM, spec *model.RunSpec, role string, peers []P
 		g.Env = append(g.Env, [2]string{"PACKER_" + strings.ToUpper(k), words[k]})
 	}
 	// PACKER_JOB is the job's own name; {job} is the name host names carry.
-	g.Env[2][1] = vm.Meta.Job
+	for i := range g.Env {
+		if g.Env[i][0] == "PACKER_JOB" {
+			g.Env[i][1] = vm.Meta.Job
+		}
+	}
 	names := make([]string, 0, len(spec.Env))
 	for k := range spec.Env {
 		names = append(names, k)
@@ -89,8 +97,10 @@ const StatusPrefix = "packer-status:"
 // libvirt's console stream reads; /dev/console otherwise.
 func jobScript(vm VMDeploy) string {
 	var b strings.Builder
+	// The comment names the job as host names do: a job's own name may
+	// hold any character (PACKER_JOB, quoted, carries it).
 	fmt.Fprintf(&b, "#!/bin/sh\n# packer: job %s, VM %d (%s), phase %d of plan %s\n",
-		strings.ReplaceAll(vm.Meta.Job, "\n", " "), vm.Meta.Index, vm.Hostname, PhaseNumber(vm.Meta.Phase), vm.Meta.Plan)
+		jobPart(vm.Meta.Job), vm.Meta.Index, vm.Hostname, PhaseNumber(vm.Meta.Phase), vm.Meta.Plan)
 	for _, kv := range vm.Run.Env {
 		fmt.Fprintf(&b, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
@@ -101,7 +111,8 @@ done
 start=$(cut -d' ' -f1 /proc/uptime)
 echo "packer-job: $PACKER_HOSTNAME: running job $PACKER_JOB" >>"$console"
 `)
-	fmt.Fprintf(&b, "sh -c %s >>\"$console\" 2>&1 </dev/null\n", shellQuote(vm.Run.Command))
+	// "--": a command starting with '-' is not an option of sh's.
+	fmt.Fprintf(&b, "sh -c -- %s >>\"$console\" 2>&1 </dev/null\n", shellQuote(vm.Run.Command))
 	b.WriteString(`status=$?
 end=$(cut -d' ' -f1 /proc/uptime)
 secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')
@@ -130,15 +141,18 @@ func hostsLines(peers []Peer) string {
 func seedFiles(vm VMDeploy, inv *Inventory) []NoCloudFile {
 	script, hosts := jobScript(vm), hostsLines(vm.Run.Peers)
 	meta := fmt.Sprintf("instance-id: %s\nlocal-hostname: %s\n", vm.Name, vm.Hostname)
+	// The script and hosts lines go base64-encoded: a command may hold
+	// any byte, and YAML takes \r, U+2028 and control characters as line
+	// breaks or refuses them, which in a block scalar would end it (and
+	// let the rest be read as keys of its own). Everything else written
+	// here is a host name, an address or a MAC.
 	var u strings.Builder
 	fmt.Fprintf(&u, "#cloud-config\nhostname: %s\nfqdn: %s\nmanage_etc_hosts: false\n", vm.Hostname, vm.Hostname)
 	u.WriteString("write_files:\n")
 	if hosts != "" {
-		u.WriteString("  - path: /etc/hosts\n    append: true\n    content: |\n")
-		writeIndented(&u, hosts, "      ")
+		fmt.Fprintf(&u, "  - path: /etc/hosts\n    append: true\n    encoding: b64\n    content: %s\n", base64.StdEncoding.EncodeToString([]byte(hosts)))
 	}
-	u.WriteString("  - path: /var/lib/packer/job.sh\n    permissions: '0755'\n    content: |\n")
-	writeIndented(&u, script, "      ")
+	fmt.Fprintf(&u, "  - path: /var/lib/packer/job.sh\n    permissions: '0755'\n    encoding: b64\n    content: %s\n", base64.StdEncoding.EncodeToString([]byte(script)))
 	u.WriteString("runcmd:\n  - [/bin/sh, /var/lib/packer/job.sh]\n")
 	files := []NoCloudFile{{Name: "meta-data", Data: []byte(meta)}, {Name: "user-data", Data: []byte(u.String())}}
 	if vm.Address.IsValid() {
@@ -162,18 +176,11 @@ func networkConfig(vm VMDeploy, inv *Inventory) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "version: 2\nethernets:\n  packer0:\n    match:\n      macaddress: %q\n    addresses: [%s]\n", vm.MAC, vm.Address)
 	if inv.Gateway != "" {
-		fmt.Fprintf(&b, "    routes:\n      - to: default\n        via: %s\n", inv.Gateway)
+		// "to: default" is cloud-init 25.3's; Debian 12 has 22.4.
+		fmt.Fprintf(&b, "    routes:\n      - to: 0.0.0.0/0\n        via: %s\n", inv.Gateway)
 	}
 	if len(inv.DNS) > 0 {
 		fmt.Fprintf(&b, "    nameservers:\n      addresses: [%s]\n", strings.Join(inv.DNS, ", "))
 	}
 	return b.String()
-}
-
-// writeIndented writes s's lines, each after indent (a YAML block scalar).
-func writeIndented(b *strings.Builder, s, indent string) {
-	for _, l := range strings.SplitAfter(strings.TrimSuffix(s, "\n"), "\n") {
-		b.WriteString(indent + l)
-	}
-	b.WriteString("\n")
 }

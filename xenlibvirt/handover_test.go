@@ -1,6 +1,7 @@
 package xenlibvirt
 
 import (
+	"encoding/base64"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -67,11 +68,11 @@ func TestSeedVolumeContents(t *testing.T) {
 	}
 	want := map[string][]string{
 		"meta-data":      {"instance-id: packer-p-1-p1-sum-1\n", "local-hostname: sum-1\n"},
-		"user-data":      {"#cloud-config\n", "hostname: sum-1\n", "      10.77.0.10 sum-0\n      10.77.0.11 sum-1\n", "runcmd:\n  - [/bin/sh, /var/lib/packer/job.sh]\n"},
+		"user-data":      {"#cloud-config\n", "hostname: sum-1\n", "  - path: /etc/hosts\n    append: true\n    encoding: b64\n", "runcmd:\n  - [/bin/sh, /var/lib/packer/job.sh]\n"},
 		"network-config": {"version: 2\n", `macaddress: "52:54:00:aa:bb:cc"`, "addresses: [10.77.0.11/24]", "via: 10.77.0.1", "addresses: [10.77.0.1]"},
 		"packer-net.env": {"PACKER_MAC=52:54:00:aa:bb:cc\nPACKER_ADDRESS=10.77.0.11/24\nPACKER_GATEWAY=10.77.0.1\n"},
 		"packer-hosts":   {"10.77.0.10 sum-0\n10.77.0.11 sum-1\n"},
-		"packer-job.sh":  {"export PACKER_HOSTNAME='sum-1'\n", `sh -c 'echo it'\''s sum-1' >>"$console" 2>&1 </dev/null`, "packer-status: exit $status seconds $secs"},
+		"packer-job.sh":  {"export PACKER_HOSTNAME='sum-1'\n", `sh -c -- 'echo it'\''s sum-1' >>"$console" 2>&1 </dev/null`, "packer-status: exit $status seconds $secs"},
 	}
 	if len(files) != len(want) {
 		t.Errorf("files %v", vol.Files)
@@ -83,11 +84,55 @@ func TestSeedVolumeContents(t *testing.T) {
 			}
 		}
 	}
-	// user-data's job.sh is packer-job.sh, indented as a YAML block.
-	indented := "      " + strings.ReplaceAll(strings.TrimSuffix(files["packer-job.sh"], "\n"), "\n", "\n      ")
-	if !strings.Contains(files["user-data"], indented) {
-		t.Errorf("user-data does not carry packer-job.sh:\n%s", files["user-data"])
+	// user-data's job.sh and hosts lines are packer-job.sh and
+	// packer-hosts, base64-encoded.
+	for name, want := range map[string]string{"/var/lib/packer/job.sh": files["packer-job.sh"], "/etc/hosts": files["packer-hosts"]} {
+		if got := writtenFile(t, files["user-data"], name); got != want {
+			t.Errorf("user-data writes %s as %q, want %q", name, got, want)
+		}
 	}
+}
+
+// writtenFile decodes the base64 content user-data's write_files gives path.
+func writtenFile(t *testing.T, userData, path string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(userData, "  - path: "+path+"\n")
+	if !ok {
+		t.Fatalf("user-data writes no %s:\n%s", path, userData)
+	}
+	_, rest, _ = strings.Cut(rest, "    content: ")
+	line, _, _ := strings.Cut(rest, "\n")
+	b, err := base64.StdEncoding.DecodeString(line)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return string(b)
+}
+
+// FuzzUserData: whatever bytes a command, an env value or a job name
+// holds, user-data stays printable ASCII lines (so YAML reads no line break
+// or control character from it: \r, U+2028 and ESC would end or break a
+// block scalar), and its job.sh decodes to packer-job.sh.
+func FuzzUserData(f *testing.F) {
+	f.Add("true\rbootcmd: [[touch, /tmp/pwned]]\rx: |\r ", "v\u2028w", "job\x1b[1m")
+	f.Add("-x", "'", "a\nb")
+	f.Fuzz(func(t *testing.T, cmd, env, job string) {
+		if cmd == "" || strings.ContainsRune(cmd, 0) || strings.ContainsRune(env, 0) {
+			return // refused by RunSpec.Validate and NewDeployment
+		}
+		vm := sumVM(t, &model.RunSpec{Command: cmd, Env: map[string]string{"V": env}})
+		vm.Meta.Job = job
+		files := seedFiles(vm, &Inventory{Subnet: "10.77.0.0/24", FirstAddress: 10})
+		ud := string(files[1].Data)
+		for i, c := range []byte(ud) {
+			if c != '\n' && (c < 0x20 || c > 0x7e) {
+				t.Fatalf("user-data byte %d is %#x:\n%q", i, c, ud)
+			}
+		}
+		if got := writtenFile(t, ud, "/var/lib/packer/job.sh"); got != jobScript(vm) {
+			t.Fatalf("job.sh in user-data differs from packer-job.sh")
+		}
+	})
 }
 
 // TestJobScriptRuns runs packer-job.sh in a real shell with a command that

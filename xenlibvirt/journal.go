@@ -51,9 +51,8 @@ type PhaseRecord struct {
 	Index  int    `json:"index"`
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
-	// Started is when the phase's first VM was launched, Ended when its
-	// wait ended (every VM powered off, or the phase failed), in its last
-	// run.
+	// Started is when the phase began, Ended when it ended (its VMs torn
+	// down, or kept, after its jobs ended or it failed), in its last run.
 	Started *time.Time `json:"started,omitempty"`
 	Ended   *time.Time `json:"ended,omitempty"`
 }

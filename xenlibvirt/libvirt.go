@@ -568,10 +568,13 @@ func (c *Conn) Bridge(name string) error {
 	i, err := c.conn.LookupInterfaceByName(name)
 	if err != nil {
 		var le libvirt.Error
-		if errors.As(err, &le) && le.Code == libvirt.ERR_NO_INTERFACE {
+		switch {
+		case errors.As(err, &le) && le.Code == libvirt.ERR_NO_INTERFACE:
 			return fmt.Errorf("%w: the host has no network interface %s (ip link show %s)", ErrNotFound, name, name)
+		case errors.As(err, &le) && le.Code == libvirt.ERR_NO_SUPPORT:
+			return nil // no interface driver to ask: QEMU will say when it starts
 		}
-		return nil // no interface driver to ask: QEMU will say when it starts
+		return lvErr(err)
 	}
 	defer i.Free()
 	if active, err := i.IsActive(); err == nil && !active {

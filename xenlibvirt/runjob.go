@@ -1,6 +1,7 @@
 package xenlibvirt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,30 +52,54 @@ func formatSeconds(s float64) string { return fmt.Sprintf("%.1f s", s) }
 // its console stream to deliver the last bytes (and the status line).
 const consoleGrace = 10 * time.Second
 
-// tailSize is how much of a console apply keeps in memory to find the
-// status line in: the script prints it last, right before powering off.
-const tailSize = 8 << 10
+// maxStatusLine bounds what statusScan keeps of a line it has not seen the
+// end of: a status line is under 64 bytes, so the line's last 512 bytes hold
+// it, however much output came before it on the line.
+const maxStatusLine = 512
 
-// tail keeps the last tailSize bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
+// statusScan finds the last status line (ParseStatus) in a console as it
+// streams past, line by line: however much a guest prints after it (a
+// systemd shutdown on a serial console prints pages), it is not lost.
+type statusScan struct {
+	mu      sync.Mutex
+	partial []byte
+	st      JobStatus
+	ok      bool
 }
 
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - tailSize; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
+func (s *statusScan) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		nl := bytes.IndexByte(p, '\n')
+		if nl < 0 {
+			s.partial = append(s.partial, p...)
+			if over := len(s.partial) - maxStatusLine; over > 0 {
+				s.partial = append(s.partial[:0], s.partial[over:]...)
+			}
+			break
+		}
+		s.line(append(s.partial, p[:nl]...))
+		s.partial, p = s.partial[:0], p[nl+1:]
 	}
-	return len(p), nil
+	return n, nil
 }
 
-func (t *tail) bytes() []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]byte(nil), t.buf...)
+func (s *statusScan) line(l []byte) {
+	if st, ok := ParseStatus(l); ok {
+		s.st, s.ok = st, true
+	}
+}
+
+// status is the last status line seen, the unfinished last line included.
+func (s *statusScan) status() (JobStatus, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := ParseStatus(s.partial); ok {
+		return st, true
+	}
+	return s.st, s.ok
 }
 
 // consoleCopy is one VM's console being copied: to its log file in the run
@@ -82,9 +107,11 @@ func (t *tail) bytes() []byte {
 type consoleCopy struct {
 	path string
 	file *os.File
-	tail tail
+	scan statusScan
 	stop func()
 	done <-chan error
+	// lost is why the copy ended before the domain stopped, if it did.
+	lost error
 	// err is why a real host could not give the console: the job's
 	// status cannot be known.
 	err error
@@ -98,9 +125,9 @@ type consoleKey struct{ uri, name string }
 // status is then unknown, and a power-off counts as success.
 func (r *run) openConsole(phase int, vm VMDeploy) {
 	c := &consoleCopy{}
-	var w io.Writer = &c.tail
+	var w io.Writer = &c.scan
 	if r.set.RunDir != "" {
-		c.path = filepath.Join(r.set.RunDir, "console", vm.Name+".log")
+		c.path = ConsoleLog(r.set.RunDir, vm.Name)
 		err := os.MkdirAll(filepath.Dir(c.path), 0o755)
 		if err == nil {
 			c.file, err = os.Create(c.path)
@@ -109,7 +136,7 @@ func (r *run) openConsole(phase int, vm VMDeploy) {
 			fmt.Fprintf(r.set.Log, "p%d %s %s: no console log: %v\n", PhaseNumber(phase), vm.HostName, vm.Name, err)
 			c.path = ""
 		} else {
-			w = io.MultiWriter(c.file, &c.tail)
+			w = io.MultiWriter(c.file, &c.scan)
 		}
 	}
 	stop, done, err := r.hs.HVs[vm.Host].Console(vm.Name, w)
@@ -157,7 +184,7 @@ func (r *run) closeConsole(uri, name string, grace time.Duration) *consoleCopy {
 	if grace > 0 {
 		t := time.NewTimer(grace)
 		select {
-		case <-c.done:
+		case c.lost = <-c.done:
 		case <-t.C:
 		}
 		t.Stop()
@@ -196,7 +223,7 @@ func (r *run) vmEnded(pd PhaseDeploy, vm VMDeploy) error {
 	var st JobStatus
 	var ok bool
 	if c != nil {
-		st, ok = ParseStatus(c.tail.bytes())
+		st, ok = c.scan.status()
 	}
 	log := ""
 	if c != nil && c.path != "" {
@@ -209,7 +236,11 @@ func (r *run) vmEnded(pd PhaseDeploy, vm VMDeploy) error {
 	case ok && st.Exit != 0:
 		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s exited with status %d%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, st.Exit, log)
 	case !ok && c != nil && c.err == nil && vm.Run != nil:
-		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s powered off without reporting an exit status%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, log)
+		why := ""
+		if c.lost != nil {
+			why = " (its console was lost: " + c.lost.Error() + ")"
+		}
+		failure = fmt.Errorf("%w: job %s: VM %s (%s) on host %s powered off without reporting an exit status%s%s", ErrJobFailed, vm.Meta.Job, vm.Hostname, vm.Name, vm.HostName, why, log)
 	}
 	what := "powered off, job " + vm.Meta.Job + " done on it"
 	switch {
@@ -232,6 +263,11 @@ func (r *run) vmEnded(pd PhaseDeploy, vm VMDeploy) error {
 		return err
 	}
 	return failure
+}
+
+// ConsoleLog is the file a VM's console is copied to in the run directory.
+func ConsoleLog(runDir, domain string) string {
+	return filepath.Join(runDir, "console", domain+".log")
 }
 
 // now is the settings' clock.
@@ -257,16 +293,21 @@ func (r *run) createSeed(phase int, hv Hypervisor, vm VMDeploy) error {
 		"p%d %s %s: seed volume %s uploaded (%d bytes, cloud-init NoCloud)", PhaseNumber(phase), vm.HostName, vm.Name, path, len(iso))
 }
 
-// removeSeed deletes a VM's seed volume, which must bear the VM's seed name
-// (SeedVolumeName): a volume of another name is not packer's.
+// removeSeed deletes a VM's seed volume, which must be what packer made:
+// named for the VM (SeedVolumeName), beside its overlay, and sitting on no
+// backing file (an overlay someone gave that name is not packer's seed).
 func removeSeed(hv Hypervisor, rec VMRecord) (found bool, msg string, err error) {
-	if filepath.Base(rec.Seed) != SeedVolumeName(rec.Name) {
+	if filepath.Base(rec.Seed) != SeedVolumeName(rec.Name) || filepath.Dir(rec.Seed) != filepath.Dir(rec.Disk) {
 		return false, "", fmt.Errorf("seed volume %s is not %s's; left alone", rec.Seed, rec.Name)
 	}
-	if _, err := hv.Volume(rec.Seed); errors.Is(err, ErrNotFound) {
+	backing, err := hv.Volume(rec.Seed)
+	switch {
+	case errors.Is(err, ErrNotFound):
 		return false, "seed volume " + rec.Seed + " already gone", nil
-	} else if err != nil {
+	case err != nil:
 		return false, "", err
+	case backing != "":
+		return false, "", fmt.Errorf("seed volume %s sits on %s, so packer did not make it; left alone", rec.Seed, backing)
 	}
 	if err := hv.DeleteVolume(rec.Seed); err != nil && !errors.Is(err, ErrNotFound) {
 		return false, "", err

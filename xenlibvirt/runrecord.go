@@ -38,7 +38,7 @@ type PhaseRun struct {
 	Status string `json:"status"`
 	// PredictedSeconds is the plan's duration of the phase (its slowest
 	// job's predicted runtime); MeasuredSeconds the wall time from the
-	// phase's first launch to the end of its wait, boots included; nil
+	// phase's start to its end (its VMs torn down), boots included; nil
 	// when the phase has not run.
 	PredictedSeconds float64  `json:"predicted_seconds"`
 	MeasuredSeconds  *float64 `json:"measured_seconds,omitempty"`
@@ -51,9 +51,12 @@ type JobRun struct {
 	Phase int    `json:"phase"`
 	Job   string `json:"job"`
 	// Status is "ok" (every VM reported exit 0), "exit N" (the first
-	// non-zero status of its VMs), "done" (powered off, no status
-	// reported: an appliance that runs its own job), "running", "stopped"
-	// (a VM did not power off by itself) or "not run".
+	// non-zero status of its VMs), "done" (every VM powered off, none
+	// reported a status: an appliance that runs its own job), "no status"
+	// (some VMs reported, some did not), "stopped" (packer stopped a VM
+	// that had not powered off: a timeout, a failure elsewhere, an
+	// interrupt), "running" (a VM still runs, kept by --keep-on-failure or
+	// --keep-on-interrupt) or "not run".
 	Status           string  `json:"status"`
 	PlannedVMs       int     `json:"planned_vms"`
 	RanVMs           int     `json:"ran_vms"`
@@ -96,7 +99,7 @@ func NewRunRecord(pl *plan.Plan, j *Journal) *RunRecord {
 // its VMs again).
 func jobRun(jr *JobRun, p int, vms []VMRecord) {
 	var first, last *time.Time
-	allStopped, allOK, anyStatus := true, true, false
+	allStopped, allOK, anyStatus, killed := true, true, false, false
 	jr.Status = "not run"
 	for _, v := range vms {
 		if v.Phase != p || v.Job != jr.Job || v.Started == nil {
@@ -107,6 +110,8 @@ func jobRun(jr *JobRun, p int, vms []VMRecord) {
 			first = v.Started
 		}
 		switch {
+		case v.Stopped == nil && (v.State == StateUndefined || v.State == StateRemoved):
+			killed = true // torn down by packer while it ran
 		case v.Stopped == nil:
 			allStopped = false
 		case last == nil || v.Stopped.After(*last):
@@ -131,6 +136,8 @@ func jobRun(jr *JobRun, p int, vms []VMRecord) {
 	case jr.Status != "not run": // a non-zero exit, set above
 	case !allStopped:
 		jr.Status = "running"
+	case killed:
+		jr.Status = "stopped"
 	case allOK && anyStatus:
 		jr.Status = "ok"
 	case anyStatus:
@@ -138,7 +145,7 @@ func jobRun(jr *JobRun, p int, vms []VMRecord) {
 	default:
 		jr.Status = "done"
 	}
-	if allStopped && jr.RanVMs > 0 {
+	if allStopped && !killed && jr.RanVMs > 0 {
 		jr.WallSeconds = span(first, last)
 	}
 }
@@ -153,13 +160,17 @@ func span(a, b *time.Time) *float64 {
 }
 
 // WriteTable writes the record as two aligned tables: phases, then jobs.
-// A measured time is "-" where there is none; ratio is measured ÷
-// predicted.
+// A time is "-" where there is none; ratio is measured ÷ predicted, for a
+// phase that is done and a job whose VMs reported their times.
 func (rec *RunRecord) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PHASE\tSTATUS\tVMS PLANNED\tVMS RAN\tPREDICTED S\tMEASURED S\tRATIO")
+	fmt.Fprintln(tw, "PHASE\tSTATUS\tVMS PLANNED\tVMS RAN\tPREDICTED S\tWALL S\tRATIO")
 	for _, p := range rec.Phases {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%.1f\t%s\t%s\n", p.Phase, p.Status, p.PlannedVMs, p.RanVMs, p.PredictedSeconds, orDash(p.MeasuredSeconds), ratio(p.MeasuredSeconds, p.PredictedSeconds))
+		r := "-"
+		if p.Status == StatusDone {
+			r = ratio(p.MeasuredSeconds, p.PredictedSeconds)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%.1f\t%s\t%s\n", p.Phase, p.Status, p.PlannedVMs, p.RanVMs, p.PredictedSeconds, orDash(p.MeasuredSeconds), r)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PHASE\tJOB\tSTATUS\tVMS PLANNED\tVMS RAN\tPREDICTED S\tMEASURED S\tRATIO\tWALL S")

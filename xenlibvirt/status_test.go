@@ -62,3 +62,29 @@ func FuzzParseStatus(f *testing.F) {
 		}
 	})
 }
+
+// TestStatusScan feeds a console in pieces: the status line split across
+// writes, then 64 KiB of shutdown messages, which must not push it out.
+func TestStatusScan(t *testing.T) {
+	var s statusScan
+	for _, piece := range []string{"boot\r\nrandom: crng init done\r\npacker-sta", "tus: exit 4 seconds 2.", "50\r\n"} {
+		_, _ = s.Write([]byte(piece))
+	}
+	for i := 0; i < 1024; i++ {
+		_, _ = s.Write([]byte("[  OK  ] Stopped target some-unit-with-a-long-name.target - The Long Description.\r\n"))
+	}
+	if st, ok := s.status(); !ok || st != (JobStatus{4, 2.5}) {
+		t.Errorf("status %+v, %v; want exit 4 after 2.5 s", st, ok)
+	}
+	// A later line wins, even one the console never ended; a line of
+	// 100 KiB without an end keeps its last bytes, where the status is.
+	_, _ = s.Write([]byte(strings.Repeat("x", 100<<10) + "packer-status: exit 0 seconds 9"))
+	if st, ok := s.status(); !ok || st != (JobStatus{0, 9}) {
+		t.Errorf("status %+v, %v; want exit 0 after 9 s", st, ok)
+	}
+	var none statusScan
+	_, _ = none.Write([]byte("no status here\n"))
+	if _, ok := none.status(); ok {
+		t.Error("a status from a console without one")
+	}
+}
