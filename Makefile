@@ -7,7 +7,7 @@
 GO ?= go
 STATICCHECK_VERSION ?= v0.8.2
 PLAN_APT_PACKAGES := libvirt-dev pkg-config
-APT_PACKAGES := $(PLAN_APT_PACKAGES) coinor-cbc glpk-utils libvirt-clients chromium libxml2-utils
+APT_PACKAGES := $(PLAN_APT_PACKAGES) coinor-cbc glpk-utils libvirt-clients chromium libxml2-utils genisoimage
 
 .PHONY: plan test deps check build bench fuzz docs
 

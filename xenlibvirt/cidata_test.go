@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -361,4 +364,38 @@ func FuzzNoCloudISO(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNoCloudISOReadByIsoinfo has another ISO 9660 reader than the test's
+// own read the seed: isoinfo (Debian genisoimage) finds the label and
+// extracts every file byte for byte.
+func TestNoCloudISOReadByIsoinfo(t *testing.T) {
+	isoinfo, err := exec.LookPath("isoinfo")
+	if err != nil {
+		t.Skip("isoinfo not installed (Debian package genisoimage; make deps installs it)")
+	}
+	files := []NoCloudFile{{"meta-data", []byte("instance-id: x\n")}, {"user-data", []byte("#cloud-config\n" + strings.Repeat("y", 5000))},
+		{"packer-net.env", []byte("PACKER_MAC=52:54:00:00:00:01\n")}}
+	img, err := NoCloudISO(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "seed.iso")
+	if err := os.WriteFile(path, img, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(isoinfo, "-d", "-i", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Volume id: cidata\n") {
+		t.Fatalf("isoinfo -d: %v\n%s", err, out)
+	}
+	for _, f := range files {
+		id := "/" + f.Name + ";1"
+		if !strings.Contains(f.Name, ".") {
+			id = "/" + f.Name + ".;1"
+		}
+		got, err := exec.Command(isoinfo, "-i", path, "-x", id).Output()
+		if err != nil || !bytes.Equal(got, f.Data) {
+			t.Errorf("isoinfo -x %s: %v: %d bytes, want %d", id, err, len(got), len(f.Data))
+		}
+	}
 }
