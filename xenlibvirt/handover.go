@@ -89,7 +89,8 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // when the job's command has ended: "packer-status: exit N seconds S".
 const StatusPrefix = "packer-status:"
 
-// jobScript is packer-job.sh: it exports the environment, runs the command
+// jobScript is packer-job.sh: it exports the environment (after what the
+// image's /etc/profile.d sets), runs the command
 // with its output on the console, prints the status line (ParseStatus) and
 // powers the VM off, whatever the command's exit status: the line, not the
 // power-off, says how the job ended. The console is the first serial port
@@ -101,6 +102,10 @@ func jobScript(vm VMDeploy) string {
 	// hold any character (PACKER_JOB, quoted, carries it).
 	fmt.Fprintf(&b, "#!/bin/sh\n# packer: job %s, VM %d (%s), phase %d of plan %s\n",
 		jobPart(vm.Meta.Job), vm.Meta.Index, vm.Hostname, PhaseNumber(vm.Meta.Phase), vm.Meta.Plan)
+	// What a login shell would have (JAVA_HOME, HADOOP_HOME from the
+	// image's /etc/profile.d), which cloud-init's runcmd does not give;
+	// the run spec's environment, after it, wins.
+	b.WriteString("for f in /etc/profile.d/*.sh; do [ -r \"$f\" ] && . \"$f\"; done\n")
 	for _, kv := range vm.Run.Env {
 		fmt.Fprintf(&b, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
