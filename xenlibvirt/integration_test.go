@@ -204,9 +204,13 @@ func TestIntegrationJobsRunAcrossVMs(t *testing.T) {
 		t.Errorf("the master's console %s lacks sum=41: %v\n%s", master, err, b)
 	}
 	for _, jr := range rec.Jobs {
-		if jr.Status != "ok" || jr.RanVMs != 2 || jr.MeasuredSeconds == nil {
+		if jr.Status != "ok" || jr.RanVMs != 2 || jr.MeasuredSeconds == nil || len(jr.Consoles) != 2 {
 			t.Errorf("run record: %+v", jr)
 		}
+	}
+	// The record leads to the result: sum's master's console.
+	if rec.Jobs[0].Consoles[0] != master {
+		t.Errorf("the record names %q as sum's master's console, want %s", rec.Jobs[0].Consoles[0], master)
 	}
 	// Phase 2 began after phase 1 ended, and its VMs after phase 1's
 	// powered off, each with exit 0.

@@ -68,6 +68,9 @@ type JobRun struct {
 	// WallSeconds is from the job's first VM start to its last VM's
 	// power-off, boots and power-offs included; nil until all stopped.
 	WallSeconds *float64 `json:"wall_seconds,omitempty"`
+	// Consoles are the job's VMs' console logs, by VM index (the master's
+	// first): where its output, and so its result, is.
+	Consoles []string `json:"consoles,omitempty"`
 }
 
 // NewRunRecord derives the run record from the plan and the journal alone.
@@ -106,6 +109,12 @@ func jobRun(jr *JobRun, p int, vms []VMRecord) {
 			continue
 		}
 		jr.RanVMs++
+		if v.Console != "" {
+			for len(jr.Consoles) <= v.Index {
+				jr.Consoles = append(jr.Consoles, "")
+			}
+			jr.Consoles[v.Index] = v.Console
+		}
 		if first == nil || v.Started.Before(*first) {
 			first = v.Started
 		}

@@ -37,8 +37,8 @@ func TestRunRecordByHand(t *testing.T) {
 	}, VMs: []xenlibvirt.VMRecord{
 		// a: its VMs' commands took 110 and 90 s; the first VM started at
 		// 1 s, the last powered off at 125 s.
-		{Phase: 0, Job: "a", Index: 0, Started: at(1), Stopped: at(120), Exit: exit(0), Seconds: secs(110)},
-		{Phase: 0, Job: "a", Index: 1, Started: at(2), Stopped: at(125), Exit: exit(0), Seconds: secs(90)},
+		{Phase: 0, Job: "a", Index: 0, Started: at(1), Stopped: at(120), Exit: exit(0), Seconds: secs(110), Console: "run/console/a-0.log"},
+		{Phase: 0, Job: "a", Index: 1, Started: at(2), Stopped: at(125), Exit: exit(0), Seconds: secs(90), Console: "run/console/a-1.log"},
 		// b: an appliance that runs its own job: no status.
 		{Phase: 0, Job: "b", Index: 0, Started: at(1), Stopped: at(100)},
 		{Phase: 1, Job: "c", Index: 0, Started: at(132), Stopped: at(149), Exit: exit(2), Seconds: secs(12)},
@@ -58,7 +58,7 @@ func TestRunRecordByHand(t *testing.T) {
 		t.Errorf("d: %+v", d)
 	}
 	// a: measured is the longest command, 110 s; wall 1 s → 125 s = 124 s.
-	if a.Status != "ok" || *a.MeasuredSeconds != 110 || *a.WallSeconds != 124 || a.RanVMs != 2 {
+	if a.Status != "ok" || *a.MeasuredSeconds != 110 || *a.WallSeconds != 124 || a.RanVMs != 2 || len(a.Consoles) != 2 || a.Consoles[0] != "run/console/a-0.log" {
 		t.Errorf("a: %+v", a)
 	}
 	if b.Status != "done" || b.MeasuredSeconds != nil || *b.WallSeconds != 99 {
