@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -189,6 +190,48 @@ func Measure(ctx context.Context, argv []string, s *MeasureSettings) ([]model.Ob
 		}
 	}
 	return obs, nil
+}
+
+// DryRun writes to w the runs Measure would make, in its order, each with
+// its arguments as the command would get them, and runs nothing. A Design
+// with points alone chooses its node counts here; one with a budget needs
+// its probe run first, so the candidates are listed instead.
+func DryRun(w io.Writer, argv []string, s *MeasureSettings) error {
+	set, err := s.validate()
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 {
+		return errors.New("profile: no command to run")
+	}
+	fmt.Fprintln(w, "# dry run: nothing is run")
+	switch d := set.Design; {
+	case d != nil && d.Budget > 0:
+		fmt.Fprintf(w, "# the node counts are chosen among --nodes %v after a probe run at 1 node; the runs below are for --nodes as given\n", d.Candidates)
+	case d != nil:
+		// --points alone needs no run to choose.
+		c, err := ChooseNodes(d)
+		if err != nil {
+			return err
+		}
+		set.Nodes = c.Nodes
+		if set.Chose != nil {
+			set.Chose(c)
+		}
+	}
+	total := set.Repeat * len(set.Nodes)
+	k := 0
+	for rep := 1; rep <= set.Repeat; rep++ {
+		for _, n := range set.Nodes {
+			k++
+			quoted := make([]string, len(argv))
+			for i, a := range argv {
+				quoted[i] = strconv.Quote(strings.ReplaceAll(a, PlaceholderNodes, strconv.Itoa(n)))
+			}
+			fmt.Fprintf(w, "run %d of %d: %d nodes, repeat %d: PACKER_NODES=%d %s\n", k, total, n, rep, n, strings.Join(quoted, " "))
+		}
+	}
+	return nil
 }
 
 // design sets set.Nodes to the counts set.Design chooses, first making the

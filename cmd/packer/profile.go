@@ -51,7 +51,7 @@ var profileCommand = &cli.Command{
 		&cli.StringFlag{Name: "run", Usage: "the command `CMD` (words split on spaces), instead of after --; with --inventory, what the guests run"},
 		&cli.StringFlag{Name: "state", Usage: "with --inventory: journal `FILE` of the run in flight, for packer destroy (default packer-profile-JOB.state.json)"},
 		&cli.DurationFlag{Name: "run-timeout", Usage: "with --inventory: fail a run whose VMs have not all powered off after `D` (0: no limit)"},
-		&cli.BoolFlag{Name: "dry-run", Usage: "with --inventory: show the VMs every run would make, change nothing"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "show the runs the profile would make (with --inventory, the VMs of each), run and change nothing"},
 		chartFlag,
 		formatFlag,
 	}, thresholdFlags...),
@@ -115,6 +115,9 @@ func profileAction(c *cli.Context) error {
 		}
 	}
 	var obs []model.Observation
+	if c.Bool("dry-run") && !c.IsSet("inventory") {
+		return profile.DryRun(c.App.Writer, argv, ms)
+	}
 	if c.IsSet("inventory") {
 		obs, err = profileOnVMs(ctx, c, job, argv, ms)
 		if c.Bool("dry-run") || err != nil && !errors.Is(err, profile.ErrInterrupted) {

@@ -499,3 +499,25 @@ func TestFitSeveralObservationFiles(t *testing.T) {
 		t.Errorf("fit of the run alone: exit %d: %s", code, errs)
 	}
 }
+
+// TestProfileDryRunRunsNothing: without --inventory, --dry-run lists the
+// runs (2 node counts × 2 repeats, repeat by repeat) and runs none of
+// them: the command would create a file.
+func TestProfileDryRunRunsNothing(t *testing.T) {
+	made := filepath.Join(t.TempDir(), "made")
+	code, out, errs := packer(t, "", "profile", "-j", "x", "-n", "1,2", "--repeat", "2", "--dry-run", "--", "touch", made+"{nodes}")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "# dry run: nothing is run\n" +
+		"run 1 of 4: 1 nodes, repeat 1: PACKER_NODES=1 \"touch\" \"" + made + "1\"\n" +
+		"run 2 of 4: 2 nodes, repeat 1: PACKER_NODES=2 \"touch\" \"" + made + "2\"\n" +
+		"run 3 of 4: 1 nodes, repeat 2: PACKER_NODES=1 \"touch\" \"" + made + "1\"\n" +
+		"run 4 of 4: 2 nodes, repeat 2: PACKER_NODES=2 \"touch\" \"" + made + "2\"\n"
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+	if files, _ := filepath.Glob(made + "*"); len(files) > 0 {
+		t.Errorf("the dry run ran the command: %v", files)
+	}
+}
