@@ -132,3 +132,18 @@ func TestImportSWIMDerivesClusterAndWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxMemoryOutOfRange: --max-memory in MiB must fit an int64 in bytes;
+// 2⁴³ MiB wrapped to a negative limit, 2⁴⁴ to none at all.
+func TestMaxMemoryOutOfRange(t *testing.T) {
+	for _, v := range []string{"8796093022208", "17592186044416", "-1"} {
+		code, _, errs := packer(t, "", "simulate", "-w", "../../examples/small.json", "-p", "fifo", "--max-memory", v)
+		refused(t, code, errs, "", "--max-memory: "+v+" MiB, want 0 (no limit) to 8796093022207 MiB (8 EiB)")
+		if code != 2 {
+			t.Errorf("--max-memory %s: exit %d, want 2", v, code)
+		}
+	}
+	if code, _, errs := packer(t, "", "simulate", "-w", "../../examples/small.json", "-p", "fifo", "--max-memory", "8796093022207"); code != 0 {
+		t.Errorf("--max-memory at the limit: exit %d: %s", code, errs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,9 +78,15 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return badUsage("--policies: %v", err)
 	}
+	maxMiB := c.Int64("max-memory")
+	// In bytes it must fit an int64: 2⁴³ MiB shifted left 20 bits wraps to
+	// a negative number, and 2⁴⁴ to 0, which means no limit.
+	if maxMiB < 0 || maxMiB > math.MaxInt64>>20 {
+		return badUsage("--max-memory: %d MiB, want 0 (no limit) to %d MiB (8 EiB)", maxMiB, int64(math.MaxInt64>>20))
+	}
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
-		MaxMemory: c.Int64("max-memory") << 20}}
+		MaxMemory: maxMiB << 20}}
 	report, done := simProgress(c.App.ErrWriter)
 	defer done()
 	cmp.Settings.Progress = report
