@@ -78,15 +78,13 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return badUsage("--policies: %v", err)
 	}
-	maxMiB := c.Int64("max-memory")
-	// In bytes it must fit an int64: 2⁴³ MiB shifted left 20 bits wraps to
-	// a negative number, and 2⁴⁴ to 0, which means no limit.
-	if maxMiB < 0 || maxMiB > math.MaxInt64>>20 {
-		return badUsage("--max-memory: %d MiB, want 0 (no limit) to %d MiB (8 EiB)", maxMiB, int64(math.MaxInt64>>20))
+	maxMemory, err := maxMemoryBytes(c)
+	if err != nil {
+		return err
 	}
 	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
-		MaxMemory: maxMiB << 20}}
+		MaxMemory: maxMemory}}
 	report, done := simProgress(c.App.ErrWriter)
 	defer done()
 	cmp.Settings.Progress = report
@@ -305,4 +303,15 @@ func simProgress(w io.Writer) (report func(sim.Progress), done func()) {
 		}
 		line.Report(false, "%s", strings.Join(parts, ", "))
 	}, line.Done
+}
+
+// maxMemoryBytes is --max-memory in bytes. It must fit an int64: 2⁴³ MiB
+// shifted left 20 bits wraps to a negative number, and 2⁴⁴ to 0, which
+// means no limit.
+func maxMemoryBytes(c *cli.Context) (int64, error) {
+	mib := c.Int64("max-memory")
+	if mib < 0 || mib > math.MaxInt64>>20 {
+		return 0, badUsage("--max-memory: %d MiB, want 0 (no limit) to %d MiB (8 EiB)", mib, int64(math.MaxInt64>>20))
+	}
+	return mib << 20, nil
 }
