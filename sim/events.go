@@ -97,7 +97,7 @@ type eventQueue struct {
 	// record and its job's).
 	warm     []taskRec
 	warmJobs []jobRec
-	// warmNext and warmFilter are set when the policy is a slotReturner,
+	// warmNext and warmFilter are set when the policy is StickySlots,
 	// whose freed slot usually goes to the job whose task ended, on the
 	// same node. warmNext: that launch is usually of the task after the
 	// one ending, found at the job's cursor (State.lookup): a job's tasks
@@ -109,14 +109,12 @@ type eventQueue struct {
 	warmNext, warmFilter bool
 }
 
-// slotReturner is a policy under which a slot freed by a job's task
-// usually goes back to that job: fair sharing, where that job has just
-// fallen behind the others (at 10⁷ tasks, 94 % of launches). The queue
-// then prefetches what that job's next lookup reads (eventQueue.warmNext
-// and warmFilter):
-// fair at 10⁷ +5 to +11 % task events a CPU-second in three ABBA rounds,
-// where fifo, whose next launch is its head job's, lost 0 to 13 % in four.
-type slotReturner interface{ returnsSlots() }
+// slotReturner is StickySlots by the name State.loop and its test ask for.
+// The queue prefetches, for such a policy, what the ending task's job's next
+// lookup reads (eventQueue.warmNext and warmFilter): fair at 10⁷ +5 to +11 %
+// task events a CPU-second in three ABBA rounds, where fifo, whose next
+// launch is its head job's, lost 0 to 13 % in four.
+type slotReturner = StickySlots
 
 // queued is an event in the pool and the next of its bucket's list (or
 // of the free list), −1 at the end.

@@ -32,9 +32,12 @@ var (
 	_ Policy        = (*Fair)(nil)
 	_ Starter       = (*Fair)(nil)
 	_ OfferObserver = (*Fair)(nil)
+	_ StickySlots   = (*Fair)(nil)
 )
 
-func (*Fair) returnsSlots() {}
+// StickySlots marks Fair as StickySlots: a freed slot usually goes back to
+// the job whose task ended, which has just fallen behind the others.
+func (*Fair) StickySlots() {}
 
 // Name is "fair", or "fair D=d" with delay scheduling ("fair D=d+r" with a
 // rack delay).
@@ -86,7 +89,7 @@ func (f *Fair) Assign(s *State, node int, k Kind) int {
 		if int(f.skip[j]) < f.Delay {
 			// Before D skips only a node-local task is taken, and whether
 			// there is one costs less to learn than the best locality.
-			if s.localTask(j, node, k) {
+			if s.NodeLocal(j, node, k) {
 				f.skip[j] = 0
 				return j
 			}

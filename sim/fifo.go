@@ -18,7 +18,7 @@ import (
 // task, cost a look at every job whose tasks had all started (hundreds on a
 // saturated cluster of 10,000 nodes) at every arrival.
 type FIFO struct {
-	run    uint64       // the run the ranks are of (State.serial)
+	run    uint64       // the run the ranks are of (State.Serial)
 	byRank []int32      // the jobs in FIFO order
 	rank   []int32      // job j's place in byRank
 	ready  [2]*indexSet // the ranks of the jobs in Runnable(kind)
@@ -36,7 +36,7 @@ func (*FIFO) Name() string { return "fifo" }
 // Start ranks the run's jobs and forgets the previous run.
 func (f *FIFO) Start(s *State) {
 	n := s.Jobs()
-	f.run = s.serial
+	f.run = s.Serial()
 	f.byRank = resize(f.byRank, n)
 	for j := range f.byRank {
 		f.byRank[j] = int32(j)
@@ -57,7 +57,7 @@ func (f *FIFO) Start(s *State) {
 // started starts the run if a policy embedding FIFO has a Start of its own
 // that does not call FIFO's.
 func (f *FIFO) started(s *State) {
-	if f.run != s.serial {
+	if f.run != s.Serial() {
 		f.Start(s)
 	}
 }
