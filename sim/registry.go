@@ -171,7 +171,7 @@ var ErrNeedsPlan = errors.New("sim: a plan replay is built from a plan, not by n
 // the list of names and the nearest one.
 func LookupPolicy(name string) (PolicyInfo, string, error) {
 	base, param, hasParam := strings.Cut(name, ":")
-	for _, p := range BuiltinPolicies {
+	for _, p := range policies() {
 		if p.Name == base && (!hasParam || (len(p.Params) > 0 && param != "")) {
 			return p, param, nil
 		}
@@ -207,7 +207,7 @@ func ParsePolicy(name string, o *PolicyOptions) (Policy, error) {
 // "fair", "fair:D", "fair:D+R", ...
 func PolicyNames() []string {
 	var out []string
-	for _, p := range BuiltinPolicies {
+	for _, p := range policies() {
 		out = append(out, p.Forms()...)
 	}
 	return out
