@@ -3,7 +3,9 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,30 +36,38 @@ type PolicyOptions struct {
 // PolicyOptions.TyrexTimer is 0.
 const DefaultTyrexTimer = 200
 
-// Validate rejects options no policy could run with, naming the field.
+// Validate rejects options no policy could run with: the first bad field
+// (scalars first, then map entries in key order), as a *SettingError.
 func (o *PolicyOptions) Validate() error {
 	if o == nil {
 		return nil
 	}
-	if o.Delay < 0 || o.RackDelay < 0 {
-		return fmt.Errorf("sim: policy options: Delay and RackDelay must not be negative, got %d and %d", o.Delay, o.RackDelay)
-	}
-	for u, r := range o.Spending {
-		if !(r > 0) || math.IsInf(r, 0) {
-			return fmt.Errorf("sim: policy options: Spending[%q] must be positive and finite, got %v", u, r)
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Delay", o.Delay}, {"RackDelay", o.RackDelay}} {
+		if f.v < 0 {
+			return optionError(f.name, "", f.v, "must not be negative")
 		}
 	}
-	if !(o.TyrexTimer >= 0) || math.IsInf(o.TyrexTimer, 0) {
-		return fmt.Errorf("sim: policy options: TyrexTimer must be positive and finite (0: %d), got %v", DefaultTyrexTimer, o.TyrexTimer)
+	finite := func(v float64) bool { return !math.IsInf(v, 0) }
+	if t := o.TyrexTimer; !(t >= 0 && finite(t)) { // 0 is DefaultTyrexTimer
+		return optionError("TyrexTimer", "", t, "must be positive and finite")
 	}
-	for j, l := range o.HybSLevels {
-		if !(l >= 0 && l <= 1) {
-			return fmt.Errorf("sim: policy options: HybSLevels[%q] must be in [0, 1], got %v", j, l)
-		}
-	}
-	for j, w := range o.HybSWaited {
-		if !(w >= 0) || math.IsInf(w, 0) {
-			return fmt.Errorf("sim: policy options: HybSWaited[%q] must be finite and not negative, got %v", j, w)
+	for _, f := range []struct {
+		name string
+		m    map[string]float64
+		rule string
+		ok   func(float64) bool
+	}{
+		{"Spending", o.Spending, "must be positive and finite", func(r float64) bool { return r > 0 && finite(r) }},
+		{"HybSLevels", o.HybSLevels, "must be in [0, 1]", func(l float64) bool { return l >= 0 && l <= 1 }},
+		{"HybSWaited", o.HybSWaited, "must be finite and not negative", func(w float64) bool { return w >= 0 && finite(w) }},
+	} {
+		for _, k := range slices.Sorted(maps.Keys(f.m)) {
+			if v := f.m[k]; !f.ok(v) {
+				return optionError(f.name, k, v, f.rule)
+			}
 		}
 	}
 	return nil

@@ -67,52 +67,64 @@ const (
 	MaxTick = 1e6
 )
 
+// The defaults a zero field of Settings stands for.
+const (
+	DefaultIdleRetry    = 1   // seconds
+	DefaultRackFactor   = 1.2 // times a node-local map's duration
+	DefaultRemoteFactor = 2   // times a node-local map's duration
+)
+
+// Validate reports the first field of s, in the order of the struct, that
+// no run accepts, as a *SettingError; a nil s is the zero Settings. Run and
+// Compare make the same check, but only once they start, so a caller that
+// writes files or works long first calls Validate up front.
+func (s *Settings) Validate() error {
+	_, err := s.withDefaults()
+	return err
+}
+
 // withDefaults validates s and returns a copy with defaults filled in; a nil
-// s is the zero Settings.
+// s is the zero Settings. Its errors are *SettingError.
 func (s *Settings) withDefaults() (Settings, error) {
 	var out Settings
 	if s != nil {
 		out = *s
 	}
+	// A period below a millisecond makes t + period == t at the large times
+	// a day-long trace reaches, and the loop never advances; one above
+	// MaxTick drowns the task times in rounding. NaN fails every comparison.
+	tick := fmt.Sprintf("must be 0 or between %g and %g seconds", MinTick, MaxTick)
+	isTick := func(v float64) bool { return v >= MinTick && v <= MaxTick }
 	for _, f := range []struct {
 		name string
-		v    float64
-	}{{"Heartbeat", out.Heartbeat}, {"IdleRetry", out.IdleRetry}, {"RackFactor", out.RackFactor}, {"RemoteFactor", out.RemoteFactor}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return out, fmt.Errorf("sim: settings: %s must be finite and not negative, got %v", f.name, f.v)
+		v    *float64
+		def  float64
+		rule string
+		ok   func(float64) bool
+	}{
+		{"Heartbeat", &out.Heartbeat, 0, tick, isTick},
+		{"IdleRetry", &out.IdleRetry, DefaultIdleRetry, tick, isTick},
+		// Non-local tasks are not faster than local ones.
+		{"RackFactor", &out.RackFactor, DefaultRackFactor, "must be at least 1 and finite", isFactor},
+		{"RemoteFactor", &out.RemoteFactor, DefaultRemoteFactor, "must be at least 1 and finite", isFactor},
+	} {
+		if *f.v == 0 {
+			*f.v = f.def
+		} else if !f.ok(*f.v) {
+			return out, settingError(f.name, *f.v, f.rule)
 		}
-	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"Heartbeat", out.Heartbeat}, {"IdleRetry", out.IdleRetry}} {
-		// A period below a millisecond makes t + period == t at the large
-		// times a day-long trace reaches, and the loop never advances; one
-		// above MaxTick drowns the task times in rounding.
-		if f.v != 0 && (f.v < MinTick || f.v > MaxTick) {
-			return out, fmt.Errorf("sim: settings: %s must be 0 or between %g and %g seconds, got %v", f.name, MinTick, MaxTick, f.v)
-		}
-	}
-	if out.MaxMemory < 0 {
-		return out, fmt.Errorf("sim: settings: MaxMemory must not be negative, got %d", out.MaxMemory)
-	}
-	if out.IdleRetry == 0 {
-		out.IdleRetry = 1
-	}
-	if out.RackFactor == 0 {
-		out.RackFactor = 1.2
-	}
-	if out.RemoteFactor == 0 {
-		out.RemoteFactor = 2
 	}
 	if !(out.ReduceSlowstart >= 0 && out.ReduceSlowstart <= 1) {
-		return out, fmt.Errorf("sim: settings: ReduceSlowstart must be between 0 and 1, got %v", out.ReduceSlowstart)
+		return out, settingError("ReduceSlowstart", out.ReduceSlowstart, "must be between 0 and 1")
 	}
-	if out.RackFactor < 1 || out.RemoteFactor < 1 {
-		return out, fmt.Errorf("sim: settings: RackFactor and RemoteFactor must be at least 1 (non-local tasks are not faster), got %v and %v", out.RackFactor, out.RemoteFactor)
+	if out.MaxMemory < 0 {
+		return out, settingError("MaxMemory", out.MaxMemory, "must not be negative")
 	}
 	return out, nil
 }
+
+// isFactor is the rule of a duration factor: finite and at least 1.
+func isFactor(v float64) bool { return v >= 1 && !math.IsInf(v, 0) }
 
 // derive returns a seed for one component, so components draw from
 // independent streams of the one master seed (splitmix64 finaliser).
