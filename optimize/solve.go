@@ -149,15 +149,26 @@ func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
 	return func() bool { return !time.Now().Before(at) }
 }
 
-// validate fills defaults and rejects nonsense, naming the field.
+// Validate reports a field of s that Solve refuses, as a *SettingError; a
+// nil s is the zero Settings. Solve makes the same check, but a caller that
+// writes files or works long before it calls Validate up front.
+func (s *Settings) Validate() error {
+	if s == nil {
+		return nil
+	}
+	t := *s
+	return t.validate()
+}
+
+// validate fills defaults and rejects nonsense with a *SettingError.
 func (s *Settings) validate() error {
 	switch {
+	case s.ExactJobs < 0 || s.ExactJobs > MaxExactJobs:
+		return &SettingError{Field: "ExactJobs", Value: s.ExactJobs, Rule: fmt.Sprintf("must be between 1 and %d (0: %d)", MaxExactJobs, AutoExactJobs)}
+	case s.TimeLimit < 0:
+		return &SettingError{Field: "TimeLimit", Value: s.TimeLimit, Rule: "must not be negative (0: no limit)"}
 	case s.ExactJobs == 0:
 		s.ExactJobs = AutoExactJobs
-	case s.ExactJobs < 0 || s.ExactJobs > MaxExactJobs:
-		return fmt.Errorf("optimize: settings: ExactJobs %d outside 1..%d", s.ExactJobs, MaxExactJobs)
-	case s.TimeLimit < 0:
-		return fmt.Errorf("optimize: settings: TimeLimit %v is negative", s.TimeLimit)
 	}
 	return nil
 }
