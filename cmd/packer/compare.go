@@ -57,6 +57,9 @@ func compareAction(c *cli.Context) error {
 	if err := checkChart(c); err != nil {
 		return err
 	}
+	if _, err := planSettings(c, 0); err != nil {
+		return err // before the first plan
+	}
 	algos := splitList(c.String("algorithms"))
 	for _, a := range algos {
 		if _, err := optimize.ParseMethod(a); err != nil {

@@ -90,8 +90,11 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", c.String("workload"), err))
 	}
-	if algo == "exact" && len(p.Jobs) > optimize.MaxExactJobs {
-		return badUsage("--algorithm exact: %d jobs exceed the exact solver's limit of %d; use --algorithm pso or auto", len(p.Jobs), optimize.MaxExactJobs)
+	if err := optimize.Accepts(optimize.Method(algo), p); err != nil {
+		return badUsage("--algorithm %s: %v; use --algorithm pso or auto", algo, err)
+	}
+	if _, err := planSettings(c, len(p.Jobs)); err != nil {
+		return err // before --export-lp is written
 	}
 	if lp := c.String("export-lp"); lp != "" {
 		var buf bytes.Buffer
@@ -133,17 +136,13 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	if err != nil {
 		return nil, badUsage("%v", err)
 	}
-	limit := c.Duration("time-limit")
-	if limit < 0 {
-		return nil, badUsage("--time-limit: must not be negative, got %v", limit)
-	}
-	if !c.IsSet("time-limit") {
-		limit = optimize.DefaultTimeLimit(len(p.Jobs))
+	set, err := planSettings(c, len(p.Jobs))
+	if err != nil {
+		return nil, err
 	}
 	line := progress.New(c.App.ErrWriter)
 	defer line.Done()
-	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
-		TimeLimit: limit, Progress: func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }}
+	set.Progress = func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }
 	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
 		set.Swarm.Recorder = bar.record
 		defer bar.done()
@@ -155,6 +154,19 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 		return nil, err
 	}
 	return plan.New(p, workload, res.Solution)
+}
+
+// planSettings are the solver settings the flags give for a problem of the
+// given number of jobs (the default time limit grows with it), checked by
+// optimize with the flag named in a usage error.
+func planSettings(c *cli.Context, jobs int) (*optimize.Settings, error) {
+	limit := c.Duration("time-limit")
+	if !c.IsSet("time-limit") {
+		limit = optimize.DefaultTimeLimit(jobs)
+	}
+	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
+		TimeLimit: limit}
+	return set, settingUsage(c, set.Validate())
 }
 
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).

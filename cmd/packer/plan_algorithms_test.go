@@ -81,7 +81,7 @@ func TestPlanAutoLarge(t *testing.T) {
 	}
 	// The exact solver refuses 20 jobs with exit code 2 and one line.
 	code, _, errs := packer(t, string(data), "plan", "-w", "-", "--algorithm", "exact")
-	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "limit of 18") {
+	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "exact takes at most 18") {
 		t.Errorf("exact on 20 jobs: exit %d, %q", code, errs)
 	}
 }

@@ -43,8 +43,8 @@ var simulateCommand = &cli.Command{
 		&cli.IntFlag{Name: "delay", Usage: "fair: delay scheduling skip count D (0: naive fair sharing)"},
 		&cli.IntFlag{Name: "rack-delay", Usage: "fair: further skips before off-rack tasks are allowed"},
 		&cli.Float64Flag{Name: "heartbeat", Usage: "offer slots on heartbeats every `SECONDS` (0: at once on every task end)"},
-		&cli.Float64Flag{Name: "rack-factor", Value: 1.2, Usage: "rack-local map tasks run this many times longer"},
-		&cli.Float64Flag{Name: "remote-factor", Value: 2, Usage: "off-rack map tasks run this many times longer"},
+		zeroIsDefault(&cli.Float64Flag{Name: "rack-factor", Value: sim.DefaultRackFactor, Usage: "rack-local map tasks run this many times longer"}),
+		zeroIsDefault(&cli.Float64Flag{Name: "remote-factor", Value: sim.DefaultRemoteFactor, Usage: "off-rack map tasks run this many times longer"}),
 		&cli.IntFlag{Name: "waves", Value: 4, Usage: "packer jobs: waves of map tasks on the nodes a job is sized for"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "master seed (block placement)"},
 		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB`, and run no more policies side by side than it holds (default: half this machine's memory; 0: no limit)"},
@@ -78,13 +78,11 @@ func simulateAction(c *cli.Context) error {
 	if err != nil {
 		return badUsage("--policies: %v", err)
 	}
-	maxMemory, err := maxMemoryBytes(c)
+	set, err := simSettings(c)
 	if err != nil {
 		return err
 	}
-	cmp := &sim.Comparison{Entries: entries, Settings: sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
-		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
-		MaxMemory: maxMemory}}
+	cmp := &sim.Comparison{Entries: entries, Settings: set}
 	report, done := simProgress(c.App.ErrWriter)
 	defer done()
 	cmp.Settings.Progress = report
@@ -303,6 +301,19 @@ func simProgress(w io.Writer) (report func(sim.Progress), done func()) {
 		}
 		line.Report(false, "%s", strings.Join(parts, ", "))
 	}, line.Done
+}
+
+// simSettings are the run's settings from the flags, checked by sim up
+// front, before any file is opened, with the flag named in a usage error.
+func simSettings(c *cli.Context) (sim.Settings, error) {
+	maxMemory, err := maxMemoryBytes(c)
+	if err != nil {
+		return sim.Settings{}, err
+	}
+	set := sim.Settings{Seed: c.Uint64("seed"), Heartbeat: c.Float64("heartbeat"),
+		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
+		MaxMemory: maxMemory}
+	return set, settingUsage(c, set.Validate())
 }
 
 // maxMemoryBytes is --max-memory in bytes. It must fit an int64: 2⁴³ MiB

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -17,7 +16,7 @@ import (
 // and Tyrex papers, and reduce slow-start.
 var (
 	spendingFlag   = &cli.StringFlag{Name: "spending", Usage: "dp: spending rates per user, `USER=RATE,...` (others 1; budgets unlimited)"}
-	timerFlag      = &cli.Float64Flag{Name: "tyrex-timer", Value: sim.DefaultTyrexTimer, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"}
+	timerFlag      = zeroIsDefault(&cli.Float64Flag{Name: "tyrex-timer", Value: sim.DefaultTyrexTimer, Usage: "tyrex-static: P1 timer in slot-`SECONDS` (partitions 30 % / 70 % of the nodes)"})
 	arffFlag       = &cli.StringFlag{Name: "arff", Usage: "write the HybS paper's ARFF summary, one row per job and policy, to `FILE` (for WEKA)"}
 	hybsLevelsFlag = &cli.StringFlag{Name: "hybs-jobs", Usage: "hybs: service levels and prior waits by job from a HybS paper workload `FILE` (its 4th and 5th columns; import the same file with packer workloads import --format hybs)"}
 	// slowstartFlag is Hadoop 1's reduce slow-start (sim.Settings.ReduceSlowstart).
@@ -38,42 +37,14 @@ func policyHelp() string {
 }
 
 // simFlagChecks are simulate's flag rules, checked in order before any
-// work; each names its flag in a usage error.
+// work; each names its flag in a usage error. The rules of the values
+// simulate passes to sim are sim's own (simSettings, simPolicyOptions).
 var simFlagChecks = []func(c *cli.Context) error{
 	func(c *cli.Context) error { return checkOutputs(c, "jobs-csv", "trace", "arff") },
 	checkChart,
+	checkZero,
 	func(c *cli.Context) error { _, err := parseSpending(c.String("spending")); return err },
-	func(c *cli.Context) error {
-		if f := c.Float64("slowstart"); !(f >= 0 && f <= 1) {
-			return badUsage("--slowstart must be between 0 and 1, got %v", f)
-		}
-		return nil
-	},
-	func(c *cli.Context) error {
-		if t := c.Float64("tyrex-timer"); !(t > 0) || math.IsInf(t, 0) {
-			return badUsage("--tyrex-timer must be positive and finite, got %v", t)
-		}
-		return nil
-	},
 	atLeastOne("nodes"), atLeastOne("racks"), atLeastOne("map-slots"), atLeastOne("reduce-slots"), atLeastOne("replication"),
-	func(c *cli.Context) error {
-		if c.Int("delay") < 0 || c.Int("rack-delay") < 0 {
-			return badUsage("--delay and --rack-delay must not be negative, got %d and %d", c.Int("delay"), c.Int("rack-delay"))
-		}
-		return nil
-	},
-	func(c *cli.Context) error {
-		if h := c.Float64("heartbeat"); h != 0 && !(h >= sim.MinTick && h <= sim.MaxTick) {
-			return badUsage("--heartbeat must be 0 (offer slots on every task end) or between %g and %g seconds, got %v", sim.MinTick, sim.MaxTick, h)
-		}
-		return nil
-	},
-	func(c *cli.Context) error {
-		if c.Float64("rack-factor") == 0 || c.Float64("remote-factor") == 0 {
-			return badUsage("--rack-factor and --remote-factor must be at least 1")
-		}
-		return nil
-	},
 }
 
 // atLeastOne is the rule of a cluster size flag: unset, or at least 1.
@@ -86,6 +57,8 @@ func atLeastOne(flag string) func(c *cli.Context) error {
 	}
 }
 
+// parseSpending reads --spending's USER=RATE pairs; whether a rate is one a
+// dp queue can spend is sim.PolicyOptions.Validate's to say.
 func parseSpending(s string) (map[string]float64, error) {
 	out := map[string]float64{}
 	if strings.TrimSpace(s) == "" {
@@ -94,21 +67,24 @@ func parseSpending(s string) (map[string]float64, error) {
 	for _, kv := range strings.Split(s, ",") {
 		user, rate, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		v, err := strconv.ParseFloat(rate, 64)
-		if !ok || user == "" || err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, badUsage("--spending: %q is not USER=RATE with a positive rate", kv)
+		if !ok || user == "" || err != nil {
+			return nil, badUsage("--spending: %q is not USER=RATE", kv)
 		}
 		out[user] = v
 	}
 	return out, nil
 }
 
-// simPolicyOptions gathers the policy flags, reading --hybs-jobs once. The
-// flags were checked by simFlagChecks.
+// simPolicyOptions gathers the policy flags, checked by sim with the flag
+// named in a usage error, then reads --hybs-jobs once.
 func simPolicyOptions(c *cli.Context) (*sim.PolicyOptions, error) {
 	o := &sim.PolicyOptions{Delay: c.Int("delay"), RackDelay: c.Int("rack-delay"), TyrexTimer: c.Float64("tyrex-timer")}
 	var err error
 	if o.Spending, err = parseSpending(c.String("spending")); err != nil {
 		return nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, settingUsage(c, err)
 	}
 	path := c.String("hybs-jobs")
 	if path == "" {

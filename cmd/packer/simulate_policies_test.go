@@ -72,8 +72,9 @@ func TestSimulateNewPolicies(t *testing.T) {
 	}
 }
 
-// FuzzParseSpending: any --spending value either parses into positive finite
-// rates for non-empty users or is a usage error (exit 2); never a panic.
+// FuzzParseSpending: any --spending value either parses into rates for
+// non-empty users, which sim takes when positive and finite, or is a usage
+// error (exit 2); never a panic.
 func FuzzParseSpending(f *testing.F) {
 	for _, s := range []string{"", "a=1", "a=2,b=0.5", " a = 3 ", "a", "=1", "a=0", "a=-1", "a=NaN", "a=Inf", "a=1,,b=2", "a=1e308,b=1e-300"} {
 		f.Add(s)
@@ -86,10 +87,15 @@ func FuzzParseSpending(f *testing.F) {
 			}
 			return
 		}
+		bad := false
 		for u, r := range rates {
-			if u == "" || !(r > 0) || math.IsInf(r, 0) {
-				t.Errorf("%q: user %q rate %v", s, u, r)
+			if u == "" {
+				t.Errorf("%q: an empty user", s)
 			}
+			bad = bad || !(r > 0) || math.IsInf(r, 0)
+		}
+		if err := (&sim.PolicyOptions{Spending: rates}).Validate(); (err != nil) != bad {
+			t.Errorf("%q: rates %v, sim says %v", s, rates, err)
 		}
 	})
 }
