@@ -90,11 +90,11 @@ type eventQueue struct {
 	next   int
 	now    float64 // the time of the event last popped
 	// warm and warmJobs are the run's task and job records, from
-	// prefetchFrom tasks on (else nil): as a bucket becomes current, the
-	// records the next bucket's task ends will read are prefetched
-	// (ahead). At 10⁷ tasks they are out of the cache, and a pop waited on
-	// each in turn (fair sharing: a third of the run's time, the task's
-	// record and its job's).
+	// engineOptions.prefetchFrom tasks on (else nil): as a bucket becomes
+	// current, the records the next bucket's task ends will read are
+	// prefetched (ahead). At 10⁷ tasks they are out of the cache, and a pop
+	// waited on each in turn (fair sharing: a third of the run's time, the
+	// task's record and its job's).
 	warm     []taskRec
 	warmJobs []jobRec
 	// warmNext and warmFilter are set when the policy is StickySlots,

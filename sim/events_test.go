@@ -164,12 +164,13 @@ func TestEventQueueMatchesSort(t *testing.T) {
 }
 
 // TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead, on
-// from prefetchFrom tasks) only reads; runs with it on and off, under every
-// policy, kills included, give the same trace, with the jobs' filters as the
-// cluster has them (mostly a bit a node) and, every other case, a bit a rack
-// (whose words ahead prefetches too; a prefetch changes nothing a test can
-// see, so this checks only that ahead reads within bounds). (The queue's own
-// order, ring wrapped and heap filled, is TestEventQueueMatchesSort's.)
+// from engineOptions.prefetchFrom tasks) only reads; runs with it on and
+// off, under every policy, kills included, give the same trace, with the
+// jobs' filters as the cluster has them (mostly a bit a node) and, every
+// other case, a bit a rack (whose words ahead prefetches too; a prefetch
+// changes nothing a test can see, so this checks only that ahead reads
+// within bounds). (The queue's own order, ring wrapped and heap filled, is
+// TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 3))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
@@ -191,11 +192,10 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		}
 		for _, name := range policies {
 			run := func(from int) []string {
-				prefetchFrom = from
-				defer func() { prefetchFrom = 1 << 21 }()
+				opts := defaultEngine()
+				opts.prefetchFrom = from
 				if i%2 == 1 {
-					forceFilter = int(filterRacks)
-					defer func() { forceFilter = -1 }()
+					opts.finestFilter = filterRacks
 				}
 				rec := &recorder{}
 				set.Trace = rec
@@ -203,7 +203,7 @@ func TestPrefetchChangesNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				s := compile(w, st)
+				s := compileWith(nil, w, st, opts)
 				if err := s.exec(testPolicy(t, name)); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}

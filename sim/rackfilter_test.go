@@ -42,15 +42,15 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 		}
 		for _, name := range policies {
 			run := func(filter uint8) []string {
-				forceFilter = int(filter)
-				defer func() { forceFilter = -1 }()
+				opts := defaultEngine()
+				opts.finestFilter = filter
 				p := testPolicy(t, name)
 				rec := &recorder{}
 				set.Trace = rec
 				if err := w.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				s := compile(w, set)
+				s := compileWith(nil, w, set, opts)
 				if err := s.exec(p); err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}
@@ -133,15 +133,16 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 // cluster that does not fit it gives way to the next coarser; a cluster of
 // more racks goes without filters, and runs.
 func TestFilterKindBySize(t *testing.T) {
+	const dflt = filterNodes // the default engine's finest kind
 	for _, c := range []struct {
-		nodes, racks, extras, force int
-		want                        uint8
+		nodes, racks, extras int
+		force, want          uint8
 	}{
-		{1024, 1024, 0, -1, filterNodes}, {1000, 50, 0, -1, filterNodes}, {1020, 51, 4, -1, filterNodes},
-		{1020, 51, 5, -1, filterRacks}, {1000, 10, 0, -1, filterRacks}, // extras past 1024; racks of 100 nodes
-		{1025, 60, 0, -1, filterRacks}, {10240, 512, 0, -1, filterRacks}, {1200, 600, 0, -1, filterNone},
-		{1025, 60, 0, int(filterNodes), filterRacks}, {1200, 600, 0, int(filterRacks), filterNone},
-		{1000, 50, 0, int(filterRacks), filterRacks}, {1000, 50, 0, int(filterNone), filterNone},
+		{1024, 1024, 0, dflt, filterNodes}, {1000, 50, 0, dflt, filterNodes}, {1020, 51, 4, dflt, filterNodes},
+		{1020, 51, 5, dflt, filterRacks}, {1000, 10, 0, dflt, filterRacks}, // extras past 1024; racks of 100 nodes
+		{1025, 60, 0, dflt, filterRacks}, {10240, 512, 0, dflt, filterRacks}, {1200, 600, 0, dflt, filterNone},
+		{1200, 600, 0, filterRacks, filterNone},
+		{1000, 50, 0, filterRacks, filterRacks}, {1000, 50, 0, filterNone, filterNone},
 	} {
 		w := &Workload{Cluster: Cluster{Nodes: c.nodes, Racks: c.racks, MapSlots: 1, ReduceSlots: 1},
 			Jobs: []Job{{Name: "a", Maps: Tasks{Count: 3, Mean: 1}}}}
@@ -151,9 +152,9 @@ func TestFilterKindBySize(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		forceFilter = c.force
-		got := compile(w, Settings{}).filterBy
-		forceFilter = -1
+		opts := defaultEngine()
+		opts.finestFilter = c.force
+		got := compileWith(nil, w, Settings{}, opts).filterBy
 		if got != c.want {
 			t.Errorf("%d nodes and %d extras in %d racks, kind %d forced: filter kind %d, want %d", c.nodes, c.extras, c.racks, c.force, got, c.want)
 		}

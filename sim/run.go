@@ -74,17 +74,9 @@ type State struct {
 	observeFinish   FinishObserver
 	observeOffer    OfferObserver
 	observeRunnable RunnableObserver
-}
 
-// prefetchFrom is the number of tasks from which the event queue
-// prefetches the records of the tasks ending next (eventQueue.ahead):
-// 64 MiB of task records, beyond what a cache holds. Below it the records
-// are mostly in the cache, and the prefetching cost a tenth more
-// instructions (10⁶ tasks) for no measurable gain; at 10⁷ tasks the
-// calendar queue and its prefetching together gave fifo 0 to +34 % and fair
-// −1 to +47 % task events a CPU-second, alternating runs against the radix
-// heap (docs/simulating.md). (A variable: a test turns it on for small runs.)
-var prefetchFrom = 1 << 21
+	engine engineOptions // the core's speed switches, fixed at layout
+}
 
 // bigRun is the number of tasks from which Run collects garbage before it
 // allocates: a collection costs about a millisecond, a run of this size a second.
@@ -99,6 +91,12 @@ var ErrStalled = errors.New("sim: the run stalled")
 // Settings. The workload is validated first; its errors wrap
 // ErrInvalidWorkload.
 func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
+	return runWith(w, p, set, defaultEngine())
+}
+
+// runWith is Run with the core's speed switches opts, for tests that hold a
+// fast path to its plain twin (engineOptions).
+func runWith(w *Workload, p Policy, set *Settings, opts engineOptions) (*Result, error) {
 	st, err := set.withDefaults()
 	if err != nil {
 		return nil, err
@@ -115,7 +113,7 @@ func Run(w *Workload, p Policy, set *Settings) (*Result, error) {
 		// first, so that a sequence of runs peaks at one run's memory.
 		runtime.GC()
 	}
-	return compile(w, st).run(p)
+	return compileWith(nil, w, st, opts).run(p)
 }
 
 // run runs the compiled state under policy p and reports it.
@@ -145,7 +143,7 @@ func (s *State) loop() error {
 	// The ring spans four typical durations (a remote task's factor of two
 	// and a slowed node's within it), about a bucket per event in flight.
 	s.queue.init(min(s.nodes*(s.slots[0]+s.slots[1]), len(s.tasks))+16, 4*typicalBase(s.tasks))
-	if len(s.tasks) >= prefetchFrom {
+	if len(s.tasks) >= s.engine.prefetchFrom {
 		s.queue.warm, s.queue.warmJobs = s.tasks, s.jobs
 		if _, ok := s.policy.(slotReturner); ok {
 			s.queue.warmNext, s.queue.warmFilter = true, s.filterBy == filterRacks
@@ -426,10 +424,10 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 		if s.tasks[c].state == taskPending {
 			// The job's next launch from here reads the next records,
 			// cold in a large run: ask for the line after this one now
-			// (warm is set from prefetchFrom tasks on; fair D=10 at 10⁷,
-			// this line's share of the run's samples 4.8 → 1.5 %). Under
-			// fair sharing ahead asks for it again just before the launch
-			// (warmNext), by when this one is often out of the cache.
+			// (warm is set from engine.prefetchFrom tasks on; fair D=10
+			// at 10⁷, this line's share of the run's samples 4.8 → 1.5 %).
+			// Under fair sharing ahead asks for it again just before the
+			// launch (warmNext), by when this one is often out of the cache.
 			if w := s.queue.warm; int(c)+2 < len(w) {
 				prefetch(unsafe.Pointer(&w[c+2]))
 			}

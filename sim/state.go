@@ -90,24 +90,17 @@ const (
 	filterNodes              // bit p: node p
 )
 
-// forceFilter, if not −1, is the finest kind of filter a run may have, for
-// tests: filterNone (the plain lookup the filtered ones must reproduce),
-// filterRacks, or filterNodes (the default), each taken only if the
-// cluster fits it, else the next coarser.
-var forceFilter = -1
-
-// chooseFilter decides what the bits of the run's jobs' filters stand for
-// and makes the node filters of jobs jobs in the memory of reuse.
+// chooseFilter decides what the bits of the run's jobs' filters stand for,
+// the finest of engine.finestFilter's kind and those coarser that the
+// cluster fits, and makes the node filters of jobs jobs in the memory of
+// reuse.
 func (s *State) chooseFilter(jobs int, reuse [][nodeFilterWords]uint64) {
 	fits := [...]bool{
 		filterNone:  true,
 		filterRacks: s.cluster.Racks <= rackFilterWords*64,
 		filterNodes: s.spansFit,
 	}
-	want := filterNodes
-	if forceFilter >= 0 {
-		want = uint8(forceFilter)
-	}
+	want := s.engine.finestFilter
 	switch s.filterBy = filterNone; {
 	case want == filterNodes && fits[filterNodes]:
 		s.filterBy = filterNodes
@@ -157,13 +150,19 @@ var runs atomic.Uint64
 // compile builds a run's state from a validated workload.
 func compile(w *Workload, set Settings) *State { return compileIn(nil, w, set) }
 
-// compileIn is compile in the memory of prev, a run that ended (or nil),
+// compileIn is compileWith with the default engine options.
+func compileIn(prev *State, w *Workload, set Settings) *State {
+	return compileWith(prev, w, set, defaultEngine())
+}
+
+// compileWith is compile in the memory of prev, a run that ended (or nil),
 // for the alone pass: thousands of one-job runs on one cluster, where
 // allocating and filling the per-node arrays cost several times the run;
 // prev is overwritten. The replica stream is built only when some job reads
-// input: blocks is never asked for another's.
-func compileIn(prev *State, w *Workload, set Settings) *State {
-	s := layout(prev, w, set)
+// input: blocks is never asked for another's. The run goes by the core's
+// speed switches opts (engineOptions).
+func compileWith(prev *State, w *Workload, set Settings, opts engineOptions) *State {
+	s := layout(prev, w, set, opts)
 	for j := range s.jobs {
 		if !s.jobs[j].noInput {
 			s.replicas = s.newReplicaStream()
@@ -179,8 +178,8 @@ func compileIn(prev *State, w *Workload, set Settings) *State {
 // arrays if prev ran on the same nodes, its task and job records, its
 // event queue's memory and wake list. Everything else starts from the zero
 // State, as a fresh one does, so nothing of prev's run leaks into the new
-// one.
-func layout(prev *State, w *Workload, set Settings) *State {
+// one; opts are the new run's own speed switches.
+func layout(prev *State, w *Workload, set Settings, opts engineOptions) *State {
 	c := w.Cluster.WithDefaults()
 	nodes := c.Nodes + len(c.Extras)
 	s := prev
@@ -188,7 +187,7 @@ func layout(prev *State, w *Workload, set Settings) *State {
 		s = &State{}
 	}
 	keep := s.keepable(c)
-	*s = State{set: set, cluster: c, nodes: nodes, w: w, serial: runs.Add(1),
+	*s = State{set: set, engine: opts, cluster: c, nodes: nodes, w: w, serial: runs.Add(1),
 		tasks: keep.tasks, jobs: keep.jobs, wakeList: wakeList{wake: keep.wake[:0]}}
 	s.queue = keep.queue
 	s.slots = [2]int{c.MapSlots, c.ReduceSlots}

@@ -215,11 +215,7 @@ func (s *State) wakeIdle(k Kind) {
 	}
 	s.wake = append(s.wake, sweepMarker(k))
 	s.lazy++
-	if eagerSweeps {
-		s.realize()
+	if s.engine.eagerSweeps {
+		s.realize() // the plain twin (engineOptions)
 	}
 }
-
-// eagerSweeps makes every sweep list its nodes at once: the plain behaviour
-// the lazy one must reproduce (a test's reference).
-var eagerSweeps = false

@@ -90,10 +90,12 @@ func sweepScenario(t *testing.T, p func() Policy) {
 		{Name: "B2", Arrival: 5, Maps: one(10), NoInput: true},
 	}
 	run := func(eager bool) []string {
-		eagerSweeps = eager
-		defer func() { eagerSweeps = false }()
+		opts := defaultEngine()
+		opts.eagerSweeps = eager
 		rec := &recorder{}
-		mustRun(t, w, p(), &Settings{Seed: 1, Trace: rec})
+		if _, err := runWith(w, p(), &Settings{Seed: 1, Trace: rec}, opts); err != nil {
+			t.Fatal(err)
+		}
 		return rec.lines
 	}
 	want, got := run(true), run(false)

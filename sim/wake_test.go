@@ -35,8 +35,8 @@ func TestLazySweepsMatchEager(t *testing.T) {
 func lazyMatchesEager(t *testing.T, label string, w *Workload, name string, set Settings) {
 	t.Helper()
 	run := func(eager bool) []string {
-		eagerSweeps = eager
-		defer func() { eagerSweeps = false }()
+		opts := defaultEngine()
+		opts.eagerSweeps = eager
 		var p Policy = &meddler{}
 		if name != "meddler" {
 			var err error
@@ -46,7 +46,9 @@ func lazyMatchesEager(t *testing.T, label string, w *Workload, name string, set 
 		}
 		rec := &recorder{}
 		set.Trace = rec
-		mustRun(t, w, p, &set)
+		if _, err := runWith(w, p, &set, opts); err != nil {
+			t.Fatal(err)
+		}
 		return rec.lines
 	}
 	want := run(true)

@@ -1,0 +1,39 @@
+package sim
+
+// engineOptions are the core's speed switches, carried by the compiled State
+// (State.engine) from the moment it is laid out, so that a run reads its own
+// and runs side by side with others that read theirs. Run always uses
+// defaultEngine(); a test that checks a fast path against its plain twin runs
+// both through runWith or compileWith.
+//
+// Every switch keeps one invariant: it changes how fast a run goes, never
+// what it computes. Any options give the same trace and the same Result,
+// event for event; the tests named below hold each fast path to its twin.
+type engineOptions struct {
+	// prefetchFrom is the number of tasks from which the event queue
+	// prefetches the records of the tasks ending next (eventQueue.ahead);
+	// default 1<<21: 64 MiB of task records, beyond what a cache holds.
+	// Below it the records are mostly in the cache, and the prefetching
+	// cost a tenth more instructions (10⁶ tasks) for no measurable gain; at
+	// 10⁷ tasks the calendar queue and its prefetching together gave fifo 0
+	// to +34 % and fair −1 to +47 % task events a CPU-second, alternating
+	// runs against the radix heap (docs/simulating.md). A prefetch only
+	// reads: TestPrefetchChangesNothing runs with it from 0 tasks and never.
+	prefetchFrom int
+	// finestFilter is the finest kind of filter the jobs may have
+	// (State.filterBy, chooseFilter): filterNodes (the default), filterRacks,
+	// or filterNone (every question to the block index, the plain lookup
+	// the filters must reproduce); each is taken only if the cluster fits
+	// it, else the next coarser. TestRackFilterMatchesIndex holds the three
+	// equal.
+	finestFilter uint8
+	// eagerSweeps makes every sweep list its nodes at once (wakeIdle): the
+	// plain behaviour the lazy one (the default, false) must reproduce;
+	// TestLazySweepsMatchEager holds the two equal.
+	eagerSweeps bool
+}
+
+// defaultEngine is the options every production run uses.
+func defaultEngine() engineOptions {
+	return engineOptions{prefetchFrom: 1 << 21, finestFilter: filterNodes}
+}
