@@ -17,6 +17,7 @@ import (
 // that read no input or bring their own blocks drawing nothing. One job is
 // larger than a scratch chunk, so it is drawn in chunks, twice.
 func TestBlocksMatchInOrderDraws(t *testing.T) {
+	t.Parallel()
 	// Three replicas on racks of ten nodes, and of eight and of eight on 24
 	// nodes, where the first and the second draws have bounds that are
 	// powers of two (drawn by drawChunk3); racks of one or two nodes, one
@@ -188,6 +189,7 @@ func TestPlaceIndexFind(t *testing.T) {
 // gives the lowest pending task with an entry in the range, as a scan of
 // every entry does; cursors left by either never hide a pending task.
 func TestNextInMatchesScan(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 200 {
 		span := 1 + rng.IntN(200)
@@ -297,6 +299,7 @@ func TestSeekMatchesLowerBound(t *testing.T) {
 // place exactly its tasks in task order, no place without tasks, and leave
 // the scratch all zero.
 func TestPlaceIndexBuild(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 1))
 	for _, span := range []int{1, 2, 63, 64, 65, 1000, 1 << 20} {
 		b := newPlaceBuild(span)

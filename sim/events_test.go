@@ -58,6 +58,7 @@ func TestEventQueueOrder(t *testing.T) {
 // and +0, steps of one ulp, long jumps that cross the exponent, and times
 // at the clock itself.
 func TestEventQueueMatchesSort(t *testing.T) {
+	t.Parallel()
 	spans := []float64{0, 1e-9, 0.05, 3, 60, 1e5, 1e12}
 	capacities := []int{0, 100, 300, 5000, 70000} // 64 to 65 536 buckets: one word of summary, or several
 	// Records for the prefetching to read (eventQueue.ahead): events here
@@ -172,6 +173,7 @@ func TestEventQueueMatchesSort(t *testing.T) {
 // within bounds). (The queue's own order, ring wrapped and heap filled, is
 // TestEventQueueMatchesSort's.)
 func TestPrefetchChangesNothing(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(29, 3))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
 	for i := range 24 {

@@ -36,6 +36,7 @@ func probeLocality(t *testing.T, rng *rand.Rand, m int, p float64, d int) bool {
 // against the paper's for D ≥ 10, where it quotes numbers (at small D the off-by-one
 // matters: D = 1 gives 0.19, not 0.10).
 func TestDelaySchedulingLocality(t *testing.T) {
+	t.Parallel()
 	const m, p, trials = 100, 0.1, 600
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, d := range []int{0, 1, 5, 10, 20, 40} {

@@ -14,6 +14,7 @@ import (
 // once with a bit a node: the traces must be the same event for event, and
 // each kind of filter must have ruled places out.
 func TestRackFilterMatchesIndex(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 17))
 	policies := append(registered(), "fair:2", "fair:1+2", "fair:3+3", "meddler", "fair-meddler")
 	exhaustions, skips := map[uint8]int{}, map[uint8]int{}
@@ -133,6 +134,7 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 // cluster that does not fit it gives way to the next coarser; a cluster of
 // more racks goes without filters, and runs.
 func TestFilterKindBySize(t *testing.T) {
+	t.Parallel()
 	const dflt = filterNodes // the default engine's finest kind
 	for _, c := range []struct {
 		nodes, racks, extras int

@@ -141,6 +141,7 @@ func heavyTailed(rng *rand.Rand, n int, gap float64) *Workload {
 // workloads, once as built and once by definition: the results (every
 // job's times, every move) must be identical.
 func TestTyrexDynamicMatchesDefinition(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(16, 4))
 	moves := 0
 	for i := range 60 {

@@ -33,6 +33,7 @@ func (p *killer) Assign(s *State, node int, k Kind) int {
 // already (with nothing to run), so C's map restarts on node 0 (woken by the
 // kill), not on node 3.
 func TestSweepRealizedMidDrain(t *testing.T) {
+	t.Parallel()
 	sweepScenario(t, func() Policy { return &killer{} })
 }
 
@@ -72,6 +73,7 @@ func (p *killer2) Assign(s *State, node int, k Kind) int {
 // be listed again (eager, it was woken already when the sweep was made), so
 // C's map restarts on node 0.
 func TestSweepRealizeSkipsOffered(t *testing.T) {
+	t.Parallel()
 	sweepScenario(t, func() Policy { return &killer2{} })
 }
 

@@ -13,6 +13,7 @@ import (
 // preemptive ones included, once with sweeps listed at once and once lazily:
 // the traces must be the same event for event.
 func TestLazySweepsMatchEager(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(16, 16))
 	policies := append(registered(), "fair:2", "fair:1+2", "meddler")
 	for i := range 150 {
@@ -63,6 +64,7 @@ func lazyMatchesEager(t *testing.T, label string, w *Workload, name string, set 
 // and wakes mid-sweep. A FIFO run checks the summary against the bitmap at
 // every slot.
 func TestLazySweepsMatchEagerOnBusyClusters(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(17, 17))
 	for i := range 3 {
 		nodes := 4100 + rng.IntN(4200)
