@@ -76,6 +76,19 @@ type State struct {
 	observeRunnable RunnableObserver
 
 	engine engineOptions // the core's speed switches, fixed at layout
+
+	// ref, in sim's tests only, is the reference engine running this
+	// State's policy: the State then only shows the policy the engine's
+	// state, and the policy's actions go to the engine (reference_test.go).
+	ref refEngine
+}
+
+// refEngine is the reference engine's side of a policy's actions.
+type refEngine interface {
+	kill(task int) bool
+	wake(node int)
+	setSlowdown(node int, factor float64)
+	bestLocality(j, node int, k Kind) Locality
 }
 
 // bigRun is the number of tasks from which Run collects garbage before it
@@ -716,6 +729,9 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 // offered, as after a task end) and it waits to run again, first in its job.
 // It reports whether the task was running.
 func (s *State) Kill(task int) bool {
+	if s.ref != nil {
+		return s.ref.kill(task)
+	}
 	tr := &s.tasks[task]
 	if tr.state != taskRunning {
 		return false
@@ -743,6 +759,10 @@ func (s *State) Kill(task int) bool {
 func (s *State) SetSlowdown(node int, factor float64) {
 	if !finitePositive(factor) {
 		panic(fmt.Sprintf("sim: SetSlowdown(%d, %v): factor must be finite and positive", node, factor))
+	}
+	if s.ref != nil {
+		s.ref.setSlowdown(node, factor)
+		return
 	}
 	s.slow[node] = factor
 }
@@ -881,6 +901,9 @@ func (s *State) IsRunnable(j int, k Kind) bool { return s.jobs[j].runPos[k] >= 0
 // BestLocality is the best locality job j's pending tasks of kind can have on
 // node: what it would get if it were given the slot now.
 func (s *State) BestLocality(j, node int, k Kind) Locality {
+	if s.ref != nil {
+		return s.ref.bestLocality(j, node, k)
+	}
 	_, l := s.findTask(j, node, k)
 	return l
 }

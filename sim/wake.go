@@ -186,6 +186,10 @@ func (s *State) realize() {
 // current instant are done. With heartbeats it does nothing: the node offers them at its next
 // heartbeat, as in Hadoop.
 func (s *State) Wake(node int) {
+	if s.ref != nil {
+		s.ref.wake(node)
+		return
+	}
 	if s.set.Heartbeat == 0 {
 		s.poke(node)
 	}

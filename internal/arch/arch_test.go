@@ -39,6 +39,7 @@ var allowed = map[string][]string{
 	"optimize/solverbench":   {"model", "pso", "optimize", "workloads"},
 	"plan":                   {"model"},
 	"sim":                    {"model", "plan"},
+	"sim/internal/reference": {},
 	"chart":                  {"model", "plan", "sim"},
 	"xenlibvirt":             {"model", "plan", "profile", "internal/safefile"},
 	"xenlibvirt/libvirttest": {"model", "plan", "xenlibvirt"},
