@@ -1,0 +1,421 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// Sizing answers the capacity planner's question: the fewest hosts P whose
+// plan finishes a workload by a deadline D, and the proof that P − 1 cannot.
+//
+// Two facts make it cheap. Every constraint of the phase model only loosens
+// as hosts are added (more primary VMs, more room for extras), so a schedule
+// for P − 1 hosts is one for P hosts: the optimum makespan OPT(P) is
+// non-increasing in P, and a proven lower bound above D at P − 1 rules out
+// every smaller cluster too. LowerBound is non-increasing in P as well, and
+// costs milliseconds where a plan costs seconds. So Size
+//
+//  1. bisects on LowerBound alone for P_lo, the fewest hosts whose bound is
+//     at most D: below it no cluster can meet D;
+//  2. plans (Solve) upwards from P_lo, stepping by a guess from the last
+//     plan's makespan and LowerBound, until a plan meets D, then bisects
+//     between the last plan that missed and that one;
+//  3. raises P_lo past every count whose plan proved a bound above D (the
+//     exact optimum, or column generation's bound), planning the fewest
+//     unsettled counts for such bounds.
+//
+// The answer is exact when P_lo reaches P; otherwise it is the honest
+// interval [P_lo, P]: P hosts suffice, fewer than P_lo cannot, and the
+// counts between are not settled by the bounds.
+
+// Sizing errors, wrapped with the deadline, job or host count in the message.
+var (
+	// ErrBadDeadline: the deadline is not a positive, finite number of
+	// seconds.
+	ErrBadDeadline = errors.New("deadline must be a positive number of seconds")
+	// ErrJobTooLong: some job alone takes longer than the deadline on every
+	// VM count up to MaxHosts hosts.
+	ErrJobTooLong = errors.New("a job is longer than the deadline")
+	// ErrUnreachable: no plan with at most MaxHosts hosts meets the
+	// deadline.
+	ErrUnreachable = errors.New("deadline unreachable")
+)
+
+// DefaultMaxHosts is SizeSettings.MaxHosts's default.
+const DefaultMaxHosts = 100
+
+// sizeTolerance is the relative slack under which a makespan meets the
+// deadline and a bound does not exceed it: equal sums added in another order
+// must not flip an answer.
+const sizeTolerance = 1e-9
+
+// SizeSettings tunes Size. The zero value (and a nil *SizeSettings) is valid.
+type SizeSettings struct {
+	// MaxHosts is the most hosts Size considers. 0 means DefaultMaxHosts.
+	MaxHosts int
+	// Method plans each host count; "" means MethodAuto (exact up to
+	// Solve.ExactJobs jobs, so the answer is then always exact).
+	Method Method
+	// Solve configures each plan; its TimeLimit bounds each plan, not the
+	// whole search. nil means Solve's defaults.
+	Solve *Settings
+	// Progress, if not nil, is called after every bound and every plan with
+	// the point just learnt.
+	Progress func(SizePoint)
+}
+
+// SizePoint is what Size learnt about one host count.
+type SizePoint struct {
+	// Hosts is the host count P.
+	Hosts int
+	// Bound is the best proven lower bound on any plan's makespan at P
+	// (seconds): LowerBound, or the plan's own bound or optimum if higher.
+	Bound float64
+	// Planned tells whether a plan was made at P; Makespan is then its
+	// makespan (seconds) and Optimal whether it is the proven optimum.
+	Planned  bool
+	Makespan float64
+	Optimal  bool
+}
+
+// SizeResult is Size's answer.
+type SizeResult struct {
+	// Deadline is D in seconds, as given.
+	Deadline float64
+	// Hosts is P, the fewest hosts whose plan was found to meet D; Plan is
+	// that plan and Makespan its makespan (seconds).
+	Hosts    int
+	Plan     *Result
+	Makespan float64
+	// Lo is P_lo, the fewest hosts not proven unable to meet D: every count
+	// below it has a lower bound above D. Exact is Lo == Hosts.
+	Lo    int
+	Exact bool
+	// Proof is the bound above D at Lo − 1 that rules it out (seconds); 0
+	// when Lo is 1 (no cluster has no hosts).
+	Proof float64
+	// Curve is every host count examined, by increasing Hosts.
+	Curve []SizePoint
+	// Cluster is the cluster at Hosts hosts.
+	Cluster model.Cluster
+}
+
+// String is the answer in one line: "4 hosts; 3 proven impossible: bound
+// 5 h 1 m > deadline 4 h" or "between 3 and 4 hosts: ...".
+func (r *SizeResult) String() string {
+	switch {
+	case r.Exact && r.Lo == 1:
+		return fmt.Sprintf("%d host (the fewest possible); plan makespan %s ≤ deadline %s", r.Hosts, model.FormatSeconds(r.Makespan), model.FormatSeconds(r.Deadline))
+	case r.Exact:
+		return fmt.Sprintf("%d hosts; %d proven impossible: lower bound %s > deadline %s", r.Hosts, r.Hosts-1, model.FormatSeconds(r.Proof), model.FormatSeconds(r.Deadline))
+	}
+	return fmt.Sprintf("between %d and %d hosts: %d meet the deadline %s; %d and fewer are not settled by the bounds (lower bound at %d: %s)",
+		r.Lo, r.Hosts, r.Hosts, model.FormatSeconds(r.Deadline), r.Hosts-1, r.Hosts-1, model.FormatSeconds(r.point(r.Hosts-1).Bound))
+}
+
+// point returns the curve's point at hosts, or a zero one.
+func (r *SizeResult) point(hosts int) SizePoint {
+	for _, pt := range r.Curve {
+		if pt.Hosts == hosts {
+			return pt
+		}
+	}
+	return SizePoint{Hosts: hosts}
+}
+
+// sizer holds one Size search: the workload, the cluster without its host
+// count, and what was learnt per host count.
+type sizer struct {
+	w        *model.Workload
+	c        model.Cluster
+	deadline float64
+	set      SizeSettings
+	points   map[int]*SizePoint
+	area     map[int]float64 // LowerBound per host count
+	plans    map[int]*Result
+}
+
+// Size returns the fewest hosts, at most MaxHosts, on which the workload's
+// plan (Solve with set.Method) has makespan ≤ deadline (seconds), for the
+// cluster c with its Hosts ignored, and the proof or interval the lower
+// bounds give (see the comment at the top of size.go). The cluster's zero
+// fields take the paper's values.
+//
+// Errors: ErrBadDeadline, ErrJobTooLong and ErrUnreachable (wrapped, the
+// message naming the deadline, job or host count), a *SettingError for bad
+// settings, and the workload's or Solve's own.
+func Size(w *model.Workload, c model.Cluster, deadline float64, set *SizeSettings) (*SizeResult, error) {
+	z := &sizer{w: w, c: c.WithDefaults(), deadline: deadline, points: map[int]*SizePoint{}, area: map[int]float64{}, plans: map[int]*Result{}}
+	if set != nil {
+		z.set = *set
+	}
+	if err := z.validate(); err != nil {
+		return nil, err
+	}
+	lo, err := z.boundSearch()
+	if err != nil {
+		return nil, err
+	}
+	hi, err := z.planSearch(lo)
+	if err != nil {
+		return nil, err
+	}
+	return z.result(hi), nil
+}
+
+// validate checks the deadline and settings, fills defaults, and checks that
+// the cluster and workload are valid at MaxHosts hosts.
+func (z *sizer) validate() error {
+	if math.IsNaN(z.deadline) || math.IsInf(z.deadline, 0) || z.deadline <= 0 {
+		return fmt.Errorf("optimize: size: %w, got %v", ErrBadDeadline, z.deadline)
+	}
+	if z.set.MaxHosts < 0 {
+		return &SettingError{Field: "MaxHosts", Value: z.set.MaxHosts, Rule: fmt.Sprintf("must be at least 1 (0: %d)", DefaultMaxHosts)}
+	}
+	if z.set.MaxHosts == 0 {
+		z.set.MaxHosts = DefaultMaxHosts
+	}
+	if z.set.Method == "" {
+		z.set.Method = MethodAuto
+	}
+	if _, err := ParseMethod(string(z.set.Method)); err != nil {
+		return &SettingError{Field: "Method", Value: z.set.Method, Rule: "must be one of " + MethodList()}
+	}
+	if err := z.set.Solve.Validate(); err != nil {
+		return err
+	}
+	p, err := z.problem(z.set.MaxHosts)
+	if err != nil {
+		return err
+	}
+	return z.checkJobs(p)
+}
+
+// checkJobs rejects a job that alone, on any VM count the largest cluster
+// offers, outlasts the deadline.
+func (z *sizer) checkJobs(p *model.Problem) error {
+	n := p.Cluster.PrimaryVMs()
+	for j, job := range p.Jobs {
+		best, at := math.Inf(1), 0
+		for x := 1; x <= n; x++ {
+			if t := p.Runtime(j, x, model.Primary); t < best {
+				best, at = t, x
+			}
+		}
+		if !meets(best, z.deadline) {
+			return fmt.Errorf("optimize: size: %w: job %q takes at least %s (on %d VMs), deadline %s, on up to %d hosts × %d disks",
+				ErrJobTooLong, job.Name, model.FormatSeconds(best), at, model.FormatSeconds(z.deadline), z.set.MaxHosts, z.c.DisksPerHost)
+		}
+	}
+	return nil
+}
+
+// problem is the workload on the cluster with the given host count.
+func (z *sizer) problem(hosts int) (*model.Problem, error) {
+	c := z.c
+	c.Hosts = hosts
+	return model.NewProblem(z.w, c)
+}
+
+// meets reports whether a makespan meets deadline d, within sizeTolerance.
+func meets(makespan, d float64) bool { return makespan <= d*(1+sizeTolerance) }
+
+// bound returns the point at hosts with LowerBound computed, computing it
+// once.
+func (z *sizer) bound(hosts int) (*SizePoint, error) {
+	if pt, ok := z.points[hosts]; ok {
+		return pt, nil
+	}
+	p, err := z.problem(hosts)
+	if err != nil {
+		return nil, err
+	}
+	pt := &SizePoint{Hosts: hosts, Bound: LowerBound(p)}
+	z.points[hosts], z.area[hosts] = pt, pt.Bound
+	z.report(pt)
+	return pt, nil
+}
+
+func (z *sizer) report(pt *SizePoint) {
+	if z.set.Progress != nil {
+		z.set.Progress(*pt)
+	}
+}
+
+// boundSearch bisects on LowerBound, non-increasing in P, for the fewest
+// hosts whose bound is at most the deadline; ErrUnreachable if even
+// MaxHosts' is above it.
+func (z *sizer) boundSearch() (int, error) {
+	top, err := z.bound(z.set.MaxHosts)
+	if err != nil {
+		return 0, err
+	}
+	if !meets(top.Bound, z.deadline) {
+		return 0, fmt.Errorf("optimize: size: %w: even %d hosts need at least %s (lower bound), deadline %s",
+			ErrUnreachable, z.set.MaxHosts, model.FormatSeconds(top.Bound), model.FormatSeconds(z.deadline))
+	}
+	lo, hi := 1, z.set.MaxHosts // bound(hi) ≤ D; every count below lo is ruled out
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		pt, err := z.bound(mid)
+		if err != nil {
+			return 0, err
+		}
+		if meets(pt.Bound, z.deadline) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
+}
+
+// plan makes (once) the plan at hosts and records its makespan and bound.
+func (z *sizer) plan(hosts int) (*SizePoint, error) {
+	pt, err := z.bound(hosts)
+	if err != nil {
+		return nil, err
+	}
+	if pt.Planned {
+		return pt, nil
+	}
+	p, err := z.problem(hosts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Solve(p, z.set.Method, z.set.Solve)
+	if err != nil {
+		return nil, fmt.Errorf("optimize: size: plan on %d hosts: %w", hosts, err)
+	}
+	z.plans[hosts] = res
+	pt.Planned, pt.Makespan = true, p.Makespan(res.Schedule)
+	switch {
+	case res.Optimum != nil:
+		pt.Bound, pt.Optimal = max(pt.Bound, *res.Optimum), true
+	case res.LowerBound != nil:
+		pt.Bound = max(pt.Bound, *res.LowerBound)
+	}
+	z.report(pt)
+	return pt, nil
+}
+
+// planSearch plans upwards from lo until a plan meets the deadline, then
+// bisects between the last miss and that plan, then plans the fewest
+// unsettled counts for bounds that rule them out; it returns the fewest
+// hosts whose plan met the deadline.
+//
+// The upward step is a guess from the last plan: its makespan over its
+// LowerBound, times LowerBound at the next counts, predicts their plans'
+// makespans; the step jumps to the first count predicted to meet the
+// deadline, and after the second miss in a row at least doubles.
+func (z *sizer) planSearch(lo int) (int, error) {
+	miss, hit := lo-1, 0 // plans at miss (if ≥ lo) missed
+	for at, step := lo, 1; ; step *= 2 {
+		pt, err := z.plan(at)
+		if err != nil {
+			return 0, err
+		}
+		if meets(pt.Makespan, z.deadline) {
+			hit = at
+			break
+		}
+		if at == z.set.MaxHosts {
+			return 0, fmt.Errorf("optimize: size: %w: no plan on up to %d hosts meets the deadline %s (best %s at %d hosts; lower bound there %s)",
+				ErrUnreachable, at, model.FormatSeconds(z.deadline), model.FormatSeconds(pt.Makespan), at, model.FormatSeconds(pt.Bound))
+		}
+		miss = at
+		guess, err := z.predict(at, pt.Makespan/z.area[at])
+		if err != nil {
+			return 0, err
+		}
+		at = min(max(guess, at+max(1, step/2)), z.set.MaxHosts)
+	}
+	for hit-miss > 1 && hit-1 >= z.lo() {
+		mid := miss + (hit-miss)/2
+		pt, err := z.plan(mid)
+		if err != nil {
+			return 0, err
+		}
+		if meets(pt.Makespan, z.deadline) {
+			hit = mid
+		} else {
+			miss = mid
+		}
+	}
+	return z.tighten(hit)
+}
+
+// predict returns the fewest hosts above from whose LowerBound times ratio
+// meets the deadline, or MaxHosts: LowerBound is non-increasing in P, so it
+// bisects.
+func (z *sizer) predict(from int, ratio float64) (int, error) {
+	lo, hi := from+1, z.set.MaxHosts
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if _, err := z.bound(mid); err != nil {
+			return 0, err
+		}
+		if meets(z.area[mid]*ratio, z.deadline) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
+}
+
+// tighten plans the fewest unsettled host count while it has no plan: the
+// plan's bound (the exact optimum, or column generation's) may rule it out,
+// raising lo, or its makespan may meet the deadline, lowering hit. It stops
+// at the first count whose plan does neither.
+func (z *sizer) tighten(hit int) (int, error) {
+	for lo := z.lo(); lo < hit; lo = z.lo() {
+		if pt, err := z.bound(lo); err != nil || pt.Planned {
+			return hit, err
+		}
+		pt, err := z.plan(lo)
+		if err != nil {
+			return 0, err
+		}
+		if meets(pt.Makespan, z.deadline) {
+			return lo, nil
+		}
+		if meets(pt.Bound, z.deadline) {
+			return hit, nil
+		}
+	}
+	return hit, nil
+}
+
+// lo is the fewest hosts not proven unable to meet the deadline: one more
+// than the largest count examined whose bound is above it (the optimum being
+// non-increasing in P, every smaller count is ruled out too).
+func (z *sizer) lo() int {
+	lo := 1
+	for h, pt := range z.points {
+		if !meets(pt.Bound, z.deadline) && h+1 > lo {
+			lo = h + 1
+		}
+	}
+	return lo
+}
+
+// result assembles the answer for the plan at hi.
+func (z *sizer) result(hi int) *SizeResult {
+	r := &SizeResult{Deadline: z.deadline, Hosts: hi, Plan: z.plans[hi], Makespan: z.points[hi].Makespan, Lo: min(z.lo(), hi)}
+	r.Exact = r.Lo == hi
+	if pt, ok := z.points[r.Lo-1]; ok {
+		r.Proof = pt.Bound
+	}
+	for _, pt := range z.points {
+		r.Curve = append(r.Curve, *pt)
+	}
+	sort.Slice(r.Curve, func(a, b int) bool { return r.Curve[a].Hosts < r.Curve[b].Hosts })
+	r.Cluster = z.c
+	r.Cluster.Hosts = hi
+	return r
+}

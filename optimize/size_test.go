@@ -1,0 +1,157 @@
+package optimize_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/workloads"
+)
+
+// exactAt is the proven optimum of w on the cluster c with the given hosts.
+func exactAt(t *testing.T, w *model.Workload, c model.Cluster, hosts int) float64 {
+	t.Helper()
+	c.Hosts = hosts
+	p, err := model.NewProblem(w, c.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.Exact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Makespan
+}
+
+// checkSizeExact sizes w for the deadline OPT(at), the exact optimum on at
+// hosts, and checks the answer P against the exact solver: OPT(P) ≤ D <
+// OPT(P − 1), with Size calling it exact. With auto planning exactly up to
+// 16 jobs, every answer must be exact.
+func checkSizeExact(t *testing.T, w *model.Workload, c model.Cluster, at int) {
+	t.Helper()
+	d := exactAt(t, w, c, at)
+	res, err := optimize.Size(w, c, d, &optimize.SizeSettings{MaxHosts: 24})
+	if err != nil {
+		t.Fatalf("%s, deadline OPT(%d) = %v: %v", w.Name, at, d, err)
+	}
+	if !res.Exact || res.Lo != res.Hosts {
+		t.Errorf("%s, deadline OPT(%d): not exact: %s", w.Name, at, res)
+	}
+	if res.Hosts > at {
+		t.Errorf("%s: answer %d hosts, but %d meet the deadline OPT(%d)", w.Name, res.Hosts, at, at)
+	}
+	if opt := exactAt(t, w, c, res.Hosts); opt > d*(1+1e-9) {
+		t.Errorf("%s: OPT(%d) = %v > deadline %v", w.Name, res.Hosts, opt, d)
+	}
+	if res.Hosts > 1 {
+		if opt := exactAt(t, w, c, res.Hosts-1); opt <= d*(1+1e-9) {
+			t.Errorf("%s: OPT(%d) = %v ≤ deadline %v, yet the answer is %d hosts", w.Name, res.Hosts-1, opt, d, res.Hosts)
+		}
+		if res.Proof <= d {
+			t.Errorf("%s: proof %v at %d hosts is not above the deadline %v", w.Name, res.Proof, res.Hosts-1, d)
+		}
+	}
+}
+
+// TestSizeExactPaper: W1–W6 on the paper's cluster, deadlines OPT(P) for a
+// few P, answered exactly.
+func TestSizeExactPaper(t *testing.T) {
+	for _, name := range []string{"W1", "W2", "W3", "W4", "W5", "W6"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w, err := workloads.Get(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, at := range []int{3, 9} {
+				checkSizeExact(t, w, model.Cluster{}, at)
+			}
+		})
+	}
+}
+
+// TestSizeExactRandom: 20 random workloads of 4–12 jobs on random clusters
+// (disks 1–4, r ≤ k, alpha 1–2), deadlines OPT(P) for a random P ≤ 12.
+// Up to 12 jobs the exact solver's checks take a fraction of a second; 15
+// jobs on 12 one-disk hosts took 16 s, too long for every test run.
+func TestSizeExactRandom(t *testing.T) {
+	for i := range 20 {
+		rng := rand.New(rand.NewPCG(uint64(i), 37))
+		m := 4 + rng.IntN(9)
+		w := optimize.RandomWorkload(uint64(3700+i), m)
+		k := 1 + rng.IntN(4)
+		c := model.Cluster{DisksPerHost: k, ExtraRatio: 1 + rng.IntN(k), Alpha: 1 + rng.Float64()}
+		at := 1 + rng.IntN(12)
+		t.Run(fmt.Sprintf("%s-k%d-r%d-at%d", w.Name, k, c.ExtraRatio, at), func(t *testing.T) {
+			t.Parallel()
+			checkSizeExact(t, w, c, at)
+		})
+	}
+}
+
+// TestSizeCurve: the curve is sorted, each plan's makespan is at least its
+// bound, and bounds never rise with hosts.
+func TestSizeCurve(t *testing.T) {
+	w := optimize.RandomWorkload(5, 10)
+	d := exactAt(t, w, model.Cluster{}, 4)
+	var seen int
+	res, err := optimize.Size(w, model.Cluster{}, d, &optimize.SizeSettings{Progress: func(optimize.SizePoint) { seen++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < len(res.Curve) {
+		t.Errorf("progress called %d times for %d points", seen, len(res.Curve))
+	}
+	for i, pt := range res.Curve {
+		if pt.Planned && pt.Makespan < pt.Bound*(1-1e-9) {
+			t.Errorf("%d hosts: makespan %v under bound %v", pt.Hosts, pt.Makespan, pt.Bound)
+		}
+		if i > 0 && res.Curve[i-1].Hosts >= pt.Hosts {
+			t.Errorf("curve not sorted: %d then %d", res.Curve[i-1].Hosts, pt.Hosts)
+		}
+	}
+	if res.Plan == nil || res.Cluster.Hosts != res.Hosts || res.Makespan > d*(1+1e-9) {
+		t.Errorf("result at %d hosts: plan %v, cluster hosts %d, makespan %v > %v", res.Hosts, res.Plan != nil, res.Cluster.Hosts, res.Makespan, d)
+	}
+}
+
+// TestSizeErrors: each bad input gets its typed error.
+func TestSizeErrors(t *testing.T) {
+	w := optimize.RandomWorkload(1, 6)
+	// On one host of two disks, a deadline just above the longest job's
+	// best time fits each job alone but not all six one after another.
+	one, err := model.NewProblem(w, model.Cluster{Hosts: 1}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	longest := 0.0
+	for j := range w.Jobs {
+		longest = max(longest, min(one.Runtime(j, 1, model.Primary), one.Runtime(j, 2, model.Primary)))
+	}
+	long := &model.Workload{Name: "long", Jobs: []model.Job{{Name: "slow", Model: model.PowerLaw{A: 1e6, B: 0}}}}
+	for _, tc := range []struct {
+		name     string
+		w        *model.Workload
+		deadline float64
+		set      *optimize.SizeSettings
+		want     error
+	}{
+		{"zero deadline", w, 0, nil, optimize.ErrBadDeadline},
+		{"negative deadline", w, -5, nil, optimize.ErrBadDeadline},
+		{"NaN deadline", w, math.NaN(), nil, optimize.ErrBadDeadline},
+		{"job longer than deadline", long, 3600, nil, optimize.ErrJobTooLong},
+		{"unreachable at max hosts", w, longest * 1.01, &optimize.SizeSettings{MaxHosts: 1}, optimize.ErrUnreachable},
+		{"negative max hosts", w, 3600, &optimize.SizeSettings{MaxHosts: -1}, optimize.ErrInvalidSetting},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := optimize.Size(tc.w, model.Cluster{}, tc.deadline, tc.set)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("error %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
