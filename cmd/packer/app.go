@@ -72,6 +72,12 @@ func setUsageErrors(cmds []*cli.Command) {
 // run executes packer with the given arguments and returns its exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := &shell.Writer{W: stdout}
+	if completing(args) {
+		if complete(newApp(stdin, out, stderr), args) != nil || out.Err() != nil {
+			return exitFailure // the scripts show no error: no words offered
+		}
+		return 0
+	}
 	err := newApp(stdin, out, stderr).Run(args)
 	if out.Err() != nil { // commands' prints do not check their errors
 		err = out.Err()

@@ -52,7 +52,8 @@ var Shells = []string{"bash", "zsh", "fish"}
 
 // Completion returns the completion script for shell, for the program prog.
 // The bash and zsh scripts ask the program itself for the words that may
-// follow (urfave/cli's hidden --generate-bash-completion flag); fish's script
+// follow (urfave/cli's hidden --generate-bash-completion flag), except after
+// "--", where they complete file names and run nothing; fish's script
 // is written whole by fish, which the caller passes in (urfave/cli's
 // App.ToFishCompletion).
 func Completion(shell, prog string, fish func() (string, error)) (string, error) {
@@ -75,6 +76,15 @@ const bashScript = `# bash completion for PROG; load it with: source <(PROG comp
 _PROG_complete() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts
   local -a before=("${COMP_WORDS[@]:0:COMP_CWORD}")
+  local w
+  # After "--" the words are a command's (the one profile runs): complete
+  # file names, and run nothing, not even PROG.
+  for w in "${before[@]:1}"; do
+    if [[ "$w" == -- ]]; then
+      COMPREPLY=()
+      return
+    fi
+  done
   # After a flag, the word is most likely its value (a file for most of
   # packer's flags): leave it to the default, file names.
   if [[ "$prev" == -* && "$prev" != *=* && "$cur" != -* && COMP_CWORD -gt 1 ]]; then
@@ -102,7 +112,14 @@ const zshScript = `#compdef PROG
 # zsh completion for PROG; load it with: source <(PROG completion zsh)
 _PROG_complete() {
   local -a opts
-  local cur=${words[-1]}
+  local cur=${words[-1]} w
+  # After "--" the words are a command's: complete file names, run nothing.
+  for w in "${(@)words[2,-2]}"; do
+    if [[ "$w" == -- ]]; then
+      _files
+      return
+    fi
+  done
   if [[ "$cur" == -* ]]; then
     opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion)}")
   else
