@@ -77,9 +77,9 @@ func (x *placeIndex) allocate(b *placeBuild) {
 		// A word of at most four places has its first four bits written
 		// whether there or not, and only those there kept, so that an
 		// empty word, or the number in one, costs no branch the predictor
-		// misses at every other word (at 10⁷ tasks on 10,000 nodes, where
-		// a job's places are few to a word, a walk by place was a third of
-		// each build's allocate). A fuller word, as on a small cluster, is
+		// misses at every other word (on a large cluster, where a job's
+		// places are few to a word, a walk by place would mispredict at
+		// most words). A fuller word, as on a small cluster, is
 		// walked place by place; which of the two a run takes is steady.
 		n := len(b.places)
 		b.places = slices.Grow(b.places, 4)
@@ -167,9 +167,8 @@ func (x *placeIndex) find(p int32) int {
 // cold index misses the cache at nearly every step; after eight steps it
 // bisects what is left, so places bunched anyhow still cost O(log n). (For
 // n runs at random places the first guess is off by about √n/2 runs, eight
-// at 260, so stepping from it alone often ended in the bisection; the
-// corrections cut the seeks' cache misses by a sixth under fair sharing at
-// 10⁶ tasks, cachegrind.)
+// at 260, so stepping from it alone would often end in the bisection and
+// its cache misses; each correction guesses again from a place nearer p.)
 func (x *placeIndex) seek(p int32) int {
 	n := len(x.runs) - 1
 	if n <= 0 {
@@ -264,7 +263,7 @@ func (x *placeIndex) has(p, t int32) bool {
 // next finds it, cursor and all. A rack's nodes are such a range, so the
 // node index answers for the rack too, in the few runs the rack's nodes have
 // (six for a job of 300 replicas in 50 racks, fewer on a larger cluster),
-// where an index by rack cost a third of every build.
+// where a second index, by rack, would be a large part of every build.
 //
 // from is seek(p) of a place p in [lo, hi]: the runs before it that are in
 // the range are a short walk back (a lookup has just sought the node

@@ -13,12 +13,11 @@ type engineOptions struct {
 	// prefetchFrom is the number of tasks from which the event queue
 	// prefetches the records of the tasks ending next (eventQueue.ahead);
 	// default 1<<21: 64 MiB of task records, beyond what a cache holds.
-	// Below it the records are mostly in the cache, and the prefetching
-	// cost a tenth more instructions (10⁶ tasks) for no measurable gain; at
-	// 10⁷ tasks the calendar queue and its prefetching together gave fifo 0
-	// to +34 % and fair −1 to +47 % task events a CPU-second, alternating
-	// runs against the radix heap (docs/simulating.md). A prefetch only
-	// reads: TestPrefetchChangesNothing runs with it from 0 tasks and never.
+	// Below it the records are mostly in the cache already, and prefetching
+	// them only adds instructions; above it nearly every record a task end
+	// reads is a miss to memory, and prefetching overlaps those misses. A
+	// prefetch only reads: TestPrefetchChangesNothing runs with it from 0
+	// tasks and never.
 	prefetchFrom int
 	// finestFilter is the finest kind of filter the jobs may have
 	// (State.filterBy, chooseFilter): filterNodes (the default), filterRacks,

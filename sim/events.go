@@ -64,14 +64,15 @@ const (
 // A pop takes cur's next event; when cur is spent, the next non-empty
 // bucket of the ring, and the events of that bucket at the top of the heap,
 // become cur, sorted. An event is thus filed once, moved once and sorted
-// in a bucket of a few: the radix heap this replaces filed each event two
-// or three times along lists it walked twice (at 10⁶ tasks a fifth of
-// fifo's instructions), and a pop waited on a chain of cache misses
-// through them. The width comes from the run (State.loop): the ring spans
-// four typical task durations (typicalBase), so nearly every task's
-// end lands in it, and has about a bucket per slot, so a saturated
-// cluster's buckets hold a few events each. Sequence numbers are unique,
-// so the order is total and a run never depends on how ties are broken.
+// in a bucket of a few, where a heap of every event in flight moves it at
+// every level it sifts through and a radix heap files it two or three
+// times, a large part of a run's instructions, and a pop waits on a chain
+// of cache misses through either. The width comes from the run
+// (State.loop): the ring spans four typical task durations (typicalBase),
+// so nearly every task's end lands in it, and has about a bucket per slot,
+// so a saturated cluster's buckets hold a few events each. Sequence
+// numbers are unique, so the order is total and a run never depends on how
+// ties are broken.
 type eventQueue struct {
 	cur    []event
 	ci     int
@@ -93,8 +94,8 @@ type eventQueue struct {
 	// engineOptions.prefetchFrom tasks on (else nil): as a bucket becomes
 	// current, the records the next bucket's task ends will read are
 	// prefetched (ahead). At 10⁷ tasks they are out of the cache, and a pop
-	// waited on each in turn (fair sharing: a third of the run's time, the
-	// task's record and its job's).
+	// would wait on each in turn, the task's record and then its job's:
+	// under fair sharing, a large part of the run's time.
 	warm     []taskRec
 	warmJobs []jobRec
 	// warmNext and warmFilter are set when the policy is StickySlots,
@@ -110,10 +111,11 @@ type eventQueue struct {
 }
 
 // slotReturner is StickySlots by the name State.loop and its test ask for.
-// The queue prefetches, for such a policy, what the ending task's job's next
-// lookup reads (eventQueue.warmNext and warmFilter): fair at 10⁷ +5 to +11 %
-// task events a CPU-second in three ABBA rounds, where fifo, whose next
-// launch is its head job's, lost 0 to 13 % in four.
+// The queue prefetches, for such a policy only, what the ending task's job's
+// next lookup reads (eventQueue.warmNext and warmFilter): under another
+// policy, such as fifo, whose next launch is its head job's, those lines are
+// mostly not the ones the next launch reads, and asking for them costs more
+// than it saves.
 type slotReturner = StickySlots
 
 // queued is an event in the pool and the next of its bucket's list (or
@@ -370,19 +372,11 @@ func (q *eventQueue) refill() {
 // each bucket's records are asked for a bucket before its events are
 // popped, the misses of several events overlapping, and none waits on
 // another: the job comes from the pool entry (queued.job), not from the
-// task's record. (At 10⁷ tasks under fair sharing, task events a
-// CPU-second: the task records alone +14 and +22 % in two runs; the jobs'
-// first lines too, a further +8 % on average in four paired runs; the pool
-// entry a further +2 to +38 % in four. 2026-11-24: with the job from the
-// pool entry and the job records three whole lines, all asked for a bucket
-// ahead, where the task records were asked for two buckets ahead and the
-// jobs' lines a bucket ahead once the task's record gave the job: +1 to
-// +15 %, median +11 %, in five ABBA rounds; asked for two buckets ahead
-// instead, +5 % median in four rounds of the two binaries at once, one on
-// each core, then swapped; without the pool entry, 0.91–0.93 in three.
-// The task after the ending one too, warmNext: fair at 10⁷ 1.191, 1.095,
-// fair D=10 1.173, 1.143 in two ABBA rounds, where the cursor's check of
-// that record had been 9 % of fair's samples.)
+// task's record, which would have to arrive first. A bucket ahead, not
+// more: asked for earlier, the lines are more often out of the cache again
+// by the time the pops read them. The task after the ending one (warmNext)
+// is the record the job's cursor reads at its next launch under fair
+// sharing, else a miss of its own on that launch.
 // The ring must have events (refill calls it only then).
 func (q *eventQueue) ahead(from uint) {
 	b := q.following(from)

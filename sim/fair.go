@@ -126,8 +126,8 @@ func (f *Fair) refile(s *State, o *fairOrder, j int, k Kind) {
 
 // head is the head of the order, its count and the job (or −1), after the
 // jobs changed since the last slot are filed again (refileChanged): but for
-// one. A freed slot usually goes back to the job whose task just ended (at
-// 10⁷ tasks under naive fair sharing, 94 % of launches): its count falls by
+// one. A freed slot usually goes back to the job whose task just ended
+// (under naive fair sharing, nearly every launch): its count falls by
 // one, which makes it the head, and the launch raises it again. Refiled
 // both times, that job cost four set operations a launch. So one changed
 // job whose count fell by one stays filed a count too high if it is the head

@@ -14,8 +14,8 @@ import "math/bits"
 // the high end and a search from the start would climb and descend the
 // levels past the empty low words every time. hi is an upper bound,
 // lowered by searches that find nothing: a fair order's walk asks, of each
-// count's set, for the job after its last, which otherwise climbed every
-// level to find none (of all searches under fair sharing, two in five).
+// count's set, for the job after its last, which otherwise climbs every
+// level to find none (under fair sharing, a large part of all searches).
 type indexSet struct {
 	level  [][]uint64
 	lo, hi int
@@ -35,8 +35,8 @@ func newIndexSet(n int) *indexSet {
 }
 
 // add puts i in the set. (Positions are unsigned here and in remove and
-// search: a signed division by 64 and remainder cost a fix-up for negative
-// numbers, at 10⁷ tasks under fair sharing a tenth of these functions.)
+// search: a signed division by 64 and remainder take a fix-up for negative
+// numbers, instructions at every level of every operation.)
 func (x *indexSet) add(i int) {
 	x.lo, x.hi = min(x.lo, i), max(x.hi, i)
 	u := uint(i)

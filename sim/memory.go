@@ -17,20 +17,13 @@ var ErrTooBig = errors.New("sim: workload too big for the memory limit")
 // so a reused index fits the next job) exists only while the job's maps
 // run, so it counts per task only when one job holds most of the tasks;
 // the replicas themselves are drawn, not kept, and the workload's own
-// durations come on top. Measured (packer simulate,
-// /usr/bin/time -v), with 24-byte task records: one job of 10⁷ maps on 100
-// nodes, the whole index live at once, peaked at 433 MB resident, 43 bytes
-// a task; the FB-2010 day at 64 MiB blocks (17.4 M tasks, fifo, fair and
-// tyrex-static) at 0.80 GB, 46 bytes a task (0.67 GB while every run,
-// Alone's thousands of one-job runs too, allocated an event for every slot:
-// the collector ran more often); BenchmarkRun's 10⁶ tasks at 40 bytes of
-// peak heap a task. Again with 32-byte records and no index by rack
-// (2026-11-23; a comparison runs two at once on this 2-core machine, the
-// job's alone run beside the policy's): one job of 10⁷ maps, -p fifo, 785
-// MB, 39 bytes a task a run; of 10⁸, 7.5 GB, 37; the FB-2010 day, 1.27–1.35
-// GB, 37–39; BenchmarkRun's peak heap (one run) 47–59 bytes a task. 100
-// bytes a task keeps a margin of about 2.5× on these runs' resident
-// memory, and 1.7× on the benchmark's heap.
+// durations come on top. Measured with packer simulate, large runs (one
+// job of 10⁷ or 10⁸ maps, its whole index live at once; the FB-2010 day at
+// 64 MiB blocks, 17.4 M tasks) peak at 37 to 39 bytes a task of resident
+// memory for each run a comparison holds at once (the policy's run and the
+// jobs' alone runs go side by side), and BenchmarkRun's heap at 47 to 59.
+// 100 bytes a task keeps a margin of about 2.5× on that resident memory
+// and 1.7× on the heap: the collector's headroom above a run's live heap.
 const (
 	bytesPerTask = 100
 	bytesPerJob  = 512

@@ -108,14 +108,15 @@ type OfferObserver interface {
 
 // StickySlots is a policy under which a slot freed by a job's task usually
 // goes back to that job, on the same node: fair sharing, where the job whose
-// task just ended has just fallen behind the others (at 10⁷ tasks, 94 % of
-// Fair's launches). It is a hint for speed only. On runs of many tasks the
-// core then, as a task ends, reads ahead what its job's next launch will
-// read (the job's record and the task after the one ending), which made fair
-// sharing at 10⁷ tasks 5 to 11 % faster; a policy whose next launch is
-// mostly another job's gains nothing from it and may lose (FIFO, whose next
-// launch is its head job's, lost up to 13 %). A policy's results are the
-// same with the hint or without it. The method is a marker, never called.
+// task just ended has just fallen behind the others and takes nearly every
+// slot its tasks free. It is a hint for speed only. On runs of many tasks
+// the core then, as a task ends, reads ahead what its job's next launch will
+// read (the job's record and the task after the one ending), so that the
+// launch finds them in the cache; a policy whose next launch is mostly
+// another job's (FIFO, whose next launch is its head job's) gains nothing
+// from it and pays for the reads, so should not declare it. A policy's
+// results are the same with the hint or without it. The method is a marker,
+// never called.
 type StickySlots interface {
 	StickySlots()
 }

@@ -360,8 +360,8 @@ type foundTask struct {
 }
 
 // set caches task t, of locality l, as job j's answer for node and kind k.
-// (Field by field: a composite literal is built and copied, 15 more
-// instructions in findTask.)
+// (Field by field: a composite literal would be built and then copied, more
+// instructions on findTask's path.)
 func (f *foundTask) set(j, node int, k Kind, t int32, l Locality) {
 	f.ok, f.job, f.node, f.kind, f.task, f.locality = true, j, node, k, t, l
 }
@@ -437,8 +437,8 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 		if s.tasks[c].state == taskPending {
 			// The job's next launch from here reads the next records,
 			// cold in a large run: ask for the line after this one now
-			// (warm is set from engine.prefetchFrom tasks on; fair D=10
-			// at 10⁷, this line's share of the run's samples 4.8 → 1.5 %).
+			// (warm is set from engine.prefetchFrom tasks on, where the
+			// records are out of the cache).
 			// Under fair sharing ahead asks for it again just before the
 			// launch (warmNext), by when this one is often out of the cache.
 			if w := s.queue.warm; int(c)+2 < len(w) {
@@ -516,9 +516,8 @@ func (s *State) mayHold(j int, jr *jobRec, r int32) bool {
 // On the benchmark's 1000 nodes a job's replicas lie in every one of the 50
 // racks, so a bit a rack rules nothing out, while seven in ten of delay
 // scheduling's locality probes ask a node that holds none, each a seek into
-// a cold index without the node's bit (fair D=10 at 10⁶ tasks: +9 to +12 %
-// task events a CPU-second in three ABBA rounds; fifo and plain fair,
-// which ask no such questions, within ±4 %).
+// a cold index without the node's bit. (Only NodeLocal asks about a node
+// alone; of the built-in policies, only delay scheduling calls it.)
 func (s *State) nodeMayHold(j int, jr *jobRec, node int) bool {
 	// mayHold's rack case written again, not called: with the call this
 	// no longer inlines into localTask.
@@ -784,8 +783,8 @@ func (s *State) progress() {
 // trace sends an event of kind at the current time to the tracer, if any.
 // It takes the event's fields, not the event, and builds it only in emit,
 // out of line, so that this check inlines: built by the caller, the event
-// was assembled at every task's start and end before the check found no
-// tracer (2 % of a run's instructions).
+// would be assembled at every task's start and end before the check found
+// no tracer.
 func (s *State) trace(kind TraceKind, job, task, node int, loc Locality) {
 	if s.set.Trace != nil {
 		s.emit(kind, job, task, node, loc)

@@ -15,8 +15,7 @@ const (
 // taskRec is one task, 32 bytes with no pointers. Its base duration is a
 // copy of its job's spec's: a launch reads it, and this record, which the
 // lookup has just read, is in the cache, where the spec's durations of a
-// job queued for a while are not (at 10⁷ tasks under fair sharing, a
-// tenth of the run's cycles waited on that miss).
+// job queued for a while are not: in a large run, a miss at every launch.
 type taskRec struct {
 	base    float64 // the duration node-local on an unslowed node
 	start   float64 // start of the current attempt
@@ -41,8 +40,8 @@ type jobRec struct {
 	pending, running [2]int32
 	// changed[k] is set while the job is in State.changed[k]: beside
 	// running, which whoever marks it has just written, not in an array of
-	// its own nor further down the record, each a cache miss of its own (at
-	// 10⁷ tasks under fair sharing, 4 % and 13 % of the run).
+	// its own nor further down the record, each a cache miss of its own at
+	// every launch and task end of a large run.
 	changed            [2]bool
 	arrived, finished  bool
 	started, redsReady bool
@@ -76,8 +75,9 @@ func (jr *jobRec) span(k Kind) (lo, hi int32) {
 // three of its words; else a bit a rack for up to 64·rackFilterWords racks
 // (jobRec.racks; 10,240 nodes at 20 a rack). A larger cluster goes without
 // (State.chooseFilter). The node filters are an array of their own: inline,
-// they made every job record a line longer, and fair sharing at 10⁷ tasks,
-// which has a bit a rack, 2.5 and 4.5 % slower in two ABBA rounds.
+// they would make every job record longer, and runs with a bit a rack (the
+// large clusters), which never read them, would pay in cache misses for the
+// longer records.
 const (
 	nodeFilterWords = 16
 	rackFilterWords = 8
@@ -288,8 +288,8 @@ type nodeArrays struct {
 	// freeWords has bit w set when freeBits word w is not 0: a sweep of
 	// a saturated cluster skips its full nodes 4096 at a time, and one
 	// with no job left to serve stops (nextFreeWord). Reading every word
-	// of freeBits cost, at 10⁷ tasks on 10,000 nodes, 8 % of fifo's
-	// instructions; now 0.3 %.
+	// of freeBits at every sweep instead would, on a cluster of thousands
+	// of nodes, be a noticeable part of a run's instructions.
 	freeWords [2][]uint64
 	slotTask  [2][]int32 // node n's slots of kind k: slotTask[k][n·slots[k]:(n+1)·slots[k]]
 	slow      []float64

@@ -107,8 +107,8 @@ func (s *State) sweep(i int, k Kind) {
 // sweep still tests the nodes). A word passed over is one where sweep,
 // reading it at the same moment (no offer comes between), would have found
 // nothing and moved on. Once no job has a task it is −1 and the sweep ends,
-// where it read on through every word with a free slot after the arriving
-// job had taken the first few (at 10⁷ tasks, the rest of 157 words).
+// rather than read on through every word with a free slot after the
+// arriving job has taken the first few (157 words on 10,000 nodes).
 func (s *State) nextFreeWord(k Kind, w int) int {
 	sum := s.freeWords[k]
 	maps, reds := len(s.runnable[Map]) > 0, len(s.runnable[Reduce]) > 0
