@@ -149,9 +149,4 @@ func (s *State) Serial() uint64 { return s.serial }
 // assigning the slot to j next launches that map without a second search.
 // Ask it only of a job with a pending task of kind (Pending(j, k) > 0): of
 // another the answer means nothing.
-func (s *State) NodeLocal(j, node int, k Kind) bool {
-	if s.ref != nil {
-		return rank(s.ref.bestLocality(j, node, k)) == 0
-	}
-	return s.localTask(j, node, k)
-}
+func (s *State) NodeLocal(j, node int, k Kind) bool { return s.localTask(j, node, k) }

@@ -63,6 +63,7 @@ func durations(ts Tasks) []float64 {
 func (a *refAdapter) sync() {
 	s, e := a.s, a.e
 	s.now = e.Now
+	s.found.ok = false // BestLocality's cached answer is of the state before
 	for _, j := range e.DirtyJobs {
 		js, jr := &e.Jobs[j], &s.jobs[j]
 		jr.arrived, jr.finished, jr.redsReady, jr.mapsShuffled = js.Arrived, js.Finished, js.RedsReady, js.Shuffled

@@ -386,6 +386,11 @@ func (s *State) requeuedOf(j int) []int32 {
 }
 
 func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
+	if s.ref != nil {
+		// Only BestLocality asks, for the locality: the reference engine
+		// launches its own tasks.
+		return -1, s.ref.bestLocality(j, node, k)
+	}
 	jr := &s.jobs[j]
 	_, hi := jr.span(k)
 	best, bestLoc := int32(-1), NoInput+1
@@ -462,6 +467,9 @@ func (s *State) lookup(j int, node int, k Kind) (int32, Locality) {
 func (s *State) localTask(j, node int, k Kind) bool {
 	if f := &s.found; f.ok && f.job == j && f.node == node && f.kind == k {
 		return rank(f.locality) == 0
+	}
+	if s.ref != nil {
+		return rank(s.ref.bestLocality(j, node, k)) == 0
 	}
 	jr := &s.jobs[j]
 	if k == Reduce || jr.noInput {
@@ -721,7 +729,7 @@ func (s *State) taskEnd(t int32, attempt uint16) {
 	if finished && s.observeFinish != nil {
 		s.observeFinish.JobFinished(s, j)
 	}
-	s.Wake(int(tr.node))
+	s.wakeUp(int(tr.node))
 }
 
 // Kill stops a running task: its work is lost, its slot is freed (and
@@ -748,7 +756,7 @@ func (s *State) Kill(task int) bool {
 	s.requeued[j] = append(s.requeued[j], int32(task))
 	s.addRunnable(j, tr.kind)
 	s.trace(TraceKill, j, task, int(tr.node), tr.loc)
-	s.Wake(int(tr.node))
+	s.wakeUp(int(tr.node))
 	return true
 }
 
@@ -900,9 +908,6 @@ func (s *State) IsRunnable(j int, k Kind) bool { return s.jobs[j].runPos[k] >= 0
 // BestLocality is the best locality job j's pending tasks of kind can have on
 // node: what it would get if it were given the slot now.
 func (s *State) BestLocality(j, node int, k Kind) Locality {
-	if s.ref != nil {
-		return s.ref.bestLocality(j, node, k)
-	}
 	_, l := s.findTask(j, node, k)
 	return l
 }

@@ -190,6 +190,11 @@ func (s *State) Wake(node int) {
 		s.ref.wake(node)
 		return
 	}
+	s.wakeUp(node)
+}
+
+// wakeUp is Wake in this engine, which its own task ends and kills call.
+func (s *State) wakeUp(node int) {
 	if s.set.Heartbeat == 0 {
 		s.poke(node)
 	}
