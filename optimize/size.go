@@ -350,22 +350,20 @@ func (z *sizer) planSearch(lo int) (int, error) {
 }
 
 // predict returns the fewest hosts above from whose LowerBound times ratio
-// meets the deadline, or MaxHosts: LowerBound is non-increasing in P, so it
-// bisects.
+// meets the deadline, or MaxHosts. It scans upwards rather than bisects, so
+// that the curve holds consecutive counts near the answer, not far ones;
+// each bound takes milliseconds.
 func (z *sizer) predict(from int, ratio float64) (int, error) {
-	lo, hi := from+1, z.set.MaxHosts
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if _, err := z.bound(mid); err != nil {
+	at := from + 1
+	for ; at < z.set.MaxHosts; at++ {
+		if _, err := z.bound(at); err != nil {
 			return 0, err
 		}
-		if meets(z.area[mid]*ratio, z.deadline) {
-			hi = mid
-		} else {
-			lo = mid + 1
+		if meets(z.area[at]*ratio, z.deadline) {
+			break
 		}
 	}
-	return lo, nil
+	return at, nil
 }
 
 // tighten plans the fewest unsettled host count while it has no plan: the

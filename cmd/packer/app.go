@@ -34,6 +34,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:            stderr,
 		Commands: append([]*cli.Command{
 			planCommand,
+			sizeCommand,
 			benchCommand,
 			workloadsCommand,
 			simulateCommand,

@@ -50,6 +50,7 @@ var planCommand = &cli.Command{
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
 		chartFlag,
 		formatFlag,
+		planDeadlineFlag,
 	}, clusterFlags...),
 	Action: planAction,
 }
@@ -67,6 +68,10 @@ func planAction(c *cli.Context) error {
 		return badUsage("--algorithm: %v", err)
 	}
 	if err := checkChart(c); err != nil {
+		return err
+	}
+	deadline, err := planDeadline(c)
+	if err != nil {
 		return err
 	}
 	if err := checkOutputs(c, "output", "export-lp"); err != nil {
@@ -124,9 +129,14 @@ func planAction(c *cli.Context) error {
 	}
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
+		printDeadline(c.App.ErrWriter, pl.Makespan, deadline) // stdout is the document
 		return err
 	}
-	return printPlan(c.App.Writer, pl)
+	if err := printPlan(c.App.Writer, pl); err != nil {
+		return err
+	}
+	printDeadline(c.App.Writer, pl.Makespan, deadline)
+	return nil
 }
 
 // makePlan solves p with the named algorithm (optimize.Solve), the swarm

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// W3 on the paper's cluster: OPT(4 hosts) = 45m21s, OPT(5) = 37m00s, so a
+// 40-minute deadline needs 5 hosts, and the exact optimum at 4 proves it.
+func TestSizeW3(t *testing.T) {
+	code, out, errs := packer(t, "", "size", "-w", "W3", "--deadline", "40m")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"Sizing W3 (7 jobs) for a deadline of 2400.0 s (40m00s)", "2 disks per host (the default; --disks to change)",
+		"│ 4     │ 2721.7 s (45m21s) (optimal) │", "│ 5     │ 2220.7 s (37m00s) (optimal) │", "met",
+		"Answer: 5 hosts; 4 proven impossible: lower bound 2721.7 s (45m21s) > deadline 2400.0 s (40m00s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSizeJSON(t *testing.T) {
+	code, out, errs := packer(t, "", "size", "-w", "W3", "--deadline", "2400", "--disks", "2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r sizeReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if r.Hosts != 5 || r.Lo != 5 || !r.Exact || r.Deadline != 2400 || !r.DisksGiven || len(r.Curve) == 0 {
+		t.Errorf("report %+v, want 5 hosts, exact, deadline 2400 s, disks given, a curve", r)
+	}
+}
+
+// Bad input: one line on stderr naming it, exit 2.
+func TestSizeBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--deadline", "0"}, "deadline must be a positive number of seconds, got 0"},
+		{[]string{"--deadline", "-1h"}, "deadline must be a positive number of seconds, got -3600"},
+		{[]string{"--deadline", "soon"}, `--deadline: "soon" is not a duration`},
+		{[]string{"--deadline", "1m"}, `a job is longer than the deadline: job "s-dsim-1" takes at least 90.7 s (1m30s) (on 200 VMs)`},
+		{[]string{"--deadline", "40m", "--max-hosts", "3"}, "deadline unreachable: even 3 hosts need at least"},
+		{[]string{"--deadline", "40m", "--max-hosts", "-1"}, "--max-hosts must be at least 1"},
+		{[]string{"--deadline", "40m", "--hosts", "4"}, "flag provided but not defined: -hosts"},
+		{[]string{"--deadline", "40m", "--disks", "0"}, "--disks"},
+		{[]string{"--deadline", "40m", "--format", "xml"}, `--format: unknown format "xml"`},
+		{nil, "size: --deadline is required"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errs := packer(t, "", append([]string{"size", "-w", "W3"}, tc.args...)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			refused(t, code, errs, "", tc.want)
+			if out != "" {
+				t.Errorf("stdout not empty: %s", out)
+			}
+		})
+	}
+}
+
+// W3 on 9 hosts takes 22m26s (optimal).
+func TestPlanDeadline(t *testing.T) {
+	for _, tc := range []struct{ deadline, want string }{
+		{"40m", "Deadline 2400.0 s (40m00s): met, 1053.6 s (17m33s) to spare (43.9 %)"},
+		{"20m", "Deadline 1200.0 s (20m00s): missed by 146.4 s (2m26s) (12.2 %)"},
+	} {
+		code, out, errs := packer(t, "", "plan", "-w", "W3", "--deadline", tc.deadline)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("--deadline %s: exit %d, output lacks %q:\n%s%s", tc.deadline, code, tc.want, out, errs)
+		}
+	}
+	code, _, errs := packer(t, "", "plan", "-w", "W3", "--deadline", "0")
+	refused(t, code, errs, "", "--deadline: must be positive")
+}
