@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
@@ -35,6 +36,7 @@ var sizeCommand = &cli.Command{
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed"},
 		&cli.DurationFlag{Name: "time-limit", DefaultText: "2s per plan up to 200 jobs, a fifth of plan's default beyond",
 			Usage: "stop each plan after `D` with its best plan and bound (0: no limit)"},
+		chartFlag,
 		formatFlag,
 	}, sizeClusterFlags()...),
 	Action: sizeAction,
@@ -57,6 +59,9 @@ func sizeAction(c *cli.Context) error {
 	}
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
+		return err
+	}
+	if err := checkChart(c); err != nil {
 		return err
 	}
 	if !c.IsSet("deadline") {
@@ -91,6 +96,9 @@ func sizeAction(c *cli.Context) error {
 		return settingUsage(c, err)
 	}
 	report := newSizeReport(w, res, c.IsSet("disks"), set.Solve.TimeLimit, method)
+	if err := writeSizeChart(c, res); err != nil {
+		return err
+	}
 	if format == "json" {
 		return printJSON(c.App.Writer, report)
 	}
@@ -253,4 +261,23 @@ func printDeadline(w io.Writer, makespan, deadline float64) {
 	default:
 		fmt.Fprintf(w, "Deadline %s: missed by %s (%.1f %%); `packer size --deadline` finds the hosts that meet it\n", seconds(deadline), seconds(makespan-deadline), 100*(makespan-deadline)/deadline)
 	}
+}
+
+// writeSizeChart draws the cost curve to --chart, if given: the counts up
+// to twice the answer, where the far probes of the search would squash it.
+func writeSizeChart(c *cli.Context, res *optimize.SizeResult) error {
+	if c.String("chart") == "" {
+		return nil
+	}
+	var pts []chart.SizePoint
+	for _, pt := range res.Curve {
+		if pt.Hosts <= 2*res.Hosts+2 {
+			pts = append(pts, chart.SizePoint{Hosts: pt.Hosts, Bound: pt.Bound, Planned: pt.Planned, Makespan: pt.Makespan})
+		}
+	}
+	g, err := chart.SizeCurve(pts, res.Deadline, res.Hosts)
+	if err != nil {
+		return err
+	}
+	return writeChart(c, g)
 }

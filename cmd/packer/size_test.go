@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -79,4 +81,18 @@ func TestPlanDeadline(t *testing.T) {
 	}
 	code, _, errs := packer(t, "", "plan", "-w", "W3", "--deadline", "0")
 	refused(t, code, errs, "", "--deadline: must be positive")
+}
+
+func TestSizeChart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "size.svg")
+	code, _, errs := packer(t, "", "size", "-w", "W3", "--deadline", "40m", "--chart", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	svg, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(svg), "chosen: 5 hosts") {
+		t.Errorf("chart %s: %v, no chosen count", path, err)
+	}
+	code, _, errs = packer(t, "", "size", "-w", "W3", "--deadline", "40m", "--chart", filepath.Join(t.TempDir(), "size.gif"))
+	refused(t, code, errs, "", "unknown picture format")
 }
