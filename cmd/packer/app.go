@@ -49,13 +49,111 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			destroyCommand,
 		}, shell.Commands()...),
 		HideHelpCommand: false,
+		Action:          rootAction,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
 	}
 	setUsageErrors(app.Commands)
+	setSubcommandActions(app.Commands)
 	return app
+}
+
+// rootAction shows the help for a bare `packer`, and refuses a first word
+// that names no command: exit code 2 and the nearest command's name, where
+// urfave/cli would look for a help topic and exit 3.
+func rootAction(c *cli.Context) error {
+	if !c.Args().Present() {
+		return cli.ShowAppHelp(c)
+	}
+	return unknownCommand("command", c.Args().First(), c.App.Commands)
+}
+
+// setSubcommandActions gives every command that only groups subcommands
+// (hosts, experiment) an action: without a subcommand, its help on standard
+// error and exit code 2, as a bare `git remote add` does; with a word that
+// names none, one line and exit code 2.
+func setSubcommandActions(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.Name == "help" { // urfave/cli's: an action of its own
+			continue
+		}
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = subcommandAction
+		}
+		setSubcommandActions(c.Subcommands)
+	}
+}
+
+func subcommandAction(c *cli.Context) error {
+	if c.Args().Present() {
+		return unknownCommand(c.Command.Name+" subcommand", c.Args().First(), c.Command.Subcommands)
+	}
+	cli.HelpPrinter(c.App.ErrWriter, cli.SubcommandHelpTemplate, c.Command)
+	return badUsage("%s: name a subcommand: %s", c.Command.Name, strings.Join(commandNames(c.Command.Subcommands), ", "))
+}
+
+// unknownCommand is the error for name, which names none of cmds: exit code
+// 2, naming the nearest command if one is close.
+func unknownCommand(what, name string, cmds []*cli.Command) error {
+	if near := nearestName(name, commandNames(cmds)); near != "" {
+		return badUsage("unknown %s %q (did you mean %s?)", what, name, near)
+	}
+	return badUsage("unknown %s %q (want one of %s)", what, name, strings.Join(commandNames(cmds), ", "))
+}
+
+// noHelpTopic recognises urfave/cli's refusal of `packer help NAME` (and
+// `packer hosts help NAME`) for a NAME that names no command, exit code 3,
+// and returns NAME.
+func noHelpTopic(err error) (string, bool) {
+	var ec cli.ExitCoder
+	if !errors.As(err, &ec) || ec.ExitCode() != 3 {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "No help topic for '")
+	if !ok {
+		return "", false
+	}
+	topic, _, ok := strings.Cut(rest, "'")
+	return topic, ok
+}
+
+// allCommands lists cmds and their subcommands, depth first, without
+// urfave/cli's help command (which, once run, is among its own
+// subcommands).
+func allCommands(cmds []*cli.Command) []*cli.Command {
+	var all []*cli.Command
+	for _, c := range cmds {
+		if c.Name != "help" {
+			all = append(append(all, c), allCommands(c.Subcommands)...)
+		}
+	}
+	return all
+}
+
+// commandNames lists the names of the visible commands, without urfave/cli's
+// help command.
+func commandNames(cmds []*cli.Command) []string {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden && c.Name != "help" {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// nearestName is the name within a small edit distance of s (at most 2, or a
+// third of its length, and less than its length), or "" if none is.
+func nearestName(s string, names []string) string {
+	best, bestD := "", min(max(2, len(s)/3)+1, len(s))
+	for _, n := range names {
+		if d := model.EditDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
 }
 
 // setUsageErrors makes every command report a flag error as one line and exit
@@ -66,7 +164,9 @@ func setUsageErrors(cmds []*cli.Command) {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 			return usageError{fmt.Errorf("%s: %w (see: packer %s --help)", name, err, name)}
 		}
-		setUsageErrors(c.Subcommands)
+		if name != "help" { // urfave/cli's, which, once run, may be its own subcommand
+			setUsageErrors(c.Subcommands)
+		}
 	}
 }
 
@@ -79,7 +179,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	err := newApp(stdin, out, stderr).Run(args)
+	app := newApp(stdin, out, stderr)
+	err := app.Run(args)
+	if topic, ok := noHelpTopic(err); ok {
+		err = unknownCommand("command", topic, allCommands(app.Commands))
+	}
 	if out.Err() != nil { // commands' prints do not check their errors
 		err = out.Err()
 	}
