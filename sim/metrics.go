@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"gonum.org/v1/gonum/stat"
@@ -289,4 +292,64 @@ func (p *aloneProgress) add(tasks int) {
 	defer p.mu.Unlock()
 	p.done += tasks
 	p.report(Progress{Policy: AloneProgress, TasksDone: p.done, Tasks: p.all})
+}
+
+// IdleShare is the share of slots busy under which IdleNote speaks: with
+// both kinds of slot busy less than this, every policy finds free slots for
+// nearly every task at once, and their results cannot differ much.
+const IdleShare = 0.30
+
+// BusyTarget is the share of the busier kind of slot that IdleNote's
+// suggested node count would keep busy.
+const BusyTarget = 0.70
+
+// IdleCluster says that a comparison's cluster was mostly idle. The busiest
+// run of each kind counts: the note is given only if no run had either kind
+// of slot IdleShare busy.
+type IdleCluster struct {
+	// Utilisation is, for map and reduce slots, the highest Utilisation
+	// over the runs.
+	Utilisation [2]float64 `json:"utilisation"`
+	// Nodes is the cluster's node count.
+	Nodes int `json:"nodes"`
+	// SuggestedNodes is ⌈Nodes × u ÷ BusyTarget⌉, u the busier kind's
+	// Utilisation: the same busy slot-seconds over the same makespan on
+	// that many nodes keep about BusyTarget of those slots busy. A smaller
+	// cluster may stretch the makespan, which lowers the share again.
+	SuggestedNodes int `json:"suggested_nodes"`
+	// Note is the sentence the command line prints.
+	Note string `json:"note"`
+}
+
+// IdleNote is the note of results on w's cluster whose slots were all
+// under IdleShare busy, or nil when a run was busier, or there were no runs.
+// Results of another workload (a plan replay's extra VMs) are the caller's
+// to leave out.
+func IdleNote(w *Workload, results []*Result) *IdleCluster {
+	if len(results) == 0 {
+		return nil
+	}
+	var u [2]float64
+	for _, r := range results {
+		for k := range u {
+			u[k] = max(u[k], r.Utilisation[k])
+		}
+	}
+	if u[Map] >= IdleShare || u[Reduce] >= IdleShare {
+		return nil
+	}
+	nodes := w.Cluster.WithDefaults().Nodes
+	busier := max(u[Map], u[Reduce])
+	n := max(1, int(math.Ceil(float64(nodes)*busier/BusyTarget-1e-9)))
+	pct := func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + " %" }
+	var kinds string
+	hasReduce := slices.ContainsFunc(results, func(r *Result) bool { return r.BusySlotSeconds[Reduce] > 0 })
+	if hasReduce {
+		kinds = fmt.Sprintf("map slots %s, reduce slots %s busy", pct(u[Map]), pct(u[Reduce]))
+	} else {
+		kinds = fmt.Sprintf("map slots %s busy", pct(u[Map]))
+	}
+	note := fmt.Sprintf("%s: policies cannot differ much; try --nodes %d (nodes × busier share ÷ %s: about %s of its slots busy)",
+		kinds, n, strconv.FormatFloat(BusyTarget, 'f', -1, 64), pct(BusyTarget))
+	return &IdleCluster{Utilisation: u, Nodes: nodes, SuggestedNodes: n, Note: note}
 }

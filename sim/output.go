@@ -117,16 +117,30 @@ func SummaryCSV(runs []Outcome) []byte {
 	return b.Bytes()
 }
 
+// Results are the results of the runs, in order; with w not nil, only
+// those of runs on w (not a plan replay's own workload).
+func Results(runs []Outcome, w *Workload) []*Result {
+	var out []*Result
+	for _, r := range runs {
+		if w == nil || r.Workload == w {
+			out = append(out, r.Result)
+		}
+	}
+	return out
+}
+
 // WriteJSON writes the comparison as one JSON document: the workload's name,
-// the seed, the task count, the cluster and every run's Result.
+// the seed, the task count, the cluster, the idle-cluster note (IdleNote of
+// the runs on w) if any, and every run's Result.
 func WriteJSON(out io.Writer, w *Workload, seed uint64, runs []Outcome) error {
 	doc := struct {
-		Workload string    `json:"workload"`
-		Seed     uint64    `json:"seed"`
-		Tasks    int       `json:"tasks"`
-		Cluster  Cluster   `json:"cluster"`
-		Policies []*Result `json:"policies"`
-	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster}
+		Workload string       `json:"workload"`
+		Seed     uint64       `json:"seed"`
+		Tasks    int          `json:"tasks"`
+		Cluster  Cluster      `json:"cluster"`
+		Idle     *IdleCluster `json:"idle_cluster,omitempty"`
+		Policies []*Result    `json:"policies"`
+	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster, Idle: IdleNote(w, Results(runs, w))}
 	for _, r := range runs {
 		doc.Policies = append(doc.Policies, r.Result)
 	}

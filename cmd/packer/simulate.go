@@ -145,6 +145,11 @@ func simulateAction(c *cli.Context) error {
 			fmt.Fprintln(c.App.ErrWriter, "packer: note:", n)
 		}
 	}
+	// The idle-cluster note goes to stderr whatever the format (JSON also
+	// carries it): it is advice about the command, not a result.
+	if idle := sim.IdleNote(base, sim.Results(runs, base)); idle != nil {
+		fmt.Fprintln(c.App.ErrWriter, "packer: note:", idle.Note)
+	}
 	out := c.App.Writer
 	switch format {
 	case "json":
@@ -241,11 +246,7 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 // bars and slowdown CDFs per policy, and, when two or more fair policies with
 // different delays ran (a delay sweep), node locality against D.
 func simulationChart(c *cli.Context, runs []sim.Outcome) error {
-	results := make([]*sim.Result, len(runs))
-	for i, r := range runs {
-		results[i] = r.Result
-	}
-	g, err := chart.Comparison(results)
+	g, err := chart.Comparison(sim.Results(runs, nil))
 	if err != nil {
 		return err
 	}
