@@ -23,6 +23,11 @@ type Settings struct {
 	// leave-one-node-count-out prediction error (model.ChooseModel), keeping
 	// the power law while it predicts within model.PowerTolerance of the best.
 	Form model.Kind
+	// Strict makes FitObservationFiles refuse the whole input when one job
+	// cannot be fitted (measured at one node count, or too few for Form);
+	// otherwise such jobs are skipped and named (Fitted.Skipped), as a real
+	// job history always has some.
+	Strict bool
 }
 
 func (s *Settings) validate() (Settings, error) {

@@ -56,13 +56,16 @@ var fitCommand = &cli.Command{
 		"a + c/n, Ernest, measured table), keeps the one --model names or, with auto, the best\n" +
 		"leave-one-node-count-out predictor (the power law while within 5 points of it), classifies\n" +
 		"the job at the reference size, and prints the fits; --summary prints only each form's errors\n" +
-		"over all jobs. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
+		"over all jobs. A job that cannot be fitted (runs at a single node count, or fewer than the\n" +
+		"--model form needs) is left out and named on standard error; --strict refuses the file\n" +
+		"instead. --output writes the profiled jobs as a workload file for packer plan.\n\n" +
 		"--rumen FILE instead takes the real jobs of a Rumen trace: each job's own task durations are\n" +
 		"replayed alone in the simulator at every --nodes count and those runtimes fitted (fit_rumen.go).",
 	Flags: append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "observations", Aliases: []string{"i"}, Usage: "CSV `FILE` of runs (- for stdin); repeat it to fit the runs of several files together (a profile's and apply's observations.csv); or --rumen FILE"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
+		&cli.BoolFlag{Name: "strict", Usage: "refuse the file when a job cannot be fitted (runs at one node count, or too few for --model) instead of leaving it out with a note"},
 		chartFlag,
 		formatFlag,
 	}, append(thresholdFlags, fitRumenFlags...)...),
@@ -104,11 +107,19 @@ func fitAction(c *cli.Context) error {
 		defer f.Close()
 		files = append(files, profile.ObservationFile{R: f, File: path})
 	}
-	w, results, err := profile.FitObservationFiles(files, c.String("name"), set)
+	set.Strict = c.Bool("strict")
+	fitted, err := profile.FitObservationFiles(files, c.String("name"), set)
 	if err != nil {
 		return badInput(err)
 	}
-	return emitWorkload(c, w, results, format)
+	if n := len(fitted.Skipped); n > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "packer: note: %d of %d jobs cannot be fitted and are left out (--strict refuses the file instead):\n",
+			n, n+len(fitted.Results))
+		for _, sk := range fitted.Skipped {
+			fmt.Fprintf(c.App.ErrWriter, "  %s\n", sk)
+		}
+	}
+	return emitWorkload(c, fitted.Workload, fitted.Results, format)
 }
 
 // emitWorkload validates the profiled workload, writes it to --output, and
