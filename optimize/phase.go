@@ -15,8 +15,9 @@ import (
 // The answer rests on three facts about the phase model. A phase lasts as long
 // as its slowest job, so its duration is one of the candidates F_j(x) or
 // α·F_j(x) for some job j and VM count x. For a duration T, each job's runtime
-// in a role is a power law, monotone in x, so the VM counts that meet T form an
-// interval [lo, hi] (empty when none does). And whether some choice of VM
+// in a role falls and then rises with x (a power law only falls, or only
+// rises), so the VM counts that meet T form an interval [lo, hi] (empty when
+// none does; see span). And whether some choice of VM
 // counts meets T is monotone in T: a longer phase only widens the intervals.
 // So the best duration is the smallest feasible candidate, found by binary
 // search over the sorted candidates; feasibility for one T and one choice of
@@ -29,6 +30,9 @@ type phaseSolver struct {
 	// rt[j][role][x] is Runtime(j, x, role) for x = 1..cap(role); index 0 is
 	// unused. Host and Extra share the α-scaled curve but not the cap.
 	rt [][3][]float64
+	// low[j][role] is the VM count with job j's least runtime in the role
+	// (lowest), the bottom of the valley span searches.
+	low [][3]int
 	// cands are all candidate durations, sorted and without duplicates. A
 	// subset's optimum is among them, and every smaller one is infeasible for
 	// it, so a binary search over the whole list finds the subset's optimum.
@@ -49,7 +53,7 @@ var roleOf = [3]model.Role{model.Primary, model.Host, model.Extra}
 func newPhaseSolver(p *model.Problem) *phaseSolver {
 	c := p.Cluster
 	ps := &phaseSolver{p: p, n: c.PrimaryVMs(), emax: c.MaxExtraVMs(), r: c.ExtraRatio, k: c.DisksPerHost,
-		rt: make([][3][]float64, len(p.Jobs)), canHost: make([]bool, len(p.Jobs)), canExtra: make([]bool, len(p.Jobs))}
+		rt: make([][3][]float64, len(p.Jobs)), low: make([][3]int, len(p.Jobs)), canHost: make([]bool, len(p.Jobs)), canExtra: make([]bool, len(p.Jobs))}
 	for j, job := range p.Jobs {
 		ps.canHost[j], ps.canExtra[j] = job.CanHost(), job.CanBeExtra()
 		for role := range 3 {
@@ -65,7 +69,7 @@ func newPhaseSolver(p *model.Problem) *phaseSolver {
 				t[x] = p.Runtime(j, x, roleOf[role])
 				ps.cands = append(ps.cands, t[x])
 			}
-			ps.rt[j][role] = t
+			ps.rt[j][role], ps.low[j][role] = t, lowest(t)
 		}
 	}
 	sort.Float64s(ps.cands)
@@ -74,21 +78,33 @@ func newPhaseSolver(p *model.Problem) *phaseSolver {
 }
 
 // span returns the interval [lo, hi] of VM counts with which job j in the
-// given role finishes within T; lo > hi when there is none. A power law is
-// monotone, so the counts that meet T are a prefix or a suffix of 1..cap.
+// given role finishes within T; lo > hi when there is none. The runtime is
+// valley-shaped in x: non-increasing up to its lowest point low, then
+// non-decreasing (a power law is one side of the valley; a model kept
+// inside its measured range, withinMeasured, rises on both sides of it), so
+// the counts that meet T are an interval around low.
 func (ps *phaseSolver) span(j, role int, T float64) (lo, hi int) {
 	t := ps.rt[j][role]
 	m := len(t) - 1
-	if m < 1 {
+	x := ps.low[j][role]
+	if m < 1 || t[x] > T {
 		return 1, 0
 	}
-	if t[m] <= t[1] { // non-increasing: a suffix lo..m
-		lo = 1 + sort.Search(m, func(i int) bool { return t[i+1] <= T })
-		return lo, m
+	lo = 1 + sort.Search(x, func(i int) bool { return t[i+1] <= T })
+	hi = x - 1 + sort.Search(m-x+1, func(i int) bool { return t[x+i] > T })
+	return lo, hi
+}
+
+// lowest is the first x in 1..len(t)−1 with the least t[x]; 0 when t has no
+// VM counts.
+func lowest(t []float64) int {
+	x := 0
+	for i := 1; i < len(t); i++ {
+		if x == 0 || t[i] < t[x] {
+			x = i
+		}
 	}
-	// increasing: a prefix 1..hi
-	hi = sort.Search(m, func(i int) bool { return t[i+1] > T })
-	return 1, hi
+	return x
 }
 
 // phasePlan is one feasible way to run a phase: a role and VM count per job.

@@ -1,0 +1,36 @@
+package optimize
+
+import "testing"
+
+// TestSpanValley: span against a plain scan of every VM count, on runtimes
+// that fall and then rise (as a model kept inside its measured range does)
+// and on monotone ones.
+func TestSpanValley(t *testing.T) {
+	curves := [][]float64{
+		{0, 9, 9, 5, 3, 2, 9, 9},  // a range 3–5 with a penalty either side
+		{0, 8, 4, 2, 1, 1, 1},     // falling, then flat
+		{0, 1, 2, 4, 8},           // rising
+		{0, 5},                    // one VM count
+		{0, 7, 7, 7},              // flat
+		{0, 10, 6, 6, 3, 3, 4, 4}, // flat steps on both sides of the bottom
+	}
+	for ci, c := range curves {
+		ps := &phaseSolver{rt: [][3][]float64{{c}}, low: [][3]int{{lowest(c)}}}
+		for T := 0.0; T <= 11; T += 0.5 {
+			lo, hi := ps.span(0, 0, T)
+			wlo, whi := 1, 0
+			for x := 1; x < len(c); x++ {
+				if c[x] <= T {
+					if whi == 0 {
+						wlo = x
+					}
+					whi = x
+				}
+			}
+			empty, wempty := lo > hi, wlo > whi
+			if empty != wempty || !empty && (lo != wlo || hi != whi) {
+				t.Errorf("curve %d, T %v: span [%d, %d], want [%d, %d]", ci, T, lo, hi, wlo, whi)
+			}
+		}
+	}
+}
