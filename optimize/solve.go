@@ -86,6 +86,12 @@ type Settings struct {
 	// pricing round with the best plan's makespan and the best proven lower
 	// bound so far (seconds).
 	Progress func(incumbent, bound float64)
+	// WithinMeasured keeps every job with a measured range (model.Job.Range)
+	// on VM counts inside it, in every role; jobs without a range are free.
+	// The optimum or lower bound Solve records is then that of the
+	// restricted problem, and a note says so. A job whose range starts above
+	// the cluster's primary VMs is an error wrapping ErrRangeDoesNotFit.
+	WithinMeasured bool
 }
 
 // DefaultTimeLimit is the time limit the command line gives a problem of
@@ -224,6 +230,13 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err := CheckSize(p, swarmSet); err != nil {
 		return nil, err
 	}
+	var fallback model.Schedule
+	if set.WithinMeasured {
+		var err error
+		if p, fallback, err = withinMeasured(p); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	var sol model.Solution // notes, bounds and swarm settings until placed
 	auto := method == MethodAuto
@@ -255,6 +268,11 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	if set.WithinMeasured {
+		if s, err = keepMeasured(p, s, fallback, &sol); err != nil {
+			return nil, err
+		}
+	}
 	if (method == MethodExact || method == MethodSwarm || method == MethodColumns) && !set.KeepOrder {
 		before := p.MeanCompletion(s)
 		s = OrderForCompletion(p, s)
@@ -268,6 +286,18 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	sol.Algorithm, sol.Schedule, sol.Placement = placed.Algorithm, placed.Schedule, placed.Placement
 	r.Solution = sol
 	return r, nil
+}
+
+// keepMeasured returns s, or the fallback schedule if s is no shorter (then
+// s holds a job outside its range: withinMeasured), and notes that the plan
+// and its bound are for the restricted problem.
+func keepMeasured(p *model.Problem, s, fallback model.Schedule, sol *model.Solution) (model.Schedule, error) {
+	if p.Makespan(s) > p.Makespan(fallback) {
+		s = fallback
+		sol.Notes = append(sol.Notes, fmt.Sprintf("within measured ranges: the solver's plan was no shorter than every job alone on the largest measured VM count the cluster has (%s), so this plan is that one", model.FormatSeconds(p.Makespan(fallback))))
+	}
+	sol.Notes = append(sol.Notes, measuredNote)
+	return s, inMeasuredRanges(p, s)
 }
 
 // pairNotes runs the pair scheduler and notes whether its pairing is exact.
