@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/packer-sched/packer/model"
@@ -113,7 +114,7 @@ func New(p *model.Problem, workload string, sol model.Solution) (*Plan, error) {
 			VCPUsPerVM: c.VCPUsPerVM(), MemoryMiBPerVM: c.MemoryMiBPerVM()},
 		Jobs:               p.Jobs,
 		SequentialMakespan: p.SequentialMakespan(),
-		Notes:              sol.Notes,
+		Notes:              slices.Clone(sol.Notes),
 	}
 	var t, completion float64
 	for i, ph := range s.Phases {
@@ -126,9 +127,15 @@ func New(p *model.Problem, workload string, sol model.Solution) (*Plan, error) {
 			rt := p.Runtime(a.Job, a.VMs, a.Role)
 			pp.Jobs = append(pp.Jobs, Job{Name: job.Name, VMs: a.VMs, Role: a.Role, Runtime: rt, Extrapolated: job.Extrapolated(a.VMs)})
 			completion += t + rt
+			if job.Extrapolated(a.VMs) {
+				pl.Notes = append(pl.Notes, ExtrapolationNote(job, a.VMs))
+			}
 		}
 		pl.Phases = append(pl.Phases, pp)
 		t += pp.Duration
+	}
+	if len(pl.Notes) > len(sol.Notes) {
+		pl.Notes = append(pl.Notes, extrapolationSummary)
 	}
 	pl.Makespan = t
 	pl.MeanCompletion = completion / float64(len(p.Jobs))
@@ -145,6 +152,31 @@ func New(p *model.Problem, workload string, sol model.Solution) (*Plan, error) {
 		pl.SetLowerBound(*sol.LowerBound)
 	}
 	return pl, nil
+}
+
+// ExtrapolationNote names a job run on vms VMs outside the range its model
+// was measured on, and how far outside: "job sort runs on 1 VM, measured on
+// 2–12: its runtime is extrapolated 1 VM below the measured range". New adds
+// one per such job, then extrapolationSummary.
+func ExtrapolationNote(job model.Job, vms int) string {
+	r := job.Range
+	side, by := "below", r.Min-vms
+	if vms > r.Max {
+		side, by = "above", vms-r.Max
+	}
+	return fmt.Sprintf("job %s runs on %s, measured on %d–%d: its runtime is extrapolated %s %s the measured range",
+		job.Name, countVMs(vms), r.Min, r.Max, countVMs(by), side)
+}
+
+// extrapolationSummary follows the extrapolation notes: what rests on them.
+const extrapolationSummary = "the makespan, and any optimum or bound, rest on those extrapolations; packer plan --within-measured keeps every job inside its measured range"
+
+// countVMs is "1 VM" or "n VMs".
+func countVMs(n int) string {
+	if n == 1 {
+		return "1 VM"
+	}
+	return fmt.Sprintf("%d VMs", n)
 }
 
 func saving(makespan, sequential float64) float64 {

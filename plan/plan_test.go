@@ -443,3 +443,45 @@ func TestNewRecordsSolution(t *testing.T) {
 		t.Error("New accepted phases placed with each other's VMs")
 	}
 }
+
+// TestNewNamesExtrapolations: a job given a VM count outside its measured
+// range gets a note naming it, the count, the range and how far outside; a
+// job inside its range, or with no range, gets none.
+func TestNewNamesExtrapolations(t *testing.T) {
+	// SmallCluster: 2 hosts × 2 disks = 4 primary VMs.
+	below, above, inside, none := modeltest.Job("sort", 240, -1, false, true), modeltest.Job("rank", 120, -1, true, false),
+		modeltest.Job("grep", 48, -1, false, false), modeltest.Job("agg", 30, -1, false, false)
+	below.Range = &model.NodeRange{Min: 2, Max: 12}
+	above.Range = &model.NodeRange{Min: 1, Max: 2}
+	inside.Range = &model.NodeRange{Min: 1, Max: 4}
+	p := modeltest.Problem(t, modeltest.SmallCluster(), below, above, inside, none)
+	// Phase 1: sort on 1 VM (1 below 2) beside grep on 3; phase 2: rank on
+	// all 4 VMs (2 above 2); phase 3: agg on 4 VMs, no range.
+	s := model.Schedule{Phases: []model.Phase{
+		{Jobs: []model.Assignment{{Job: 0, VMs: 1, Role: model.Primary}, {Job: 2, VMs: 3, Role: model.Primary}}},
+		{Jobs: []model.Assignment{{Job: 1, VMs: 4, Role: model.Primary}}},
+		{Jobs: []model.Assignment{{Job: 3, VMs: 4, Role: model.Primary}}},
+	}}
+	sol, err := optimize.NewSolution(p, s, "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol.Notes = []string{"a note"}
+	pl, err := plan.New(p, "t", sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a note",
+		"job sort runs on 1 VM, measured on 2–12: its runtime is extrapolated 1 VM below the measured range",
+		"job rank runs on 4 VMs, measured on 1–2: its runtime is extrapolated 2 VMs above the measured range",
+		"the makespan, and any optimum or bound, rest on those extrapolations; packer plan --within-measured keeps every job inside its measured range"}
+	if !reflect.DeepEqual(pl.Notes, want) {
+		t.Errorf("notes:\n%q\nwant\n%q", pl.Notes, want)
+	}
+	if !reflect.DeepEqual(sol.Notes, []string{"a note"}) {
+		t.Errorf("New changed the solution's notes: %q", sol.Notes)
+	}
+	if err := pl.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
