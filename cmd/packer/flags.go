@@ -36,8 +36,10 @@ func clusterFromFlags(c *cli.Context) (model.Cluster, error) {
 		CoresPerHost:     c.Int("cores"),
 		MemoryMiBPerHost: c.Int("memory"),
 	}
-	if !c.IsSet("ratio") && cl.ExtraRatio > cl.DisksPerHost {
+	if !c.IsSet("ratio") && cl.ExtraRatio > cl.DisksPerHost && cl.DisksPerHost >= 1 {
 		// The default r = 2 assumes two disks; with one, one extra per primary VM.
+		fmt.Fprintf(c.App.ErrWriter, "packer: note: --disks %d cannot carry the default --ratio %d (one extra VM per %d primary VMs on a host): using --ratio %d; give --ratio to choose\n",
+			cl.DisksPerHost, cl.ExtraRatio, cl.ExtraRatio, cl.DisksPerHost)
 		cl.ExtraRatio = cl.DisksPerHost
 	}
 	if err := cl.Validate(); err != nil {

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -51,6 +53,7 @@ var planCommand = &cli.Command{
 		chartFlag,
 		formatFlag,
 		planDeadlineFlag,
+		withinMeasuredFlag,
 	}, clusterFlags...),
 	Action: planAction,
 }
@@ -152,16 +155,30 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	}
 	line := progress.New(c.App.ErrWriter)
 	defer line.Done()
-	set.Progress = func(inc, lb float64) { line.Report(false, "%s", optimize.FormatProgress(inc, lb)) }
+	var shown atomic.Bool // a progress line was written
+	report := func(msg string) {
+		if line.Report(false, "%s", msg) {
+			shown.Store(true)
+		}
+	}
+	set.Progress = func(inc, lb float64) { report(optimize.FormatProgress(inc, lb)) }
 	if bar := newProgressBar(c.App.ErrWriter); bar != nil {
 		set.Swarm.Recorder = bar.record
 		defer bar.done()
 	} else {
-		set.Swarm.Recorder = func(pr pso.Progress) { line.Report(false, "%s", optimize.FormatSwarmProgress(pr)) }
+		set.Swarm.Recorder = func(pr pso.Progress) { report(optimize.FormatSwarmProgress(pr)) }
 	}
 	res, err := optimize.Solve(p, method, set)
-	if err != nil {
+	if errors.Is(err, optimize.ErrRangeDoesNotFit) {
+		return nil, badInput(fmt.Errorf("--within-measured: %w", err))
+	} else if err != nil {
 		return nil, err
+	}
+	if shown.Load() && res.Method == optimize.MethodColumns && res.LowerBound != nil {
+		// The last pricing round's numbers are not the result's: the
+		// integer search after it improves the plan and the bound. The
+		// progress ends with what the summary prints.
+		line.Report(true, "%s", optimize.FormatProgress(p.Makespan(res.Schedule), *res.LowerBound))
 	}
 	return plan.New(p, workload, res.Solution)
 }
@@ -175,9 +192,13 @@ func planSettings(c *cli.Context, jobs int) (*optimize.Settings, error) {
 		limit = optimize.DefaultTimeLimit(jobs)
 	}
 	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
-		TimeLimit: limit}
+		TimeLimit: limit, WithinMeasured: c.Bool("within-measured")}
 	return set, settingUsage(c, set.Validate())
 }
+
+// withinMeasuredFlag keeps VM counts inside the jobs' measured ranges.
+var withinMeasuredFlag = &cli.BoolFlag{Name: "within-measured",
+	Usage: "give every job only VM counts inside the range it was measured on (measured_range); the optimum or bound then holds for that restricted model"}
 
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
 var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000 jobs",
@@ -268,7 +289,7 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 	}
 	fmt.Fprintln(w)
 	if extrapolated {
-		fmt.Fprintln(w, "* VM count outside the job's measured range: the runtime is an extrapolation of its model.")
+		fmt.Fprintln(w, "* VM count outside the job's measured range: the runtime is an extrapolation of its model (the notes say by how far).")
 	}
 	for _, n := range pl.Notes {
 		fmt.Fprintf(w, "Note: %s\n", n)
