@@ -77,7 +77,8 @@ func Report(in ReportInput) ([]byte, error) {
 		Fits       []fitRow
 		FitChart   template.HTML
 		Title      string
-	}{Plan: pl, Simulation: in.Simulation, Title: fmt.Sprintf("packer plan %s (%s)", pl.ID, pl.Workload)}
+		Bound      *boundCard
+	}{Plan: pl, Simulation: in.Simulation, Title: fmt.Sprintf("packer plan %s (%s)", pl.ID, pl.Workload), Bound: newBoundCard(pl)}
 
 	data.Gantt = inlineSVG(Gantt(pl).SVG())
 	class := map[string]string{}
@@ -132,6 +133,27 @@ func Report(in ReportInput) ([]byte, error) {
 		return nil, fmt.Errorf("chart: report: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// boundCard is the report's optimum or lower bound and the plan's gap to
+// it, labelled as packer plan's summary labels them.
+type boundCard struct {
+	Label, ID, GapLabel string
+	Value, Gap          float64
+}
+
+// newBoundCard is the plan's optimum, else its lower bound, with the gap;
+// nil when the plan records neither.
+func newBoundCard(pl *plan.Plan) *boundCard {
+	switch {
+	case pl.GapPercent == nil:
+		return nil
+	case pl.Optimum != nil:
+		return &boundCard{Label: "Optimum", ID: "optimum", GapLabel: "Gap to the optimum", Value: *pl.Optimum, Gap: *pl.GapPercent}
+	case pl.LowerBound != nil:
+		return &boundCard{Label: "Lower bound", ID: "lower-bound", GapLabel: "Gap, at most", Value: *pl.LowerBound, Gap: *pl.GapPercent}
+	}
+	return nil
 }
 
 var (

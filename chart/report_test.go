@@ -1,0 +1,69 @@
+package chart
+
+import (
+	"html"
+	"regexp"
+	"testing"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/model/modeltest"
+	"github.com/packer-sched/packer/optimize"
+	"github.com/packer-sched/packer/plan"
+)
+
+// reportCards parses the report's key-number cards: label → value as shown.
+func reportCards(t *testing.T, page []byte) map[string]string {
+	t.Helper()
+	card := regexp.MustCompile(`<div class="card"><div class="k">([^<]*)</div><div class="v"[^>]*>([^<]*)</div></div>`)
+	cards := map[string]string{}
+	for _, m := range card.FindAllSubmatch(page, -1) {
+		cards[html.UnescapeString(string(m[1]))] = html.UnescapeString(string(m[2]))
+	}
+	return cards
+}
+
+// TestReportShowsBoundAndGap: the report's key numbers carry the optimum or
+// the lower bound and the gap, as packer plan's summary does. One job,
+// F(n) = 240/n, alone on 2 × 2 = 4 VMs: makespan 60 s. An optimum of 48 s
+// is a gap of 100·(60 − 48)/48 = 25 %; a lower bound of 50 s one of at most
+// 100·(60 − 50)/50 = 20 %.
+func TestReportShowsBoundAndGap(t *testing.T) {
+	p := modeltest.Problem(t, modeltest.SmallCluster(), modeltest.Job("A", 240, -1, false, false))
+	sol, err := optimize.NewSolution(p, model.Sequential(p), "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		set      func(*plan.Plan)
+		want     map[string]string
+		notLabel string
+	}{
+		{"optimum", func(pl *plan.Plan) { pl.SetOptimum(48) },
+			map[string]string{"Makespan": "60.0 s", "Optimum": "48.0 s", "Gap to the optimum": "25.00 %"}, "Lower bound"},
+		{"lower bound", func(pl *plan.Plan) { pl.SetLowerBound(50) },
+			map[string]string{"Makespan": "60.0 s", "Lower bound": "50.0 s", "Gap, at most": "20.00 %"}, "Optimum"},
+		{"neither", func(*plan.Plan) {}, map[string]string{"Makespan": "60.0 s"}, "Gap, at most"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := plan.New(p, "t", sol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.set(pl)
+			page, err := Report(ReportInput{Plan: pl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cards := reportCards(t, page)
+			for k, v := range tc.want {
+				if cards[k] != v {
+					t.Errorf("card %q = %q, want %q (cards %q)", k, cards[k], v, cards)
+				}
+			}
+			if _, ok := cards[tc.notLabel]; ok {
+				t.Errorf("card %q shown: %q", tc.notLabel, cards)
+			}
+		})
+	}
+}
