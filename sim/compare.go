@@ -3,7 +3,11 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -310,4 +314,333 @@ func forEach(n, k int, f func(i int) error) error {
 		panic(panicked)
 	}
 	return first
+}
+
+// RankMetric is a number Rank orders policies by, lower better.
+type RankMetric struct {
+	// Name is how --rank-by names it, e.g. "p95-slowdown".
+	Name string
+	// Label names it in sentences, e.g. "p95 slowdown".
+	Label string
+	// Seconds is true for times, false for ratios.
+	Seconds bool
+	// Of is the metric of a run, from its Result.
+	Of func(r *Result) float64
+	// Jobs is the metric over some of a run's jobs (a size class), the same
+	// statistic as Of over all of them; NaN over no jobs.
+	Jobs func(js []JobResult) float64
+}
+
+// RankMetrics are the metrics Rank knows, as LookupRankMetric finds them.
+var RankMetrics = []RankMetric{
+	{Name: "makespan", Label: "makespan", Seconds: true, Of: func(r *Result) float64 { return r.Makespan },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, finish, maxOf) }},
+	{Name: "mean-response", Label: "mean response", Seconds: true, Of: func(r *Result) float64 { return r.Summary.MeanResponse },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, response, meanOf) }},
+	{Name: "median-response", Label: "median response", Seconds: true, Of: func(r *Result) float64 { return r.Summary.MedianResponse },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, response, medianOf) }},
+	{Name: "p95-response", Label: "p95 response", Seconds: true, Of: func(r *Result) float64 { return r.Summary.P95Response },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, response, p95Of) }},
+	{Name: "mean-slowdown", Label: "mean slowdown", Of: func(r *Result) float64 { return r.Summary.MeanSlowdown },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, slowdown, meanOf) }},
+	{Name: "median-slowdown", Label: "median slowdown", Of: func(r *Result) float64 { return r.Summary.MedianSlowdown },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, slowdown, medianOf) }},
+	{Name: "p95-slowdown", Label: "p95 slowdown", Of: func(r *Result) float64 { return r.Summary.P95Slowdown },
+		Jobs: func(js []JobResult) float64 { return jobStat(js, slowdown, p95Of) }},
+	{Name: "v95", Label: "V95", Of: func(r *Result) float64 { return r.Summary.V95 },
+		Jobs: func(js []JobResult) float64 {
+			if m := jobStat(js, slowdown, medianOf); m > 0 {
+				return jobStat(js, slowdown, p95Of) / m
+			}
+			return math.NaN()
+		}},
+}
+
+// The per-job numbers and statistics of RankMetrics' Jobs. Slowdowns of 0
+// (not summarised) are left out, as Summarize leaves them out.
+var (
+	finish   = func(j JobResult) float64 { return j.Finish }
+	response = func(j JobResult) float64 { return j.Response }
+	slowdown = func(j JobResult) float64 {
+		if j.Slowdown > 0 {
+			return j.Slowdown
+		}
+		return math.NaN()
+	}
+	maxOf    = func(xs []float64) float64 { return slices.Max(xs) }
+	meanOf   = func(xs []float64) float64 { m, _, _ := describe(xs); return m }
+	medianOf = func(xs []float64) float64 { _, m, _ := describe(xs); return m }
+	p95Of    = func(xs []float64) float64 { _, _, p := describe(xs); return p }
+)
+
+// jobStat is stat over the jobs' numbers that are not NaN; NaN if none.
+func jobStat(js []JobResult, num func(JobResult) float64, stat func([]float64) float64) float64 {
+	var xs []float64
+	for _, j := range js {
+		if v := num(j); !math.IsNaN(v) {
+			xs = append(xs, v)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return stat(xs)
+}
+
+// ErrUnknownMetric is the error of a metric Rank does not know.
+var ErrUnknownMetric = errors.New("unknown metric")
+
+// RankMetricNames are RankMetrics' names, in order.
+func RankMetricNames() []string {
+	var out []string
+	for _, m := range RankMetrics {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// LookupRankMetric is the metric of that name (ErrUnknownMetric if none).
+func LookupRankMetric(name string) (RankMetric, error) {
+	for _, m := range RankMetrics {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return RankMetric{}, fmt.Errorf("%w %q; want one of %s", ErrUnknownMetric, name, strings.Join(RankMetricNames(), ", "))
+}
+
+// SizeClass is a class of jobs by task count (maps and reduces).
+type SizeClass struct {
+	Name string
+	// MaxTasks is the class's largest task count; 0 is no bound.
+	MaxTasks int
+}
+
+// SizeClasses are Rank's classes, smallest first; a job is in the first
+// whose MaxTasks it does not exceed: small 1–10 tasks, medium 11–100,
+// large more than 100. On the FB-2010 day (256 MiB blocks) they hold 18,377,
+// 3,381 and 2,684 of its 24,442 jobs.
+var SizeClasses = []SizeClass{{"small", 10}, {"medium", 100}, {"large", 0}}
+
+// String is the class with its bounds, e.g. "medium 11–100 tasks".
+func (c SizeClass) String() string {
+	i := slices.Index(SizeClasses, c)
+	switch {
+	case c.MaxTasks == 0 && i > 0:
+		return fmt.Sprintf("%s > %d tasks", c.Name, SizeClasses[i-1].MaxTasks)
+	case i > 0:
+		return fmt.Sprintf("%s %d–%d tasks", c.Name, SizeClasses[i-1].MaxTasks+1, c.MaxTasks)
+	case c.MaxTasks == 0:
+		return c.Name
+	}
+	return fmt.Sprintf("%s ≤ %d tasks", c.Name, c.MaxTasks)
+}
+
+// sizeClass is the index in SizeClasses of a job of n tasks.
+func sizeClass(n int) int {
+	for i, c := range SizeClasses {
+		if c.MaxTasks == 0 || n <= c.MaxTasks {
+			return i
+		}
+	}
+	return len(SizeClasses) - 1
+}
+
+// Ranking orders a comparison's policies by a metric, and says why each
+// lost to the best: how its jobs fared, by size class, against the best's.
+type Ranking struct {
+	// Metric is the metric's name (RankMetric.Name).
+	Metric string `json:"metric"`
+	// Against is the best policy (the first listed of those tied best),
+	// whose jobs the others' are compared with.
+	Against string `json:"against"`
+	// Places are the policies, best first; equal values keep the order
+	// they were given in.
+	Places []Place `json:"places"`
+	metric RankMetric
+}
+
+// Place is one policy's rank.
+type Place struct {
+	// Rank is 1 for the best; policies with equal values share a rank.
+	Rank   int     `json:"rank"`
+	Policy string  `json:"policy"`
+	Value  float64 `json:"value"`
+	// Classes compare the policy's jobs with Against's, one per size class
+	// that has jobs; none for Against itself.
+	Classes []ClassChange `json:"classes,omitempty"`
+}
+
+// ClassChange is how a size class's jobs fared under a policy against the
+// best one.
+type ClassChange struct {
+	Class string `json:"class"`
+	Jobs  int    `json:"jobs"`
+	// Faster and Slower count the jobs whose response is shorter or longer
+	// than under Against by more than RankTolerance.
+	Faster int `json:"faster"`
+	Slower int `json:"slower"`
+	// Value and AgainstValue are the metric over the class's jobs under the
+	// policy and under Against (RankMetric.Jobs).
+	Value        float64 `json:"value"`
+	AgainstValue float64 `json:"against_value"`
+	// ResponseChange is the mean over the class's jobs of their response
+	// less their response under Against, in seconds.
+	ResponseChange float64 `json:"response_change"`
+}
+
+// RankTolerance is the difference in seconds below which Rank counts a
+// job's responses under two policies equal: the same times summed in
+// another order differ in their last bits.
+const RankTolerance = 1e-6
+
+// ErrRankJobs is the error of results Rank cannot compare job by job.
+var ErrRankJobs = errors.New("results do not hold the workload's jobs")
+
+// Rank orders results by the metric (lower is better) and compares every
+// result's jobs, by size class (SizeClasses, of w's task counts), with the
+// best's. Each result must hold w's jobs in w's order, as the runs of a
+// Comparison on w do (ErrRankJobs); a metric that is not a name of
+// RankMetrics is ErrUnknownMetric.
+func Rank(w *Workload, results []*Result, metric string) (*Ranking, error) {
+	m, err := LookupRankMetric(metric)
+	if err != nil {
+		return nil, err
+	}
+	if len(results) == 0 {
+		return nil, errors.New("sim: rank: no results")
+	}
+	class := make([]int, len(w.Jobs))
+	for i, j := range w.Jobs {
+		class[i] = sizeClass(j.Maps.N() + j.Reduces.N())
+	}
+	for _, r := range results {
+		if len(r.Jobs) != len(w.Jobs) {
+			return nil, fmt.Errorf("sim: rank: %w: %s has %d jobs, workload %s %d", ErrRankJobs, r.Policy, len(r.Jobs), w.Name, len(w.Jobs))
+		}
+		for i := range r.Jobs {
+			if r.Jobs[i].Name != w.Jobs[i].Name {
+				return nil, fmt.Errorf("sim: rank: %w: %s's job %d is %q, workload %s's %q", ErrRankJobs, r.Policy, i, r.Jobs[i].Name, w.Name, w.Jobs[i].Name)
+			}
+		}
+	}
+	order := make([]int, len(results))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmpValue(m.Of(results[a]), m.Of(results[b])) })
+	best := results[order[0]]
+	rk := &Ranking{Metric: m.Name, Against: best.Policy, metric: m}
+	for k, i := range order {
+		r := results[i]
+		p := Place{Rank: k + 1, Policy: r.Policy, Value: m.Of(r)}
+		if k > 0 && cmpValue(p.Value, rk.Places[k-1].Value) == 0 {
+			p.Rank = rk.Places[k-1].Rank
+		}
+		if k > 0 {
+			p.Classes = classChanges(m, class, r, best)
+		}
+		rk.Places = append(rk.Places, p)
+	}
+	return rk, nil
+}
+
+// cmpValue orders metric values, lower first, NaN last; values within a
+// relative 1e-9 of each other are equal.
+func cmpValue(a, b float64) int {
+	switch {
+	case math.IsNaN(a) || math.IsNaN(b):
+		return cmpBool(math.IsNaN(a), math.IsNaN(b))
+	case math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b)):
+		return 0
+	case a < b:
+		return -1
+	}
+	return 1
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// classChanges compares r's jobs with best's, one ClassChange per size
+// class with jobs; class[i] is job i's class.
+func classChanges(m RankMetric, class []int, r, best *Result) []ClassChange {
+	var out []ClassChange
+	for c := range SizeClasses {
+		var mine, theirs []JobResult
+		ch := ClassChange{Class: SizeClasses[c].Name}
+		var sum float64
+		for i, k := range class {
+			if k != c {
+				continue
+			}
+			mine, theirs = append(mine, r.Jobs[i]), append(theirs, best.Jobs[i])
+			d := r.Jobs[i].Response - best.Jobs[i].Response
+			sum += d
+			if d < -RankTolerance {
+				ch.Faster++
+			} else if d > RankTolerance {
+				ch.Slower++
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		ch.Jobs, ch.ResponseChange = len(mine), sum/float64(len(mine))
+		ch.Value, ch.AgainstValue = m.Jobs(mine), m.Jobs(theirs)
+		out = append(out, ch)
+	}
+	return out
+}
+
+// Lines are the ranking for printing: one line per policy, best first,
+// then why: for each other policy and size class, the metric over the
+// class's jobs against the best's, and how many of them ran faster or
+// slower.
+func (rk *Ranking) Lines() []string {
+	m := rk.metric
+	if m.Name == "" {
+		m, _ = LookupRankMetric(rk.Metric)
+	}
+	value := func(v float64) string {
+		switch {
+		case math.IsNaN(v):
+			return "-"
+		case m.Seconds:
+			return strconv.FormatFloat(v, 'f', 1, 64) + " s"
+		}
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	width := 0
+	for _, p := range rk.Places {
+		width = max(width, len(p.Policy))
+	}
+	lines := []string{fmt.Sprintf("Ranked by %s (lower is better):", m.Label)}
+	for _, p := range rk.Places {
+		lines = append(lines, fmt.Sprintf("  %d. %-*s  %s", p.Rank, width, p.Policy, value(p.Value)))
+	}
+	if len(rk.Places) < 2 {
+		return lines
+	}
+	var classes []string
+	for _, c := range SizeClasses {
+		classes = append(classes, c.String())
+	}
+	lines = append(lines, fmt.Sprintf("Why, against %s, by job size (%s);", rk.Against, strings.Join(classes, ", ")),
+		"faster and slower count the jobs whose response is shorter or longer:")
+	for _, p := range rk.Places[1:] {
+		for _, c := range p.Classes {
+			lines = append(lines, fmt.Sprintf("  %-*s  %-6s %6d jobs: %s %s against %s; %d faster, %d slower, mean response %+.1f s",
+				width, p.Policy, c.Class, c.Jobs, m.Label, value(c.Value), value(c.AgainstValue), c.Faster, c.Slower, c.ResponseChange))
+		}
+	}
+	return lines
 }

@@ -131,16 +131,17 @@ func Results(runs []Outcome, w *Workload) []*Result {
 
 // WriteJSON writes the comparison as one JSON document: the workload's name,
 // the seed, the task count, the cluster, the idle-cluster note (IdleNote of
-// the runs on w) if any, and every run's Result.
-func WriteJSON(out io.Writer, w *Workload, seed uint64, runs []Outcome) error {
+// the runs on w) if any, the ranking if not nil, and every run's Result.
+func WriteJSON(out io.Writer, w *Workload, seed uint64, runs []Outcome, ranking *Ranking) error {
 	doc := struct {
 		Workload string       `json:"workload"`
 		Seed     uint64       `json:"seed"`
 		Tasks    int          `json:"tasks"`
 		Cluster  Cluster      `json:"cluster"`
 		Idle     *IdleCluster `json:"idle_cluster,omitempty"`
+		Ranking  *Ranking     `json:"ranking,omitempty"`
 		Policies []*Result    `json:"policies"`
-	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster, Idle: IdleNote(w, Results(runs, w))}
+	}{Workload: w.Name, Seed: seed, Tasks: w.Tasks(), Cluster: w.Cluster, Idle: IdleNote(w, Results(runs, w)), Ranking: ranking}
 	for _, r := range runs {
 		doc.Policies = append(doc.Policies, r.Result)
 	}

@@ -49,6 +49,7 @@ var simulateCommand = &cli.Command{
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "master seed (block placement)"},
 		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB`, and run no more policies side by side than it holds (default: half this machine's memory; 0: no limit)"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table, json or csv"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank the policies by `METRIC` (" + strings.Join(sim.RankMetricNames(), ", ") + ") and say why, by job size"},
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
 		&cli.StringFlag{Name: "trace", Usage: "write every event to `FILE` (CSV)"},
 		chartFlag,
@@ -68,6 +69,11 @@ func simulateAction(c *cli.Context) error {
 	for _, check := range simFlagChecks {
 		if err := check(c); err != nil {
 			return err
+		}
+	}
+	if m := c.String("rank-by"); m != "" {
+		if _, err := sim.LookupRankMetric(m); err != nil {
+			return badUsage("--rank-by: %v", err)
 		}
 	}
 	opts, err := simPolicyOptions(c)
@@ -150,15 +156,50 @@ func simulateAction(c *cli.Context) error {
 	if idle := sim.IdleNote(base, sim.Results(runs, base)); idle != nil {
 		fmt.Fprintln(c.App.ErrWriter, "packer: note:", idle.Note)
 	}
+	ranking, err := simRanking(c, base, runs)
+	if err != nil {
+		return err
+	}
 	out := c.App.Writer
 	switch format {
 	case "json":
-		return sim.WriteJSON(out, base, cmp.Settings.Seed, runs)
+		return sim.WriteJSON(out, base, cmp.Settings.Seed, runs, ranking)
 	case "csv":
+		if ranking != nil { // stdout is the CSV's
+			fmt.Fprintln(c.App.ErrWriter, strings.Join(ranking.Lines(), "\n"))
+		}
 		_, err := out.Write(sim.SummaryCSV(runs))
 		return err
 	}
-	return printSimulation(out, base, cmp.Settings, runs)
+	if err := printSimulation(out, base, cmp.Settings, runs); err != nil {
+		return err
+	}
+	if ranking != nil {
+		fmt.Fprintln(out, strings.Join(ranking.Lines(), "\n"))
+	}
+	return nil
+}
+
+// simRanking is --rank-by's ranking of the runs on the workload (sim.Rank;
+// plan replays run jobs of their own and are left out, said on stderr), or
+// nil without the flag.
+func simRanking(c *cli.Context, base *sim.Workload, runs []sim.Outcome) (*sim.Ranking, error) {
+	metric := c.String("rank-by")
+	if metric == "" {
+		return nil, nil
+	}
+	results := sim.Results(runs, base)
+	if len(results) < len(runs) {
+		fmt.Fprintf(c.App.ErrWriter, "packer: note: --rank-by ranks the %d policies run on the workload; plan replays run their own jobs and are left out\n", len(results))
+	}
+	if len(results) == 0 {
+		return nil, nil
+	}
+	rk, err := sim.Rank(base, results, metric)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return rk, nil
 }
 
 // simTrace streams --trace to a temporary file beside its target (a million

@@ -41,3 +41,41 @@ func TestSimulateIdleNote(t *testing.T) {
 		t.Errorf("8 nodes: an idle note: %q", errs)
 	}
 }
+
+// TestSimulateRankBy: --rank-by prints the ranking and its reasons after the
+// table, puts it in the JSON document, and refuses an unknown metric before
+// any run.
+func TestSimulateRankBy(t *testing.T) {
+	code, out, errs := packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "-p", "fifo,fair,sequential", "--rank-by", "p95-slowdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// fair 2.20, fifo 3.50, sequential 18.40 (simulate-small.txt's p95 slowdowns).
+	for _, want := range []string{"Ranked by p95 slowdown (lower is better):\n  1. fair        2.20\n  2. fifo        3.50\n  3. sequential  18.40\n",
+		"Why, against fair, by job size (small ≤ 10 tasks, medium 11–100 tasks, large > 100 tasks);",
+		"  sequential  small       3 jobs: p95 slowdown 18.40 against 2.20; 0 faster, 3 slower"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errs = packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "-p", "fifo,fair", "--rank-by", "makespan", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Ranking struct {
+			Metric, Against string
+			Places          []struct{ Policy string }
+		} `json:"ranking"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Ranking.Metric != "makespan" || doc.Ranking.Against != "fifo" || len(doc.Ranking.Places) != 2 {
+		t.Errorf("JSON ranking %+v, want fifo (82 s) before fair (85 s)", doc.Ranking)
+	}
+	code, _, errs = packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "--rank-by", "speed")
+	if code != 2 || !strings.Contains(errs, `--rank-by: unknown metric "speed"; want one of makespan,`) {
+		t.Errorf("unknown metric: exit %d, %q", code, errs)
+	}
+}

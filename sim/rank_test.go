@@ -1,0 +1,115 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/packer-sched/packer/sim"
+)
+
+// rankCase is three jobs, one per size class: s (2 tasks), m (20) and l
+// (150), alone 2, 50 and 1000 s, under two policies:
+//
+//	fifo: responses 10, 100, 1000 s → slowdowns 5, 2, 1; p95 5; makespan 1000
+//	fair: responses  4, 120, 1100 s → slowdowns 2, 2.4, 1.1; p95 2.4; makespan 1100
+//
+// and a third, same, whose jobs are fifo's.
+func rankCase() (*sim.Workload, []*sim.Result) {
+	w := &sim.Workload{Name: "three", Jobs: []sim.Job{
+		{Name: "s", Maps: sim.Tasks{Count: 1, Mean: 2}, Reduces: sim.Tasks{Count: 1, Mean: 1}},
+		{Name: "m", Maps: sim.Tasks{Count: 20, Mean: 5}},
+		{Name: "l", Maps: sim.Tasks{Count: 150, Mean: 10}},
+	}}
+	alone := []float64{2, 50, 1000}
+	result := func(policy string, resp ...float64) *sim.Result {
+		r := &sim.Result{Policy: policy}
+		for i, v := range resp {
+			r.Jobs = append(r.Jobs, sim.JobResult{Name: w.Jobs[i].Name, Finish: v, Response: v})
+			r.Makespan = max(r.Makespan, v)
+		}
+		r.Summarize(alone)
+		return r
+	}
+	return w, []*sim.Result{result("fifo", 10, 100, 1000), result("fair", 4, 120, 1100), result("same", 10, 100, 1000)}
+}
+
+// TestRankP95Slowdown: fair's p95 slowdown 2.4 beats fifo's and same's 5
+// (tied, second). Against fair, fifo's small job is 6 s slower (slowdown 5
+// against 2), its medium job 20 s and its large job 100 s faster.
+func TestRankP95Slowdown(t *testing.T) {
+	w, rs := rankCase()
+	got, err := sim.Rank(w, rs, "p95-slowdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := []sim.ClassChange{
+		{Class: "small", Jobs: 1, Slower: 1, Value: 5, AgainstValue: 2, ResponseChange: 6},
+		{Class: "medium", Jobs: 1, Faster: 1, Value: 2, AgainstValue: 2.4, ResponseChange: -20},
+		{Class: "large", Jobs: 1, Faster: 1, Value: 1, AgainstValue: 1.1, ResponseChange: -100},
+	}
+	want := &sim.Ranking{Metric: "p95-slowdown", Against: "fair", Places: []sim.Place{
+		{Rank: 1, Policy: "fair", Value: 2.4},
+		{Rank: 2, Policy: "fifo", Value: 5, Classes: fifo},
+		{Rank: 2, Policy: "same", Value: 5, Classes: fifo},
+	}}
+	if g, w := fmt.Sprintf("%+v", got.Places), fmt.Sprintf("%+v", want.Places); g != w || got.Against != want.Against || got.Metric != want.Metric {
+		t.Errorf("ranking %s against %s: %s\nwant %s against %s: %s", got.Metric, got.Against, g, want.Metric, want.Against, w)
+	}
+	lines := strings.Join(got.Lines(), "\n")
+	for _, want := range []string{
+		"Ranked by p95 slowdown (lower is better):",
+		"  1. fair  2.40",
+		"  2. fifo  5.00",
+		"  2. same  5.00",
+		"Why, against fair, by job size (small ≤ 10 tasks, medium 11–100 tasks, large > 100 tasks);",
+		"  fifo  small       1 jobs: p95 slowdown 5.00 against 2.00; 0 faster, 1 slower, mean response +6.0 s",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("lines lack %q:\n%s", want, lines)
+		}
+	}
+}
+
+// TestRankMakespan: fifo's makespan 1000 s beats fair's 1100 s; fair's small
+// job is 6 s faster, its medium and large jobs 20 and 100 s slower.
+func TestRankMakespan(t *testing.T) {
+	w, rs := rankCase()
+	got, err := sim.Rank(w, rs[:2], "makespan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Against != "fifo" || got.Places[1].Policy != "fair" || got.Places[1].Value != 1100 {
+		t.Fatalf("got %+v, want fifo then fair at 1100", got)
+	}
+	want := []sim.ClassChange{
+		{Class: "small", Jobs: 1, Faster: 1, Value: 4, AgainstValue: 10, ResponseChange: -6},
+		{Class: "medium", Jobs: 1, Slower: 1, Value: 120, AgainstValue: 100, ResponseChange: 20},
+		{Class: "large", Jobs: 1, Slower: 1, Value: 1100, AgainstValue: 1000, ResponseChange: 100},
+	}
+	if !reflect.DeepEqual(want, got.Places[1].Classes) {
+		t.Errorf("fair against fifo:\ngot  %+v\nwant %+v", got.Places[1].Classes, want)
+	}
+	if l := got.Lines(); !strings.Contains(strings.Join(l, "\n"), "  2. fair  1100.0 s") {
+		t.Errorf("lines:\n%s", strings.Join(l, "\n"))
+	}
+}
+
+func TestRankErrors(t *testing.T) {
+	w, rs := rankCase()
+	if _, err := sim.Rank(w, rs, "fastest"); !errors.Is(err, sim.ErrUnknownMetric) || !strings.Contains(err.Error(), "p95-slowdown") {
+		t.Errorf("unknown metric: %v", err)
+	}
+	short := *rs[0]
+	short.Jobs = short.Jobs[:2]
+	if _, err := sim.Rank(w, []*sim.Result{rs[1], &short}, "v95"); !errors.Is(err, sim.ErrRankJobs) {
+		t.Errorf("a result with two of three jobs: %v", err)
+	}
+	for _, m := range sim.RankMetricNames() {
+		if _, err := sim.Rank(w, rs, m); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}
