@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -95,18 +94,17 @@ func ReadWorkloadFile(path string, stdin io.Reader) (*Workload, error) {
 	return ParseWorkload(data, name)
 }
 
-// ReadInput reads the file at path, or stdin for "-", and returns its bytes
-// and its name for messages ("<stdin>" for "-"); a failure is an *InputError
-// naming it.
+// ReadInput reads the workload file at path, or stdin for "-", and returns
+// its bytes and its name for messages ("<stdin>" for "-"); a failure, one of
+// more than MaxWorkloadBytes included, is an *InputError naming it.
 func ReadInput(path string, stdin io.Reader) (data []byte, name string, err error) {
-	if path == "-" {
-		name = "<stdin>"
-		data, err = io.ReadAll(stdin)
-	} else {
-		name = path
-		data, err = os.ReadFile(path)
+	const kind = "a workload file"
+	if path != "-" {
+		data, err = ReadFileLimit(path, MaxWorkloadBytes, kind)
+		return data, path, err
 	}
-	if err != nil {
+	name = "<stdin>"
+	if data, err = ReadAllLimit(stdin, MaxWorkloadBytes, kind); err != nil {
 		return nil, name, &InputError{File: name, Err: err}
 	}
 	return data, name, nil

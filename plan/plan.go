@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -397,11 +396,16 @@ func Parse(data []byte, name string) (*Plan, error) {
 	return &pl, nil
 }
 
-// ReadFile reads and verifies a plan document.
+// MaxFileBytes is the largest plan document ReadFile reads: 64 MiB, some
+// hundred thousand jobs' placements.
+const MaxFileBytes = 64 << 20
+
+// ReadFile reads and verifies a plan document; one of more than MaxFileBytes
+// is refused before it is parsed.
 func ReadFile(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, MaxFileBytes, "a plan document")
 	if err != nil {
-		return nil, &model.InputError{File: path, Err: err}
+		return nil, err
 	}
 	return Parse(data, path)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -92,11 +91,16 @@ const (
 	Xen  = "xen"
 )
 
-// ReadInventoryFile reads and validates an inventory file.
+// MaxInventoryBytes is the largest inventory file ReadInventoryFile reads:
+// 16 MiB, tens of thousands of hosts.
+const MaxInventoryBytes = 16 << 20
+
+// ReadInventoryFile reads and validates an inventory file; one of more than
+// MaxInventoryBytes is refused before it is parsed.
 func ReadInventoryFile(path string) (*Inventory, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, MaxInventoryBytes, "an inventory file")
 	if err != nil {
-		return nil, &model.InputError{File: path, Err: err}
+		return nil, err
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {

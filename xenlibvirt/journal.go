@@ -210,11 +210,16 @@ func ParseJournal(data []byte, name string) (*Journal, error) {
 	return &j, nil
 }
 
-// ReadJournalFile reads a state file.
+// MaxJournalBytes is the largest state file ReadJournalFile reads: 64 MiB,
+// some hundred thousand VMs' records.
+const MaxJournalBytes = 64 << 20
+
+// ReadJournalFile reads a state file; one of more than MaxJournalBytes is
+// refused before it is parsed.
 func ReadJournalFile(path string) (*Journal, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, MaxJournalBytes, "a state file")
 	if err != nil {
-		return nil, &model.InputError{File: path, Err: err}
+		return nil, err
 	}
 	return ParseJournal(data, path)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/plan"
 )
 
@@ -243,9 +244,13 @@ func WriteRunRecord(dir string, rec *RunRecord) error {
 	return nil
 }
 
-// ReadRunRecord reads the record WriteRunRecord wrote into dir.
+// MaxRunRecordBytes is the largest run record ReadRunRecord reads: 16 MiB.
+const MaxRunRecordBytes = 16 << 20
+
+// ReadRunRecord reads the record WriteRunRecord wrote into dir; one of more
+// than MaxRunRecordBytes is refused before it is parsed.
 func ReadRunRecord(dir string) (*RunRecord, error) {
-	b, err := os.ReadFile(filepath.Join(dir, RunRecordFile))
+	b, err := model.ReadFileLimit(filepath.Join(dir, RunRecordFile), MaxRunRecordBytes, "a run record")
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // packerProcess runs this test binary as packer, in a process of its own, as
@@ -79,5 +81,33 @@ func TestCommandsWithSubcommandsNeedOne(t *testing.T) {
 	}
 	if code, out, errs := packer(t, ""); code != 0 || errs != "" || !strings.Contains(out, "COMMANDS:") {
 		t.Errorf("packer: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestEndlessInputsEndInOneLine: a workload, a plan or a trace of /dev/zero
+// is refused in one line with exit code 2, having read at most the kind's
+// limit (256 MiB for a workload) or, for a trace, its first byte.
+func TestEndlessInputsEndInOneLine(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "-w", "/dev/zero"}, "packer: /dev/zero: too large: a workload file may be at most 256 MiB\n"},
+		{[]string{"simulate", "--plan", "/dev/zero"}, "packer: /dev/zero: too large: a plan document may be at most 64 MiB\n"},
+		{[]string{"workloads", "import", "--input-format", "rumen", "-o", out, "/dev/zero"},
+			`packer: /dev/zero: job record at line 1 (byte 0): want a JSON object, found '\x00'` + "\n"},
+	} {
+		start := time.Now()
+		code, _, errs := packer(t, "", c.args...)
+		if code != 2 || errs != c.want {
+			t.Errorf("packer %s: exit %d, stderr %q, want 2 and %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("packer %s took %v", strings.Join(c.args, " "), d)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused import wrote %s", out)
 	}
 }

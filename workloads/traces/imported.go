@@ -148,12 +148,12 @@ func (m *Metadata) count(jobs []sim.Job) {
 // 0 ms.
 const minTask = 0.001
 
-// openTrace returns r, decompressed if it is gzipped, and the function that
-// makes an error about it a *model.InputError naming the file: the start every
-// reader shares.
+// openTrace returns r, decompressed if it is gzipped, bounded by
+// MaxTraceBytes, and the function that makes an error about it a
+// *model.InputError naming the file: the start every reader shares.
 func openTrace(r io.Reader, name string) (io.Reader, func(error) error, error) {
 	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, err := maybeGzip(r, MaxTraceBytes, "a trace")
 	if err != nil {
 		return nil, nil, bad(err)
 	}

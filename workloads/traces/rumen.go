@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -278,7 +279,7 @@ type rumenReader struct {
 // A malformed record stops it, or is counted with SkipBad unless nothing
 // after it can be read.
 func (rr *rumenReader) readJobs(in io.Reader) error {
-	sp := &splitter{r: bufio.NewReaderSize(in, 256<<10), line: 1}
+	sp := &splitter{r: bufio.NewReaderSize(in, 256<<10), line: 1, resync: rr.set.SkipBad}
 	for {
 		obj, at, err := sp.next()
 		if errors.Is(err, io.EOF) {
@@ -768,6 +769,10 @@ type splitter struct {
 	buf    []byte
 	offset int64
 	line   int
+	// resync is whether a record that is not an object is skipped (SkipBad):
+	// only then does next look for the following one, so that without it a
+	// stream of no objects at all (/dev/zero) is refused at its first byte.
+	resync bool
 }
 
 func (s *splitter) read() (byte, error) {
@@ -799,6 +804,9 @@ func (s *splitter) next() ([]byte, where, error) {
 		}
 		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
 			at := where{s.line, s.offset - 1}
+			if !s.resync {
+				return nil, at, fmt.Errorf("want a JSON object, found %q", c)
+			}
 			if err := s.skipTo(); err != nil {
 				return nil, at, err
 			}
@@ -854,21 +862,29 @@ func (s *splitter) recordStartsHere() bool {
 }
 
 // skipTo advances to just before the next '{', where the next record most
-// likely starts.
+// likely starts, a buffer at a time; more than maxRecord bytes without one
+// is not a trace, and ends the reading.
 func (s *splitter) skipTo() error {
-	for {
-		b, err := s.r.Peek(1)
-		if err != nil {
+	for skipped := 0; ; {
+		if _, err := s.r.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return &fatalError{readError(err)}
 		}
-		if b[0] == '{' {
+		b, _ := s.r.Peek(s.r.Buffered())
+		n := bytes.IndexByte(b, '{')
+		if n < 0 {
+			n = len(b)
+		}
+		s.line += bytes.Count(b[:n], []byte{'\n'})
+		s.offset += int64(n)
+		_, _ = s.r.Discard(n)
+		if n < len(b) {
 			return nil
 		}
-		if _, err := s.read(); err != nil {
-			return &fatalError{readError(err)}
+		if skipped += n; skipped > maxRecord {
+			return &fatalError{fmt.Errorf("no JSON object in the %d bytes after it", maxRecord)}
 		}
 	}
 }

@@ -293,9 +293,22 @@ func eachLine(r io.Reader, fn func(line int, text string) (more bool, err error)
 	}
 }
 
-// maybeGzip returns r, decompressed if it starts with gzip's magic bytes.
-func maybeGzip(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+// MaxTraceBytes is the most of a trace an importer reads: 16 GiB, counted
+// in the file and again, for a gzipped trace, after decompression. The
+// importers stream, so the bound is not memory's but time's: a trace of
+// bytes of no use (/dev/zero, a gzip bomb) ends in one line instead of
+// being read for ever.
+const MaxTraceBytes = 16 << 30
+
+// MaxTopologyBytes is the largest Rumen topology ReadTopology reads, in the
+// file and decompressed: 64 MiB, some hundred thousand hosts.
+const MaxTopologyBytes = 64 << 20
+
+// maybeGzip returns r, decompressed if it starts with gzip's magic bytes,
+// failing with model.TooLargeError after more than limit bytes of the file
+// or of its decompressed stream, of the kind named ("a trace").
+func maybeGzip(r io.Reader, limit int64, kind string) (io.Reader, error) {
+	br := bufio.NewReaderSize(model.LimitReader(r, limit, kind), 64<<10)
 	magic, err := br.Peek(2)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
@@ -305,7 +318,7 @@ func maybeGzip(r io.Reader) (io.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gzip header: %w", readError(err))
 		}
-		return model.SkipBOM(z), nil
+		return model.SkipBOM(model.LimitReader(z, limit, kind+", decompressed,")), nil
 	}
 	return model.SkipBOM(br), nil
 }

@@ -40,10 +40,10 @@ type topoNode struct {
 // ReadTopology reads a Rumen topology file (plain or gzipped): a tree whose
 // leaves are hosts and whose leaves' parents are racks. Rumen escapes the
 // dots of names ("node1\.example\.com"); the escapes are removed. name is the
-// file's name in errors.
+// file's name in errors. More than MaxTopologyBytes is refused.
 func ReadTopology(r io.Reader, name string) (*Topology, error) {
 	bad := func(err error) error { return &model.InputError{File: name, Err: err} }
-	in, err := maybeGzip(r)
+	in, err := maybeGzip(r, MaxTopologyBytes, "a topology")
 	if err != nil {
 		return nil, bad(err)
 	}
