@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -62,8 +63,28 @@ func (t *csvTracer) Event(e TraceEvent) {
 	_ = t.w.Write(t.row[:])
 }
 
-// num renders a float exactly and briefly (shortest round-trip form).
-func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// CSVPrecision is what the CSV outputs round their numbers to: a
+// microsecond for times, a millionth for slowdowns, shares and
+// utilisations. The digits below it are only the rounding of float sums
+// (15.000104099999998 s for 15.000104 s); JSON keeps them.
+const CSVPrecision = 1.0 / csvScale
+
+// csvScale is 1 ÷ CSVPrecision, exact as a float64: a value scaled by it,
+// rounded and divided by it again is the double nearest the rounded decimal.
+const csvScale = 1e6
+
+// num renders v rounded to CSVPrecision in the shortest form that reads
+// back as the rounded value: 15.000104099999998 is 15.000104, 9 is 9.
+func num(v float64) string {
+	r := math.Round(v*csvScale) / csvScale
+	if r == 0 {
+		r = 0 // no "-0"
+	}
+	if math.IsInf(v*csvScale, 0) && !math.IsInf(v, 0) {
+		r = v // too large to scale: far above the precision anyway
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
 
 // JobsCSV is one row per job and run: times, response, slowdown and the
 // locality of its tasks.
@@ -98,8 +119,8 @@ func SummaryRow(r *Result, seconds func(float64) string, ratio func(float64) str
 		share(l.Node, n), share(l.Rack, n), share(l.Remote, n), ratio(r.Utilisation[Map]), ratio(r.Utilisation[Reduce])}
 }
 
-// SummaryCSV is one SummaryRow per run with exact numbers; a share of no
-// tasks is empty.
+// SummaryCSV is one SummaryRow per run with numbers to CSVPrecision; a
+// share of no tasks is empty.
 func SummaryCSV(runs []Outcome) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
