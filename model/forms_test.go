@@ -149,15 +149,26 @@ func residual(a *mat.Dense, x, b []float64) float64 {
 }
 
 // The table passes through its points, stays between neighbours (monotone
-// data gives a monotone curve), and extrapolates on the end secants:
-// 100 s on 2 nodes, 50 on 4 is b = −1, so 8 nodes → 25 s and 1 node → 200 s.
+// data gives a monotone curve), and extrapolates below on the end secant:
+// 100 s on 2 nodes, 50 on 4 is b = −1, so 1 node → 200 s. Above, a table of
+// two points does the same (8 nodes → 25 s); one of three or more follows
+// Amdahl's law through its last three points: 60 s on 2, 35 on 4 and 22.5
+// on 8 are a + c/n with c/8 = 35 − 22.5, so c = 100, a = 10, and 16 nodes
+// → 10 + 100/16 = 16.25 s (the power law through 4 and 8, b = log2(22.5/35),
+// would say 14.5 s).
 func TestTableInterpolation(t *testing.T) {
 	tb := &Table{Nodes: []int{2, 4, 10, 20}, Times: []float64{100, 50, 30, 28}}
 	if got := tb.Seconds(1); !scalar.EqualWithinAbsOrRel(got, 200, 1e-12, 1e-12) {
 		t.Errorf("F(1) = %v, want 200", got)
 	}
-	if got := tb.Seconds(40); !scalar.EqualWithinAbsOrRel(got, 28*math.Pow(2, math.Log(28.0/30)/math.Log(2)), 1e-12, 1e-12) {
-		t.Errorf("F(40) = %v, want the 10–20 secant", got)
+	if got := (&Table{Nodes: []int{2, 4}, Times: []float64{100, 50}}).Seconds(8); !scalar.EqualWithinAbsOrRel(got, 25, 1e-12, 1e-12) {
+		t.Errorf("two points: F(8) = %v, want 25", got)
+	}
+	if got := (&Table{Nodes: []int{2, 4, 8}, Times: []float64{60, 35, 22.5}}).Seconds(16); !scalar.EqualWithinAbsOrRel(got, 16.25, 1e-9, 1e-9) {
+		t.Errorf("three points: F(16) = %v, want 16.25", got)
+	}
+	if got := tb.Seconds(40); !(got > 0 && got < 28) {
+		t.Errorf("F(40) = %v, want below F(20) = 28 and positive", got)
 	}
 	prev := math.Inf(1)
 	for n := 2; n <= 20; n++ {

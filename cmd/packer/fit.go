@@ -22,7 +22,7 @@ var thresholdFlags = []cli.Flag{
 	&cli.Float64Flag{Name: "io-threshold", Value: 100, Usage: "aggregate I/O rate in MB/s above which a job is I/O-intensive"},
 	&cli.IntFlag{Name: "reference-nodes", Value: 6, Usage: "node count the class is decided at (interpolated in log space when not measured)"},
 	&cli.BoolFlag{Name: "summary", Usage: "print only each model form's leave-one-node-count-out errors over all jobs (table format)"},
-	&cli.StringFlag{Name: "model", Value: "auto", Usage: "runtime model form: auto (the best leave-one-node-count-out predictor, the power law while within 5 points of it) or one of " + model.KindNames()},
+	&cli.StringFlag{Name: "model", Value: "auto", Usage: "runtime model form: auto (the best leave-one-node-count-out predictor, the power law while within 2 points of it) or one of " + model.KindNames()},
 }
 
 // analysisSettings reads the threshold flags.
@@ -54,7 +54,7 @@ var fitCommand = &cli.Command{
 		"cpu_util (0–1) and io_mbps, for any number of jobs (for example from Hadoop job\n" +
 		"histories), fits every runtime model form to each job's runs (power law a·n^b, Amdahl\n" +
 		"a + c/n, Ernest, measured table), keeps the one --model names or, with auto, the best\n" +
-		"leave-one-node-count-out predictor (the power law while within 5 points of it), classifies\n" +
+		"leave-one-node-count-out predictor (the power law while within 2 points of it), classifies\n" +
 		"the job at the reference size, and prints the fits; --summary prints only each form's errors\n" +
 		"over all jobs. A job that cannot be fitted (runs at a single node count, or fewer than the\n" +
 		"--model form needs) is left out and named on standard error; --strict refuses the file\n" +
@@ -65,6 +65,7 @@ var fitCommand = &cli.Command{
 		&cli.StringSliceFlag{Name: "observations", Aliases: []string{"i"}, Usage: "CSV `FILE` of runs (- for stdin); repeat it to fit the runs of several files together (a profile's and apply's observations.csv); or --rumen FILE"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the workload file (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "name", Usage: "workload name (default: the observations file's name)"},
+		&cli.StringFlag{Name: "check", Usage: "CSV `FILE` of runs to predict: for every fitted job, its runs there at node counts it was not fitted on, predicted and compared (fit on small counts, check on large ones)"},
 		&cli.BoolFlag{Name: "strict", Usage: "refuse the file when a job cannot be fitted (runs at one node count, or too few for --model) instead of leaving it out with a note"},
 		chartFlag,
 		formatFlag,
@@ -119,7 +120,66 @@ func fitAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "  %s\n", sk)
 		}
 	}
-	return emitWorkload(c, fitted.Workload, fitted.Results, format)
+	var checked []profile.Prediction
+	if path := c.String("check"); path != "" {
+		if checked, err = checkFit(c, path, fitted.Workload); err != nil {
+			return err
+		}
+	}
+	if err := emitWorkload(c, fitted.Workload, fitted.Results, format); err != nil {
+		return err
+	}
+	if c.String("check") == "" {
+		return nil
+	}
+	w := c.App.Writer
+	if format == "json" {
+		w = c.App.ErrWriter
+	}
+	return printCheck(w, c.String("check"), checked)
+}
+
+// checkFit reads --check's runs and predicts them, before anything is
+// written: a bad check file leaves no workload behind.
+func checkFit(c *cli.Context, path string, w *model.Workload) ([]profile.Prediction, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput(&model.InputError{File: path, Err: err})
+	}
+	defer f.Close()
+	ps, err := profile.CheckPredictions(w, []profile.ObservationFile{{R: f, File: path}})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return ps, nil
+}
+
+// printCheck shows, per node count held out, how far the fitted models'
+// predictions were from the runs measured there.
+func printCheck(w io.Writer, path string, ps []profile.Prediction) error {
+	fmt.Fprintf(w, "\nPredictions checked against %s, at node counts each job was not fitted on:\n", path)
+	if len(ps) == 0 {
+		fmt.Fprintln(w, "  none: the file has no run of a fitted job at a node count it was not fitted on")
+		return nil
+	}
+	beyond := map[int]bool{}
+	for _, p := range ps {
+		beyond[p.Nodes] = beyond[p.Nodes] || p.Beyond
+	}
+	t := newTable(w, "nodes", "jobs", "median error", "90th percentile", "worst", "worst job")
+	for _, s := range profile.SummarisePredictions(ps) {
+		nodes := strconv.Itoa(s.Nodes)
+		if beyond[s.Nodes] {
+			nodes += " *"
+		}
+		t.Append([]string{nodes, strconv.Itoa(s.Jobs), fmt.Sprintf("%.1f %%", 100*s.Median), fmt.Sprintf("%.1f %%", 100*s.P90),
+			fmt.Sprintf("%.1f %%", 100*s.Worst), s.WorstJob})
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "Error: |predicted − median measured| ÷ median measured; * beyond the range some job was fitted on.")
+	return nil
 }
 
 // emitWorkload validates the profiled workload, writes it to --output, and

@@ -44,3 +44,29 @@ func TestFitLeavesOutWhatCannotBeFitted(t *testing.T) {
 		t.Error("--strict wrote the workload")
 	}
 }
+
+// TestFitCheck: --check predicts the runs the fit did not see (job sort,
+// 100/n fitted at 2 and 4 nodes, predicts 12.5 s at 8 where 12.5 and 13.5
+// were measured: median 13, error 3.8 %); a missing check file exits 2
+// and writes nothing.
+func TestFitCheck(t *testing.T) {
+	dir := t.TempDir()
+	in, check, out := filepath.Join(dir, "runs.csv"), filepath.Join(dir, "more.csv"), filepath.Join(dir, "w.json")
+	if err := os.WriteFile(in, []byte("job,nodes,seconds\nsort,2,50\nsort,4,25\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(check, []byte("job,nodes,seconds\nsort,8,12.5\nsort,8,13.5\nsort,2,51\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := packer(t, "", "fit", "-i", in, "--check", check, "--model", "power")
+	if code != 0 || !strings.Contains(stdout, "Predictions checked against "+check) || !strings.Contains(stdout, "│ 8 *   │ 1    │ 3.8 %") {
+		t.Fatalf("exit %d, stdout %s, stderr %s", code, stdout, errs)
+	}
+	code, _, errs = packer(t, "", "fit", "-i", in, "--check", filepath.Join(dir, "none.csv"), "-o", out)
+	if code != 2 || !strings.Contains(errs, "none.csv") {
+		t.Errorf("missing check file: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("workload written despite the bad check file")
+	}
+}
