@@ -64,6 +64,21 @@ func (l LocalityCounts) NodeFraction() float64 {
 	return float64(l.Node) / float64(l.WithInput())
 }
 
+// NodeShare is NodeFraction as every output for people prints it: a
+// percentage to one decimal ("91.8 %"), or "-" when no map task read a
+// block (all no_input, or no maps), where a share of none is no number.
+// The CSVs leave that cell empty; JSON has the counts.
+func (l LocalityCounts) NodeShare() string { return Share(l.Node, l.WithInput()) }
+
+// Share is k of n as a percentage to one decimal ("12.5 %"), or "-" when n
+// is 0.
+func Share(k, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*float64(k)/float64(n), 'f', 1, 64) + " %"
+}
+
 func (l *LocalityCounts) add(m LocalityCounts) {
 	l.Node += m.Node
 	l.Rack += m.Rack

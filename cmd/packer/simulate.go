@@ -258,14 +258,8 @@ func printSimulation(out io.Writer, w *sim.Workload, set sim.Settings, runs []si
 		"node-local", "rack", "remote", "map util", "reduce util")
 	secs := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	ratio := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
-	share := func(k, n int) string {
-		if n == 0 {
-			return "-"
-		}
-		return strconv.FormatFloat(100*float64(k)/float64(n), 'f', 1, 64) + " %"
-	}
 	for _, r := range runs {
-		t.Append(sim.SummaryRow(r.Result, secs, ratio, share))
+		t.Append(sim.SummaryRow(r.Result, secs, ratio, sim.Share))
 	}
 	if err := t.Render(); err != nil {
 		return err
@@ -294,7 +288,8 @@ func simulationChart(c *cli.Context, runs []sim.Outcome) error {
 	var sweep []chart.LocalityPoint
 	seen := map[int]bool{}
 	for _, r := range runs {
-		if f, ok := r.Entry.Policy.(*sim.Fair); ok && !seen[f.Delay] {
+		// A run whose maps read no block has no locality to plot (sim.LocalityCounts.NodeShare).
+		if f, ok := r.Entry.Policy.(*sim.Fair); ok && !seen[f.Delay] && r.Result.Locality.WithInput() > 0 {
 			seen[f.Delay] = true
 			sweep = append(sweep, chart.LocalityPoint{D: f.Delay, Locality: r.Result.Locality.NodeFraction(), Expected: -1})
 		}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -77,5 +80,37 @@ func TestSimulateRankBy(t *testing.T) {
 	code, _, errs = packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "--rank-by", "speed")
 	if code != 2 || !strings.Contains(errs, `--rank-by: unknown metric "speed"; want one of makespan,`) {
 		t.Errorf("unknown metric: exit %d, %q", code, errs)
+	}
+}
+
+// TestSimulateNoInputLocality: maps that read no block have no locality:
+// the table says "-" in all three locality columns, the CSV leaves them
+// empty, and a delay sweep over them draws no locality panel.
+func TestSimulateNoInputLocality(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w.json")
+	doc := `{"name": "noinput", "cluster": {"nodes": 2}, "jobs": [
+		{"name": "a", "arrival": 0, "no_input": true, "maps": {"count": 4, "mean": 10}},
+		{"name": "b", "arrival": 1, "no_input": true, "maps": {"count": 2, "mean": 5}}]}`
+	if err := os.WriteFile(w, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := packer(t, "", "simulate", "-w", w, "-p", "fifo")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !regexp.MustCompile(`│ fifo +│.*│ - +│ - +│ - +│`).MatchString(out) {
+		t.Errorf("locality of no-input maps not \"-\":\n%s", out)
+	}
+	_, out, _ = packer(t, "", "simulate", "-w", w, "-p", "fifo", "--format", "csv")
+	if !strings.Contains(out, ",,,,") {
+		t.Errorf("CSV locality of no-input maps not empty:\n%s", out)
+	}
+	svg := filepath.Join(dir, "c.svg")
+	if code, _, errs := packer(t, "", "simulate", "-w", w, "-p", "fair:0,fair:3", "--chart", svg); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(svg); err != nil || strings.Contains(string(b), "Locality vs delay") {
+		t.Errorf("a locality sweep over maps without input (err %v)", err)
 	}
 }
