@@ -9,13 +9,72 @@
 // file the shell opened there) is written in place, since renaming over it
 // would destroy the device, the pipe or the file the user redirected to. Directories, sockets, block devices and
 // other kinds of file are refused.
+//
+// Every temporary file is listed while it exists, so that a program stopped
+// by a signal can remove them (RemoveTemps) before it exits: an interrupted
+// run leaves the old outputs, not hidden halves of new ones.
 package safefile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// temps lists the temporary files that exist, by name; after RemoveTemps,
+// closed refuses new ones.
+var temps struct {
+	sync.Mutex
+	names  map[string]bool
+	closed bool
+}
+
+// errClosed refuses a temporary file once RemoveTemps has run.
+var errClosed = errors.New("the program is stopping: no new output")
+
+// createTemp creates a temporary file for base in dir and lists it.
+func createTemp(dir, base string) (*os.File, error) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.closed {
+		return nil, errClosed
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[f.Name()] = true
+	return f, nil
+}
+
+// forget takes a temporary file that was renamed or removed off the list.
+func forget(name string) {
+	temps.Lock()
+	defer temps.Unlock()
+	delete(temps.names, name)
+}
+
+// RemoveTemps removes every temporary file this package has created and not
+// yet renamed into place or removed, and refuses new ones: for a signal
+// handler about to exit the program. It returns how many it removed.
+func RemoveTemps() int {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.closed = true
+	n := 0
+	for name := range temps.names {
+		if os.Remove(name) == nil {
+			n++
+		}
+		delete(temps.names, name)
+	}
+	return n
+}
 
 // WriteFile atomically replaces path with data, or writes a device or FIFO in
 // place (see the package comment). On any error a regular target is
@@ -33,7 +92,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, base)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -43,6 +102,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 			f.Close()
 			os.Remove(tmp)
 		}
+		forget(tmp)
 	}()
 	if _, err = f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -93,7 +153,7 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, base)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
@@ -127,6 +187,9 @@ func (w *File) Commit() error {
 	}
 	if err != nil {
 		os.Remove(w.f.Name())
+	}
+	forget(w.f.Name())
+	if err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
 	return nil
@@ -141,5 +204,6 @@ func (w *File) Abort() {
 	w.f.Close()
 	if !w.inPlace {
 		os.Remove(w.f.Name())
+		forget(w.f.Name())
 	}
 }

@@ -1,8 +1,10 @@
 package safefile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -70,4 +72,50 @@ func assertOnly(t *testing.T, dir, name string) {
 		}
 		t.Errorf("directory holds %v, want only %s", names, name)
 	}
+}
+
+// TestRemoveTemps: the temporary files of outputs under way are removed,
+// those committed or aborted are not listed, and no new one starts after.
+func TestRemoveTemps(t *testing.T) {
+	defer func() { temps.Lock(); temps.closed = false; temps.Unlock() }()
+	dir := t.TempDir()
+	a, err := Create(filepath.Join(dir, "a.csv"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Create(filepath.Join(dir, "b.csv"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := Create(filepath.Join(dir, "done.csv"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Write([]byte("x\n"))
+	if err := done.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(filepath.Join(dir, "w.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a.Write([]byte("half"))
+	if n := RemoveTemps(); n != 2 {
+		t.Errorf("RemoveTemps removed %d files, want 2 (a's and b's)", n)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "done.csv w.json" {
+		t.Errorf("left %q, want done.csv and w.json", names)
+	}
+	if _, err := Create(filepath.Join(dir, "late.csv"), 0o644); !errors.Is(err, errClosed) {
+		t.Errorf("Create after RemoveTemps: %v", err)
+	}
+	if err := WriteFile(filepath.Join(dir, "late.json"), nil, 0o644); !errors.Is(err, errClosed) {
+		t.Errorf("WriteFile after RemoveTemps: %v", err)
+	}
+	b.Abort() // its file is gone already: no harm
+	a.Abort()
 }
