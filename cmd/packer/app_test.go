@@ -84,17 +84,24 @@ func TestCommandsWithSubcommandsNeedOne(t *testing.T) {
 	}
 }
 
-// TestEndlessInputsEndInOneLine: a workload, a plan or a trace of /dev/zero
-// is refused in one line with exit code 2, having read at most the kind's
-// limit (256 MiB for a workload) or, for a trace, its first byte.
+// TestEndlessInputsEndInOneLine: a workload, a plan, simulation results or a
+// trace of /dev/zero is refused in one line with exit code 2, having read at
+// most the kind's limit (256 MiB for a workload) or, for a trace, its first
+// byte.
 func TestEndlessInputsEndInOneLine(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "w.json")
+	dir := t.TempDir()
+	out, planFile := filepath.Join(dir, "w.json"), filepath.Join(dir, "w1.plan.json")
+	if code, _, errs := packer(t, "", "plan", "-o", planFile); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, errs)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"plan", "-w", "/dev/zero"}, "packer: /dev/zero: too large: a workload file may be at most 256 MiB\n"},
 		{[]string{"simulate", "--plan", "/dev/zero"}, "packer: /dev/zero: too large: a plan document may be at most 64 MiB\n"},
+		{[]string{"report", "--plan", planFile, "--simulation", "/dev/zero", "-o", out},
+			"packer: /dev/zero: too large: a simulation results file may be at most 256 MiB\n"},
 		{[]string{"workloads", "import", "--input-format", "rumen", "-o", out, "/dev/zero"},
 			`packer: /dev/zero: job record at line 1 (byte 0): want a JSON object, found '\x00'` + "\n"},
 	} {
@@ -108,6 +115,6 @@ func TestEndlessInputsEndInOneLine(t *testing.T) {
 		}
 	}
 	if _, err := os.Stat(out); err == nil {
-		t.Errorf("the refused import wrote %s", out)
+		t.Errorf("a refused command wrote %s", out)
 	}
 }

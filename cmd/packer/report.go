@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -57,13 +56,17 @@ var reportCommand = &cli.Command{
 	},
 }
 
+// maxSimulationBytes is the largest simulation results file report reads:
+// 256 MiB, as a workload file (a result per job per policy).
+const maxSimulationBytes = 256 << 20
+
 // readSimulation reads simulation results: the JSON packer simulate writes, an
 // object whose "results" (or "policies") field holds one result per policy, or
-// a bare array of results.
+// a bare array of results. More than maxSimulationBytes is refused unread.
 func readSimulation(path string) ([]*sim.Result, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, maxSimulationBytes, "a simulation results file")
 	if err != nil {
-		return nil, &model.InputError{File: path, Err: err}
+		return nil, err
 	}
 	data = bytes.TrimSpace(model.TrimBOM(data))
 	if err := model.WrongFile(data, model.FileSimResults); err != nil {
