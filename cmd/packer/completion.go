@@ -31,18 +31,30 @@ func complete(app *cli.App, args []string) error {
 	return app.Run(args)
 }
 
-// disarm replaces the app's and every command's action by one that does
-// nothing, and drops their Before and After hooks.
+// disarm gives the app copies of its commands whose actions do nothing and
+// which have no Before or After hooks, and does the same to the app itself.
+// The commands are copied, not changed: they are shared by every app newApp
+// builds, and a test that completes a line must leave them able to act.
 func disarm(app *cli.App) {
 	app.Action, app.Before, app.After = nothing, nil, nil
-	var walk func([]*cli.Command)
-	walk = func(cmds []*cli.Command) {
-		for _, c := range cmds {
-			c.Action, c.Before, c.After = nothing, nil, nil
-			walk(c.Subcommands)
+	app.Commands = disarmed(app.Commands)
+}
+
+// disarmed returns copies of cmds, and of their subcommands, that do nothing.
+// urfave/cli's help command, which acts only by printing, is kept as it is.
+func disarmed(cmds []*cli.Command) []*cli.Command {
+	out := make([]*cli.Command, len(cmds))
+	for i, c := range cmds {
+		if c.Name == "help" {
+			out[i] = c
+			continue
 		}
+		cp := *c
+		cp.Action, cp.Before, cp.After = nothing, nil, nil
+		cp.Subcommands = disarmed(c.Subcommands)
+		out[i] = &cp
 	}
-	walk(app.Commands)
+	return out
 }
 
 func nothing(*cli.Context) error { return nil }

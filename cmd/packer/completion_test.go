@@ -185,3 +185,19 @@ func TestCompletionNeverActs(t *testing.T) {
 		})
 	}
 }
+
+// TestCompletionLeavesCommandsArmed: completing in-process changes nothing
+// that a later run uses: the commands still act.
+func TestCompletionLeavesCommandsArmed(t *testing.T) {
+	for _, line := range [][]string{{"plan", completionFlag}, {"hosts", completionFlag}, {"plan", "-w", completionFlag}, {completionFlag}} {
+		if code, _, errs := packer(t, "", line...); code != 0 || errs != "" {
+			t.Errorf("packer %s: exit %d, stderr %q", strings.Join(line, " "), code, errs)
+		}
+	}
+	if code, out, _ := packer(t, "", "plan"); code != 0 || !strings.Contains(out, "Makespan:") {
+		t.Errorf("plan after completions: exit %d, stdout %q", code, out)
+	}
+	if code, out, _ := packer(t, "", "workloads"); code != 0 || !strings.Contains(out, "W1") {
+		t.Errorf("workloads after completions: exit %d, stdout %q", code, out)
+	}
+}
