@@ -3,7 +3,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"syscall"
 )
 
 // ErrTooBig is returned by Run when the memory a workload needs (as
@@ -37,22 +36,6 @@ func EstimateMemory(w *Workload) int64 {
 	perTask := int64(bytesPerTask + 24*max(0, c.Replication-3))
 	return int64(w.Tasks())*perTask + int64(len(w.Jobs))*bytesPerJob + int64(c.Nodes+len(c.Extras))*bytesPerNode
 }
-
-// MachineMemory is the machine's physical memory in bytes, 0 where it
-// cannot be known.
-func MachineMemory() int64 {
-	var info syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&info); err != nil {
-		return 0
-	}
-	return int64(info.Totalram) * int64(info.Unit)
-}
-
-// DefaultMaxMemory is the default limit on a run's estimated memory: half
-// the machine's memory (the rest for the workload as read, the results, the
-// garbage collector's headroom and the other processes on the machine), or 0
-// (no limit) where the machine's memory is unknown.
-func DefaultMaxMemory() int64 { return MachineMemory() / 2 }
 
 // checkMemory refuses w when its estimate is above limit (0: no limit).
 func checkMemory(w *Workload, limit int64) error {

@@ -40,7 +40,8 @@ type Settings struct {
 	Trace Tracer
 	// MaxMemory, in bytes, refuses (ErrTooBig) a workload whose estimated
 	// memory (EstimateMemory) is above it, before anything is allocated. 0
-	// (the default) is no limit; DefaultMaxMemory gives one from the machine.
+	// (the default) is no limit. (packer simulate's default is the least of
+	// the limits the machine, a container and the process set.)
 	MaxMemory int64
 	// Progress, if not nil, is called about every ProgressEvery events and
 	// once at the end of the run. It must not modify the run.

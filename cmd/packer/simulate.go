@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,7 +46,7 @@ var simulateCommand = &cli.Command{
 		zeroIsDefault(&cli.Float64Flag{Name: "remote-factor", Value: sim.DefaultRemoteFactor, Usage: "off-rack map tasks run this many times longer"}),
 		&cli.IntFlag{Name: "waves", Value: 4, Usage: "packer jobs: waves of map tasks on the nodes a job is sized for"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "master seed (block placement)"},
-		&cli.Int64Flag{Name: "max-memory", Value: sim.DefaultMaxMemory() >> 20, Usage: "refuse workloads estimated to need more than `MiB`, and run no more policies side by side than it holds (default: half this machine's memory; 0: no limit)"},
+		&cli.Int64Flag{Name: "max-memory", Value: memoryBudget.Bytes >> 20, Usage: "refuse workloads estimated to need more than `MiB`, and run no more policies side by side than it holds (default: the least of half the machine's memory, 3/4 of a cgroup's limit, half of ulimit -v and GOMEMLIMIT; here " + memoryBudget.Source + "; 0: no limit)"},
 		&cli.StringFlag{Name: "format", Value: "table", Usage: "output format: table, json or csv"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank the policies by `METRIC` (" + strings.Join(sim.RankMetricNames(), ", ") + ") and say why, by job size"},
 		&cli.StringFlag{Name: "jobs-csv", Usage: "write per-job results to `FILE` (CSV)"},
@@ -122,6 +121,8 @@ func simulateAction(c *cli.Context) error {
 	done() // the line goes before anything is printed
 	if errors.Is(err, sim.ErrStalled) {
 		return err
+	} else if errors.Is(err, sim.ErrTooBig) && !c.IsSet("max-memory") {
+		return badInput(fmt.Errorf("%w (the default limit: %s)", err, memoryBudget.Source))
 	} else if err != nil {
 		return badInput(err)
 	}
@@ -351,15 +352,4 @@ func simSettings(c *cli.Context) (sim.Settings, error) {
 		RackFactor: c.Float64("rack-factor"), RemoteFactor: c.Float64("remote-factor"), ReduceSlowstart: c.Float64("slowstart"),
 		MaxMemory: maxMemory}
 	return set, settingUsage(c, set.Validate())
-}
-
-// maxMemoryBytes is --max-memory in bytes. It must fit an int64: 2⁴³ MiB
-// shifted left 20 bits wraps to a negative number, and 2⁴⁴ to 0, which
-// means no limit.
-func maxMemoryBytes(c *cli.Context) (int64, error) {
-	mib := c.Int64("max-memory")
-	if mib < 0 || mib > math.MaxInt64>>20 {
-		return 0, badUsage("--max-memory: %d MiB, want 0 (no limit) to %d MiB (8 EiB)", mib, int64(math.MaxInt64>>20))
-	}
-	return mib << 20, nil
 }

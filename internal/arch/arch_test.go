@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"pso":                    {},
 	"internal/safefile":      {},
 	"internal/progress":      {},
+	"internal/memlimit":      {},
 	"internal/shell":         {},
 	"internal/chromium":      {},
 	"internal/plantest":      {"model", "optimize", "plan", "workloads"},
