@@ -29,7 +29,8 @@ docs:
 	$(GO) test -count=1 ./internal/docs -run TestGeneratedOutputs -update
 
 # deps installs the Debian packages of APT_PACKAGES that are missing, as root or
-# through sudo.
+# through sudo, waiting up to ten minutes for another apt (unattended upgrades on
+# a fresh machine) to let go of the dpkg lock instead of failing at once.
 deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -37,7 +38,7 @@ deps:
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	  $$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	$(GO) mod download
 
