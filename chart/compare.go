@@ -19,7 +19,9 @@ import (
 // ends, so that any number of policies with long names stay legible; and
 // each policy's slowdown distribution as an empirical CDF (the Tyrex paper's
 // Figures 14–16 show slowdowns this way), one line per policy in its own
-// colour and dash pattern. A policy's bars take its line's colour.
+// colour and dash pattern. A policy's bars take its line's colour. A
+// policy whose jobs ran as under an earlier one (sim.SameAs) is named "P
+// (same as Q)" in the legend, since its line lies under Q's.
 func Comparison(results []*sim.Result) (*Grid, error) {
 	if len(results) == 0 {
 		return nil, errors.New("chart: no simulation results to compare")
@@ -45,8 +47,14 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 	cdf.X.Scale = plot.LogScale{}
 	cdf.X.Tick.Marker = ticks125{}
 	cdf.Y.Min, cdf.Y.Max = 0, 1
+	// A line that another hides is named after it in the legend.
+	same := sim.SameAs(results)
+	legend := slices.Clone(names)
 	drawn := 0
 	for i, r := range results {
+		if j := same[i]; j >= 0 {
+			legend[i] = fmt.Sprintf("%s (same as %s)", r.Policy, results[j].Policy)
+		}
 		var sl []float64
 		for _, j := range r.Jobs {
 			if j.Slowdown > 0 {
@@ -70,7 +78,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		l.Width = vg.Points(1.8)
 		l.Dashes = dashes[i%len(dashes)]
 		cdf.Add(l)
-		cdf.Legend.Add(r.Policy, l)
+		cdf.Legend.Add(legend[i], l)
 		drawn++
 	}
 	// Rows of at least 22 points keep the names and values apart.
@@ -80,7 +88,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		cdf.Legend.Left, cdf.Legend.Top = false, false
 		cdf.Legend.XOffs, cdf.Legend.YOffs = -vg.Points(4), vg.Points(8)
 		cdf.Legend.TextStyle.Font.Size = vg.Points(10)
-		clearForLegend(cdf, names, g.TileW)
+		clearForLegend(cdf, legend, g.TileW)
 		g.Plots[0] = append(g.Plots[0], cdf)
 	}
 	return g, nil

@@ -71,3 +71,26 @@ func TestLocalitySweepChart(t *testing.T) {
 		t.Error("legend missing")
 	}
 }
+
+// TestComparisonSameAs: a policy whose jobs ran as fifo's is named "same
+// as fifo" in the CDF legend, since its line lies on fifo's.
+func TestComparisonSameAs(t *testing.T) {
+	rs := results()
+	twin := *rs[0]
+	twin.Policy = "dp"
+	g, err := Comparison(append(rs, &twin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := g.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var legend []string
+	for _, n := range find(parseSVG(t, svg), "text", "") {
+		legend = append(legend, n.Text)
+	}
+	if all := strings.Join(legend, "\n"); !strings.Contains(all, "dp (same as fifo)") || strings.Contains(all, "fair (same as") {
+		t.Errorf("legend texts:\n%s", all)
+	}
+}

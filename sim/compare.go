@@ -184,7 +184,50 @@ func Compare(c *Comparison) ([]Outcome, error) {
 		r.Summarize(alone[o.Entry.Replays()])
 		r.Notes = append(Notes(policies[i], o.Workload), slowdownNote(r)...)
 	}
+	for i, j := range SameAs(Results(out, nil)) {
+		if j >= 0 {
+			r := out[i].Result
+			r.Notes = append(r.Notes, fmt.Sprintf("%s: every job starts and finishes as under %s: their rows and slowdown lines are the same", r.Policy, out[j].Result.Policy))
+		}
+	}
 	return out, nil
+}
+
+// SameAs says which results repeat an earlier one: SameAs(rs)[i] is the
+// index of the first result before i whose every job starts, finishes
+// and responds when it does under rs[i] (within RankTolerance), with the
+// same slowdown (within a relative 1e-9; same jobs, by name, in the same
+// order), or −1 if none. Such runs have the same responses,
+// slowdowns and makespan: a table shows them as equal rows, and a chart
+// draws one line over the other.
+func SameAs(rs []*Result) []int {
+	out := make([]int, len(rs))
+	for i, r := range rs {
+		out[i] = -1
+		for j := range i {
+			if out[j] < 0 && sameStarts(rs[j], r) {
+				out[i] = j
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sameStarts reports whether a and b start, finish and slow down the same
+// jobs alike (SameAs).
+func sameStarts(a, b *Result) bool {
+	if len(a.Jobs) != len(b.Jobs) {
+		return false
+	}
+	for k := range a.Jobs {
+		x, y := &a.Jobs[k], &b.Jobs[k]
+		if x.Name != y.Name || math.Abs(x.Start-y.Start) > RankTolerance || math.Abs(x.Finish-y.Finish) > RankTolerance ||
+			math.Abs(x.Response-y.Response) > RankTolerance || cmpValue(x.Slowdown, y.Slowdown) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // aloneChunk is a run of jobs lo..hi−1 whose alone times go into into.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +112,41 @@ func TestRankErrors(t *testing.T) {
 		if _, err := sim.Rank(w, rs, m); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
+	}
+}
+
+// TestSameAs: same's jobs are fifo's; fair's are not. A job moved by half
+// the tolerance is still the same; by twice it, not.
+func TestSameAs(t *testing.T) {
+	_, rs := rankCase()
+	if got := sim.SameAs(rs); !reflect.DeepEqual(got, []int{-1, -1, 0}) {
+		t.Errorf("SameAs = %v, want [-1 -1 0]", got)
+	}
+	near := *rs[0]
+	near.Jobs = slices.Clone(near.Jobs)
+	near.Jobs[1].Finish += sim.RankTolerance / 2
+	far := near
+	far.Jobs = slices.Clone(near.Jobs)
+	far.Jobs[1].Finish += 2 * sim.RankTolerance
+	if got := sim.SameAs([]*sim.Result{rs[0], &near, &far}); !reflect.DeepEqual(got, []int{-1, 0, -1}) {
+		t.Errorf("SameAs = %v, want [-1 0 -1]", got)
+	}
+}
+
+// TestCompareSaysSame: one job alone is scheduled alike by fifo and fair;
+// Compare notes that fair's run is fifo's.
+func TestCompareSaysSame(t *testing.T) {
+	w := &sim.Workload{Cluster: sim.Cluster{Nodes: 1, MapSlots: 2}, Jobs: []sim.Job{{Name: "A", Maps: sim.Tasks{Count: 4, Mean: 10}}}}
+	es, err := sim.ParsePolicies([]string{"fifo", "fair", "sequential"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sim.Compare(&sim.Comparison{Workload: w, Entries: es})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fair: every job starts and finishes as under fifo: their rows and slowdown lines are the same"
+	if got := strings.Join(sim.NoteLines(out), "\n"); !strings.Contains(got, want) || !strings.Contains(got, "sequential: every job starts and finishes as under fifo") {
+		t.Errorf("notes %q lack %q and sequential's", got, want)
 	}
 }
