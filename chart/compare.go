@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -45,7 +46,9 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 	cdf.X.Label.Text = "slowdown (response ÷ time alone)"
 	cdf.Y.Label.Text = "fraction of jobs ≤ x"
 	cdf.X.Scale = plot.LogScale{}
-	cdf.X.Tick.Marker = ticks125{}
+	// The axis's data area is about the tile less 60 points of y axis, as
+	// clearForLegend reckons.
+	cdf.X.Tick.Marker = logTicks{width: cdfTileW - 60, size: float64(cdf.X.Tick.Label.Font.Size)}
 	cdf.Y.Min, cdf.Y.Max = 0, 1
 	// A line that another hides is named after it in the legend.
 	same := sim.SameAs(results)
@@ -82,7 +85,7 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		drawn++
 	}
 	// Rows of at least 22 points keep the names and values apart.
-	g := &Grid{Plots: [][]*plot.Plot{{pm, pr}}, TileW: 300, TileH: vg.Length(max(240, 70+22*len(results)))}
+	g := &Grid{Plots: [][]*plot.Plot{{pm, pr}}, TileW: cdfTileW, TileH: vg.Length(max(240, 70+22*len(results)))}
 	if drawn > 0 {
 		cdf.Add(plotter.NewGrid())
 		cdf.Legend.Left, cdf.Legend.Top = false, false
@@ -92,6 +95,101 @@ func Comparison(results []*sim.Result) (*Grid, error) {
 		g.Plots[0] = append(g.Plots[0], cdf)
 	}
 	return g, nil
+}
+
+// cdfTileW is the width of the comparison's tiles, the CDF's among them.
+const cdfTileW = 300
+
+// logTicks labels a log axis about width points long, whose labels are
+// size points high, with the densest of these that keeps every two
+// neighbouring labels tickGap apart: 1, 2 and 5 times each power of ten;
+// each power of ten; every 2nd, 3rd, 5th, 10th … power of ten. The other
+// integers of each decade (with labelled decades) or the other powers of
+// ten are minor ticks. Slowdowns span one decade on a quiet cluster and
+// seven on a busy one: 1-2-5 labels on seven decades ran together.
+type logTicks struct {
+	width vg.Length
+	size  float64
+}
+
+// tickGap is the least room between two tick labels, in points.
+const tickGap = 6
+
+func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return ticks125{}.Ticks(lo, hi)
+	}
+	e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	in := func(v float64) bool { return v >= lo*(1-1e-9) && v <= hi*(1+1e-9) }
+	// Candidate label sets, densest first: mantissas per labelled decade,
+	// and every how many decades a label goes.
+	type set struct {
+		mantissas []int
+		every     int
+	}
+	sets := []set{{[]int{1, 2, 5}, 1}, {[]int{1}, 1}}
+	for _, k := range []int{2, 3, 5, 10, 20, 50, 100} {
+		sets = append(sets, set{[]int{1}, k})
+	}
+	var chosen []plot.Tick
+	every := 1
+	for _, s := range sets {
+		chosen, every = nil, s.every
+		for e := e0; e <= e1; e++ {
+			if e%s.every != 0 {
+				continue
+			}
+			for _, m := range s.mantissas {
+				if v := float64(m) * math.Pow(10, float64(e)); in(v) {
+					chosen = append(chosen, plot.Tick{Value: v, Label: logLabel(v)})
+				}
+			}
+		}
+		if t.fits(chosen, lo, hi) {
+			break
+		}
+	}
+	// Minor ticks: the other integers of each decade while every decade
+	// is labelled, else the unlabelled powers of ten.
+	labelled := map[float64]bool{}
+	for _, l := range chosen {
+		labelled[l.Value] = true
+	}
+	out := chosen
+	for e := e0; e <= e1; e++ {
+		for m := 1; m < 10 && (m == 1 || every == 1); m++ {
+			if v := float64(m) * math.Pow(10, float64(e)); in(v) && !labelled[v] {
+				out = append(out, plot.Tick{Value: v})
+			}
+		}
+	}
+	return out
+}
+
+// fits reports whether the labels, in order along an axis from lo to hi,
+// keep tickGap apart, each centred on its value.
+func (t logTicks) fits(labels []plot.Tick, lo, hi float64) bool {
+	span := math.Log10(hi / lo)
+	x := func(v float64) float64 { return float64(t.width) * math.Log10(v/lo) / span }
+	for i := 1; i < len(labels); i++ {
+		a, b := labels[i-1], labels[i]
+		room := (TextWidth(a.Label, t.size)+TextWidth(b.Label, t.size))/2 + tickGap
+		if x(b.Value)-x(a.Value) < room {
+			return false
+		}
+	}
+	return true
+}
+
+// logLabel is a log axis's label for v: digits up to 10000 and down to
+// 0.001, else mantissa and power of ten as 2e5 (not Go's 2e+05).
+func logLabel(v float64) string {
+	if v >= 1e-3 && v < 1e5 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	e := int(math.Floor(math.Log10(v) + 1e-9))
+	m := v / math.Pow(10, float64(e))
+	return strconv.FormatFloat(math.Round(m*1e6)/1e6, 'f', -1, 64) + "e" + strconv.Itoa(e)
 }
 
 // linePalette is the Okabe–Ito palette reordered so that the first lines get
