@@ -170,6 +170,27 @@ func TestTableInterpolation(t *testing.T) {
 	if got := tb.Seconds(40); !(got > 0 && got < 28) {
 		t.Errorf("F(40) = %v, want below F(20) = 28 and positive", got)
 	}
+	// Beyond the last point the tail runs on without a jump and keeps
+	// falling where the times fall: 100, 50, 10 s at 2, 4, 8 nodes fit a
+	// slope whose line through (8, 10) would cross 0, so a = 0 and c = 80:
+	// 9 nodes → 80/9 s; 100, 30, 29 s stay at or below 29 s.
+	for _, times := range [][]float64{{100, 50, 10}, {100, 30, 29}, {60, 35, 22.5}} {
+		tt := &Table{Nodes: []int{2, 4, 8}, Times: times}
+		prev := tt.Seconds(8)
+		for n := 9; n <= 64; n++ {
+			got := tt.Seconds(n)
+			if got > prev || got <= 0 {
+				t.Errorf("%v: F(%d) = %v after F(%d) = %v", times, n, got, n-1, prev)
+			}
+			prev = got
+		}
+		if got := tt.Seconds(9); math.Abs(got-tt.Seconds(8)) > 0.2*tt.Seconds(8) {
+			t.Errorf("%v: F(9) = %v jumps from F(8) = %v", times, got, tt.Seconds(8))
+		}
+	}
+	if got := (&Table{Nodes: []int{2, 4, 8}, Times: []float64{100, 50, 10}}).Seconds(9); !scalar.EqualWithinAbsOrRel(got, 80.0/9, 1e-12, 1e-12) {
+		t.Errorf("F(9) = %v, want 80/9", got)
+	}
 	prev := math.Inf(1)
 	for n := 2; n <= 20; n++ {
 		got := tb.Seconds(n)

@@ -24,13 +24,11 @@ var ErrTooFewNodeCounts = errors.New("model: too few distinct node counts for th
 // read.
 //
 // Above the measured range a table of three points or more extrapolates
-// with Amdahl's law a + c/n fitted to its last three points (FitAmdahl): a
-// serial part and a part that divides among the VMs, judged where the job
-// ran largest, since that is the regime more VMs continue. Real runs bear
-// it out: on the public C3O Spark runtimes (grep, sort and pagerank, 95
-// configurations) fitted at 2–8 nodes, it predicts 12 nodes with a median
-// error of 2.3 % where the power law through the last two points had 4.9 %
-// (docs/profiling.md). Below the range, and above it with two points, the
+// with Amdahl's law a + c/n, c fitted to its last three points and a set
+// so that the curve passes through the last (tail): a serial part and a
+// part that divides among the VMs, judged where the job ran largest, since
+// that is the regime more VMs continue (docs/profiling.md measures it on
+// real runs). Below the range, and above it with two points, the
 // table extrapolates with the power law through the two measured points
 // nearest that end (a·n^b on the log-log secant, the straight continuation
 // in the space it interpolates in), which stays positive; a one-point table
@@ -72,16 +70,37 @@ func (t *Table) secant(i, j int, x float64) float64 {
 	return t.Times[i] * math.Pow(x/xi, b)
 }
 
-// tail is Amdahl's law through the last three points, at x above them;
-// the secant through the last two if that fit fails.
+// tail is Amdahl's law a + c/n beyond the last three points, at x above
+// them: c the least-squares slope of time over 1/n through those points,
+// and a such that the curve passes through the last point, so that the
+// table runs on without a jump; a is at least 0 (then c = T·n through the
+// last point). Times that rise at the end (c < 0) take the secant through
+// the last two points instead. Closed form: planners call Seconds in their
+// inner loops.
 func (t *Table) tail(x float64) float64 {
 	k := len(t.Nodes)
-	ns := []float64{float64(t.Nodes[k-3]), float64(t.Nodes[k-2]), float64(t.Nodes[k-1])}
-	f, err := FitAmdahl(ns, t.Times[k-3:])
-	if err != nil {
+	var mx, my float64
+	for i := k - 3; i < k; i++ {
+		mx += 1 / float64(t.Nodes[i])
+		my += t.Times[i]
+	}
+	mx, my = mx/3, my/3
+	var sxy, sxx float64
+	for i := k - 3; i < k; i++ {
+		dx := 1/float64(t.Nodes[i]) - mx
+		sxy += dx * (t.Times[i] - my)
+		sxx += dx * dx
+	}
+	c := sxy / sxx
+	if !(c >= 0) {
 		return t.secant(k-2, k-1, x)
 	}
-	return f.Amdahl.A + f.Amdahl.C/x
+	nk, tk := float64(t.Nodes[k-1]), t.Times[k-1]
+	a := tk - c/nk
+	if a < 0 {
+		a, c = 0, tk*nk
+	}
+	return a + c/x
 }
 
 // logPoints are the table's points in log-log space.
