@@ -48,3 +48,12 @@ func TestIdleNoteMapsOnly(t *testing.T) {
 		t.Errorf("note %q, want it to start %q", n.Note, want)
 	}
 }
+
+// TestIdleNoteSaysRule: the note shows its arithmetic, 3000 × 12.4 % ÷ 70 %.
+func TestIdleNoteSaysRule(t *testing.T) {
+	n := sim.IdleNote(&sim.Workload{Cluster: sim.Cluster{Nodes: 3000}},
+		[]*sim.Result{{Utilisation: [2]float64{0.098, 0.124}, BusySlotSeconds: [2]float64{1, 1}}})
+	if want := "try --nodes 532 (3000 × 12.4 % ÷ 70 %: reduce slots about 70 % busy)"; n == nil || !strings.HasSuffix(n.Note, want) {
+		t.Errorf("note %+v, want it to end %q", n, want)
+	}
+}

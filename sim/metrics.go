@@ -364,7 +364,11 @@ func IdleNote(w *Workload, results []*Result) *IdleCluster {
 	} else {
 		kinds = fmt.Sprintf("map slots %s busy", pct(u[Map]))
 	}
-	note := fmt.Sprintf("%s: policies cannot differ much; try --nodes %d (nodes × busier share ÷ %s: about %s of its slots busy)",
-		kinds, n, strconv.FormatFloat(BusyTarget, 'f', -1, 64), pct(BusyTarget))
+	kind := "map"
+	if u[Reduce] > u[Map] {
+		kind = "reduce"
+	}
+	note := fmt.Sprintf("%s: policies cannot differ much; try --nodes %d (%d × %s ÷ %s: %s slots about %s busy)",
+		kinds, n, nodes, strconv.FormatFloat(100*busier, 'f', 1, 64)+" %", pct(BusyTarget), kind, pct(BusyTarget))
 	return &IdleCluster{Utilisation: u, Nodes: nodes, SuggestedNodes: n, Note: note}
 }
