@@ -113,8 +113,16 @@ func (r *SizeResult) String() string {
 	case r.Exact:
 		return fmt.Sprintf("%d hosts; %d proven impossible: lower bound %s > deadline %s", r.Hosts, r.Hosts-1, model.FormatSeconds(r.Proof), model.FormatSeconds(r.Deadline))
 	}
-	return fmt.Sprintf("between %d and %d hosts: %d meet the deadline %s; %d and fewer are not settled by the bounds (lower bound at %d: %s)",
-		r.Lo, r.Hosts, r.Hosts, model.FormatSeconds(r.Deadline), r.Hosts-1, r.Hosts-1, model.FormatSeconds(r.point(r.Hosts-1).Bound))
+	unsettled := fmt.Sprintf("%d to %d", r.Lo, r.Hosts-1)
+	if r.Lo == r.Hosts-1 {
+		unsettled = fmt.Sprint(r.Lo)
+	}
+	fewer := ""
+	if r.Lo > 1 {
+		fewer = fmt.Sprintf("; fewer than %d are ruled out (lower bound at %d: %s > deadline)", r.Lo, r.Lo-1, model.FormatSeconds(r.Proof))
+	}
+	return fmt.Sprintf("between %d and %d hosts: %d meet the deadline %s; %s not settled by the bounds%s",
+		r.Lo, r.Hosts, r.Hosts, model.FormatSeconds(r.Deadline), unsettled, fewer)
 }
 
 // point returns the curve's point at hosts, or a zero one.

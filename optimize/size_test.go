@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -153,5 +154,20 @@ func TestSizeErrors(t *testing.T) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestSizeResultBetween: the interval's wording names the unsettled counts
+// and what rules out fewer.
+func TestSizeResultBetween(t *testing.T) {
+	r := &optimize.SizeResult{Deadline: 3600, Hosts: 9, Lo: 7, Proof: 4000}
+	want := "between 7 and 9 hosts: 9 meet the deadline " + model.FormatSeconds(3600) +
+		"; 7 to 8 not settled by the bounds; fewer than 7 are ruled out (lower bound at 6: " + model.FormatSeconds(4000) + " > deadline)"
+	if got := r.String(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	r = &optimize.SizeResult{Deadline: 3600, Hosts: 2, Lo: 1}
+	if got := r.String(); !strings.Contains(got, "between 1 and 2 hosts") || !strings.Contains(got, "; 1 not settled by the bounds") || strings.Contains(got, "ruled out") {
+		t.Errorf("got %s", got)
 	}
 }

@@ -27,19 +27,28 @@ type Prediction struct {
 }
 
 // CheckPredictions compares every job of w that has a profile with the
-// runs of that job in files at node counts the job was not fitted on; jobs
-// of the files that w does not have, and counts w's job was fitted at, are
-// passed over. The predictions are by job in w's order, then by node count.
-func CheckPredictions(w *model.Workload, files []ObservationFile) ([]Prediction, error) {
+// runs of that job in files at node counts the job was not fitted on;
+// counts w's job was fitted at are passed over, and jobs of the files that
+// w does not have are named in unfitted, in the order they appear. The
+// predictions are by job in w's order, then by node count.
+func CheckPredictions(w *model.Workload, files []ObservationFile) (out []Prediction, unfitted []string, err error) {
 	jobs, err := readObservationFiles(files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byName := map[string]*observed{}
 	for _, j := range jobs {
 		byName[j.Job] = j
 	}
-	var out []Prediction
+	inW := map[string]bool{}
+	for _, job := range w.Jobs {
+		inW[job.Name] = true
+	}
+	for _, j := range jobs {
+		if !inW[j.Job] {
+			unfitted = append(unfitted, j.Job)
+		}
+	}
 	for _, job := range w.Jobs {
 		o, ok := byName[job.Name]
 		if !ok || job.Profile == nil {
@@ -64,7 +73,7 @@ func CheckPredictions(w *model.Workload, files []ObservationFile) ([]Prediction,
 			out = append(out, Prediction{Job: job.Name, Nodes: n, Predicted: p, Measured: m, Runs: len(held[n]), Error: (p - m) / m, Beyond: beyond})
 		}
 	}
-	return out, nil
+	return out, unfitted, nil
 }
 
 // PredictionSummary is the predictions at one node count: how many jobs,

@@ -19,9 +19,12 @@ func TestCheckPredictions(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := "job,nodes,seconds\na,2,99\na,8,27\na,3,70\nc,8,5\na,8,24\na,8,26\nb,6,4\n"
-	ps, err := CheckPredictions(f.Workload, []ObservationFile{{R: strings.NewReader(check), File: "check.csv"}})
+	ps, unfitted, err := CheckPredictions(f.Workload, []ObservationFile{{R: strings.NewReader(check), File: "check.csv"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(unfitted) != 1 || unfitted[0] != "c" {
+		t.Errorf("unfitted %v, want [c]", unfitted)
 	}
 	want := []Prediction{
 		{Job: "a", Nodes: 3, Predicted: 200.0 / 3, Measured: 70, Runs: 1, Error: (200.0/3 - 70) / 70},

@@ -114,7 +114,7 @@ func fitAction(c *cli.Context) error {
 		return badInput(err)
 	}
 	if n := len(fitted.Skipped); n > 0 {
-		fmt.Fprintf(c.App.ErrWriter, "packer: note: %d of %d jobs cannot be fitted and are left out (--strict refuses the file instead):\n",
+		fmt.Fprintf(c.App.ErrWriter, "packer: note: %d of %d jobs cannot be fitted; left out (--strict refuses the file instead):\n",
 			n, n+len(fitted.Results))
 		for _, sk := range fitted.Skipped {
 			fmt.Fprintf(c.App.ErrWriter, "  %s\n", sk)
@@ -147,9 +147,16 @@ func checkFit(c *cli.Context, path string, w *model.Workload) ([]profile.Predict
 		return nil, badInput(&model.InputError{File: path, Err: err})
 	}
 	defer f.Close()
-	ps, err := profile.CheckPredictions(w, []profile.ObservationFile{{R: f, File: path}})
+	ps, unfitted, err := profile.CheckPredictions(w, []profile.ObservationFile{{R: f, File: path}})
 	if err != nil {
 		return nil, badInput(err)
+	}
+	if n := len(unfitted); n > 0 {
+		names := strings.Join(unfitted[:min(n, 5)], ", ")
+		if n > 5 {
+			names += ", …"
+		}
+		fmt.Fprintf(c.App.ErrWriter, "packer: note: --check: %d jobs of %s were not fitted, so not predicted: %s\n", n, path, names)
 	}
 	return ps, nil
 }

@@ -21,7 +21,7 @@ func TestFitLeavesOutWhatCannotBeFitted(t *testing.T) {
 	}
 	code, _, errs := packer(t, "", "fit", "-i", in, "-o", out)
 	want := in + ":4: job kmeans-28: measured at a single node count (8): a model needs at least two"
-	if code != 0 || !strings.Contains(errs, "1 of 3 jobs cannot be fitted") || !strings.Contains(errs, want) {
+	if code != 0 || !strings.Contains(errs, "1 of 3 jobs cannot be fitted; left out") || !strings.Contains(errs, want) {
 		t.Fatalf("exit %d, stderr %q; want 0 and the note naming kmeans-28", code, errs)
 	}
 	data, err := os.ReadFile(out)

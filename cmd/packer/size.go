@@ -90,7 +90,9 @@ func sizeAction(c *cli.Context) error {
 	res, err := optimize.Size(w, cl, deadline, set)
 	line.Done()
 	switch {
-	case errors.Is(err, optimize.ErrBadDeadline), errors.Is(err, optimize.ErrJobTooLong), errors.Is(err, optimize.ErrUnreachable):
+	case errors.Is(err, optimize.ErrBadDeadline):
+		return badUsage("--deadline %s: %v", c.String("deadline"), err)
+	case errors.Is(err, optimize.ErrJobTooLong), errors.Is(err, optimize.ErrUnreachable):
 		return badInput(fmt.Errorf("size: %s: %w", c.String("workload"), err))
 	case err != nil:
 		return settingUsage(c, err)

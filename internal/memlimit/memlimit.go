@@ -26,8 +26,9 @@ type Limit struct {
 	Source string
 }
 
-// Sources are the limits Budget takes the least of, each already scaled
-// to the share of it a run may plan for; 0 means unknown or unlimited.
+// Sources are the limits Budget takes the least of, as the system states
+// them (Budget scales each to the share a run may plan for); 0 means
+// unknown or unlimited.
 type Sources struct {
 	Machine int64 // physical memory
 	Cgroup  int64 // the cgroup's memory.max (v2) or memory.limit_in_bytes (v1)
@@ -71,6 +72,9 @@ func (s Sources) Budget() Limit {
 	consider(s.AS/2, "half of the address-space limit RLIMIT_AS, ulimit -v ("+Human(s.AS)+")")
 	if s.GoLimit != math.MaxInt64 {
 		consider(s.GoLimit, "GOMEMLIMIT ("+Human(s.GoLimit)+")")
+	}
+	if best.Bytes == 0 {
+		best.Source = "no limit known"
 	}
 	return best
 }

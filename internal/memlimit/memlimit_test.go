@@ -71,7 +71,7 @@ func TestBudget(t *testing.T) {
 	if b := (Sources{Machine: 16e9, GoLimit: math.MaxInt64}).Budget(); b.Bytes != 8e9 || !strings.HasPrefix(b.Source, "half the machine") {
 		t.Errorf("machine: %+v", b)
 	}
-	if b := (Sources{GoLimit: math.MaxInt64}).Budget(); b.Bytes != 0 {
+	if b := (Sources{GoLimit: math.MaxInt64}).Budget(); b.Bytes != 0 || b.Source != "no limit known" {
 		t.Errorf("nothing known: %+v", b)
 	}
 }
