@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -156,5 +157,37 @@ func TestFromModel(t *testing.T) {
 	}
 	if _, err := sim.FromModel(w, sim.Cluster{}, 0); err == nil {
 		t.Error("waves 0 accepted")
+	}
+}
+
+// TestPlanReplayOnBothEngines: replaying the pair scheduler's plans of
+// W1–W6, with and without the barrier and with heartbeats, gives the same
+// per-job results on the fast engine and the reference one. The replay is
+// the policy that slows overcommitted nodes (SetSlowdown), wakes nodes
+// itself and runs on extra nodes, which no policy built by name does.
+func TestPlanReplayOnBothEngines(t *testing.T) {
+	t.Parallel()
+	for _, name := range workloads.Names() {
+		w, err := workloads.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := pairPlan(t, w, model.PaperCluster())
+		sw, err := sim.PlanWorkload(pl, sim.Cluster{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, barrier := range []bool{true, false} {
+			rw, p, err := sim.ReplayPlan(pl, sw, barrier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rw.Cluster.Extras) == 0 && (name == "W5" || name == "W6") {
+				t.Fatalf("%s: no extra nodes in the replay", name)
+			}
+			label := fmt.Sprintf("%s, barrier %v", name, barrier)
+			sim.CompareEnginesFor(t, label, rw, &sim.Settings{Seed: 3}, p)
+			sim.CompareEnginesFor(t, label+", heartbeats", rw, &sim.Settings{Seed: 3, Heartbeat: 3}, p)
+		}
 	}
 }
