@@ -125,16 +125,6 @@ func (r *SizeResult) String() string {
 		r.Lo, r.Hosts, r.Hosts, model.FormatSeconds(r.Deadline), unsettled, fewer)
 }
 
-// point returns the curve's point at hosts, or a zero one.
-func (r *SizeResult) point(hosts int) SizePoint {
-	for _, pt := range r.Curve {
-		if pt.Hosts == hosts {
-			return pt
-		}
-	}
-	return SizePoint{Hosts: hosts}
-}
-
 // sizer holds one Size search: the workload, the cluster without its host
 // count, and what was learnt per host count.
 type sizer struct {
