@@ -52,10 +52,39 @@ func ReadObservations(r io.Reader, file string) ([]JobObservations, error) {
 	return jobs, nil
 }
 
+// MaxObservationsBytes is the largest observations file packer fit reads:
+// 256 MiB, millions of runs, far more than any job history holds; and
+// MaxObservationLine its longest line, 64 KiB, hundreds of times a run's.
+const (
+	MaxObservationsBytes = 256 << 20
+	MaxObservationLine   = 64 << 10
+)
+
+// lineLimit fails a read once a line runs past MaxObservationLine bytes.
+type lineLimit struct {
+	r   io.Reader
+	run int // bytes since the last line end
+}
+
+func (l *lineLimit) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			l.run = 0
+		} else if l.run++; l.run > MaxObservationLine {
+			return 0, fmt.Errorf("%w: a line of an observations file may be at most %d KiB", model.ErrTooLarge, MaxObservationLine>>10)
+		}
+	}
+	return n, err
+}
+
 // readObservationRows is ReadObservations without the check of node
 // counts, which FitObservationFiles makes over all its files together.
 func readObservationRows(r io.Reader, file string) ([]JobObservations, columns, error) {
 	bad := func(err error) error { return &model.InputError{File: file, Err: err} }
+	// Bounded in all and by line: /dev/zero, or a file with no line end,
+	// would otherwise grow one CSV record until memory ran out.
+	r = &lineLimit{r: model.LimitReader(r, MaxObservationsBytes, "an observations file")}
 	cr := csv.NewReader(model.SkipBOM(r)) // Excel's "CSV UTF-8" starts with one
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'

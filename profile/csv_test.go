@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -130,5 +131,29 @@ func TestReadObservationsSkipsABOM(t *testing.T) {
 	jobs, err := ReadObservations(strings.NewReader("\ufeffjob,nodes,seconds\nj,1,10\nj,2,6\n"), "runs.csv")
 	if err != nil || len(jobs) != 1 || len(jobs[0].Observations) != 2 {
 		t.Errorf("read %+v, %v", jobs, err)
+	}
+}
+
+// TestReadObservationsBounded: /dev/zero, one endless line, is refused once
+// a line passes MaxObservationLine, with one line naming the limit, not
+// read until memory runs out.
+func TestReadObservationsBounded(t *testing.T) {
+	f, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = ReadObservations(f, "/dev/zero")
+	if !errors.Is(err, model.ErrTooLarge) || !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), "at most 64 KiB") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	long := "job,nodes,seconds\n" + strings.Repeat("x", MaxObservationLine+1) + ",2,10\n"
+	if _, err := ReadObservations(strings.NewReader(long), "long.csv"); !errors.Is(err, model.ErrTooLarge) {
+		t.Errorf("long line: %v", err)
+	}
+	name := strings.Repeat("x", MaxObservationLine-10)
+	ok := "job,nodes,seconds\n" + name + ",2,10\n" + name + ",4,6\n"
+	if _, err := ReadObservations(strings.NewReader(ok), "ok.csv"); err != nil {
+		t.Errorf("lines within the limit: %.200v", err)
 	}
 }
