@@ -94,6 +94,21 @@ func CloseField(key string, known []string) string {
 	return best
 }
 
+// NearestName is the name within a small edit distance of s (at most 2, or
+// a third of its length, and less than its length, so that a suggestion
+// keeps something of what was typed), or "" if none is: the hint for a
+// name that is refused anyway (a command, a policy), so looser than
+// CloseField, where a misspelt field is refused only because of the guess.
+func NearestName(s string, names []string) string {
+	best, bestD := "", min(max(2, len(s)/3)+1, len(s))
+	for _, n := range names {
+		if d := EditDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
 // substituted tells whether key differs from f by a substituted letter: the
 // same length but other letters (a swap of two keeps the letters).
 func substituted(key, f string) bool {

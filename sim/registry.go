@@ -227,24 +227,8 @@ func PolicyNames() []string {
 func unknownPolicy(name string) error {
 	names := PolicyNames()
 	hint := ""
-	if s := nearest(name, names); s != "" {
+	if s := model.NearestName(name, names); s != "" {
 		hint = fmt.Sprintf("; did you mean %q?", s)
 	}
 	return fmt.Errorf("%w %q (want one of %s%s)", ErrUnknownPolicy, name, strings.Join(names, ", "), hint)
-}
-
-// nearest is the name within a small edit distance (model.EditDistance) of s
-// (at most 2, or a third of its length, and less than its length, so that a
-// suggestion keeps something of what was typed), or "" if none is. It is
-// looser than a workload's field check (model.CloseField): a policy name
-// that matches nothing is refused anyway, so a wrong guess costs only a
-// hint, while a misspelt field is refused only because of the guess.
-func nearest(s string, names []string) string {
-	best, bestD := "", min(max(2, len(s)/3)+1, len(s))
-	for _, n := range names {
-		if d := model.EditDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }

@@ -97,7 +97,7 @@ func subcommandAction(c *cli.Context) error {
 // unknownCommand is the error for name, which names none of cmds: exit code
 // 2, naming the nearest command if one is close.
 func unknownCommand(what, name string, cmds []*cli.Command) error {
-	if near := nearestName(name, commandNames(cmds)); near != "" {
+	if near := model.NearestName(name, commandNames(cmds)); near != "" {
 		return badUsage("unknown %s %q (did you mean %s?)", what, name, near)
 	}
 	return badUsage("unknown %s %q (want one of %s)", what, name, strings.Join(commandNames(cmds), ", "))
@@ -142,18 +142,6 @@ func commandNames(cmds []*cli.Command) []string {
 		}
 	}
 	return names
-}
-
-// nearestName is the name within a small edit distance of s (at most 2, or a
-// third of its length, and less than its length), or "" if none is.
-func nearestName(s string, names []string) string {
-	best, bestD := "", min(max(2, len(s)/3)+1, len(s))
-	for _, n := range names {
-		if d := model.EditDistance(s, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }
 
 // setUsageErrors makes every command report a flag error as one line and exit
