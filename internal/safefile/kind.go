@@ -19,6 +19,9 @@ type target struct {
 	path    string
 	exists  bool // the file exists (else it is created)
 	inPlace bool // written in place: a device, a FIFO or an inherited descriptor
+	// through is, for a symbolic link at path, the file it leads to (which
+	// need not exist): written in place once the data is complete.
+	through string
 }
 
 // resolve finds the file a write to path must reach. A path naming one of
@@ -26,39 +29,47 @@ type target struct {
 // written through that descriptor, whatever it leads to: renaming over the
 // file a shell redirected standard output to would lose what it held (and
 // the table packer prints there). A device or FIFO is opened by the name
-// given. A regular file is replaced where it really lies, so a symbolic
-// link to it stays a link. A path that does not exist may be a dangling
-// link: it is followed to the name to create. A kind of file that cannot
-// take an output is an error.
+// given. A regular file is replaced by rename. A symbolic link to a regular
+// file, or to a name where none exists yet, is written through: see
+// writeThrough. A kind of file that cannot take an output, and a loop of
+// links, are errors.
 func resolve(path string) (target, error) {
 	st, err := os.Stat(path)
 	if _, ok := inheritedFD(path); ok && err == nil {
 		return target{path: path, exists: true, inPlace: true}, nil
 	}
+	lst, lerr := os.Lstat(path)
+	link := lerr == nil && lst.Mode()&fs.ModeSymlink != 0
 	switch {
 	case err == nil && !st.Mode().IsRegular():
 		if err := writable(st); err != nil {
 			return target{}, fmt.Errorf("write %s: %w", path, err)
 		}
 		return target{path: path, exists: true, inPlace: true}, nil
-	case err == nil:
+	case err == nil && link:
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
 			return target{}, fmt.Errorf("write %s: %w", path, err)
 		}
-		return target{path: real, exists: true}, nil
+		return target{path: path, exists: true, through: real}, nil
+	case err == nil:
+		return target{path: path, exists: true}, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return target{}, fmt.Errorf("write %s: %w", path, err)
+	case !link:
+		return target{path: path}, nil
 	}
+	// A dangling link: follow it to the name to create.
+	to := path
 	for range maxLinks {
-		link, err := os.Readlink(path)
+		next, err := os.Readlink(to)
 		if err != nil {
-			return target{path: path}, nil // not a link: the file to create
+			return target{path: path, through: to}, nil
 		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(path), link)
+		if !filepath.IsAbs(next) {
+			next = filepath.Join(filepath.Dir(to), next)
 		}
-		path = link
+		to = next
 	}
 	return target{}, fmt.Errorf("write %s: %w", path, syscall.ELOOP)
 }
@@ -179,10 +190,25 @@ func Check(path string) error {
 	if err != nil {
 		return errors.Unwrap(err) // without resolve's "write PATH: "
 	}
-	if !t.exists {
-		if dst, err := os.Stat(filepath.Dir(t.path)); err != nil || !dst.IsDir() {
-			return fmt.Errorf("directory %s does not exist", filepath.Dir(t.path))
+	dest := t.path
+	if t.through != "" {
+		dest = t.through
+	}
+	switch {
+	case !t.exists:
+		if dst, err := os.Stat(filepath.Dir(dest)); err != nil || !dst.IsDir() {
+			if t.through != "" {
+				return fmt.Errorf("is a symbolic link to %s, in a directory that does not exist", dest)
+			}
+			return fmt.Errorf("directory %s does not exist", filepath.Dir(dest))
+		}
+	case t.through != "":
+		if err := syscall.Access(dest, wOK); err != nil {
+			return fmt.Errorf("is a symbolic link to %s, which cannot be written: %w", dest, err)
 		}
 	}
 	return nil
 }
+
+// wOK asks access(2) whether a file may be written.
+const wOK = 2

@@ -122,40 +122,121 @@ func TestSocketAndDirectoryRefused(t *testing.T) {
 	}
 }
 
+// TestSymlinkIsWrittenThrough: a link at an output path, to a file beside
+// it or outside its directory, is written through in place: the link stays,
+// and the target keeps its inode, mode and hard links; nothing is made in
+// the target's directory. A target the user may not write is refused, by
+// Check before any work, and left as it was (a rename in its writable
+// directory would have replaced it). A dangling link creates the file it
+// names, unless that file's directory is missing; a loop is an error.
 func TestSymlinkIsWrittenThrough(t *testing.T) {
-	dir := t.TempDir()
-	real := filepath.Join(dir, "plans", "plan.json")
-	os.Mkdir(filepath.Dir(real), 0o755)
-	os.WriteFile(real, []byte("old"), 0o644)
-	link := filepath.Join(dir, "latest.json")
-	if err := os.Symlink("plans/plan.json", link); err != nil {
-		t.Fatal(err)
+	dir, outside := t.TempDir(), t.TempDir()
+	os.Mkdir(filepath.Join(dir, "plans"), 0o755)
+	inDir := filepath.Join(dir, "plans", "plan.json")
+	foreign := filepath.Join(outside, "theirs.json")
+	for _, c := range []struct{ link, to, target string }{
+		{"latest.json", "plans/plan.json", inDir},
+		{"theirs.json", foreign, foreign},
+	} {
+		os.WriteFile(c.target, []byte("old"), 0o640)
+		hard := c.target + ".hard"
+		os.Link(c.target, hard)
+		before, _ := os.Stat(c.target)
+		link := filepath.Join(dir, c.link)
+		if err := os.Symlink(c.to, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := Check(link); err != nil {
+			t.Fatalf("Check %s: %v", c.link, err)
+		}
+		if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Create(link, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("streamed"))
+		if b, _ := os.ReadFile(c.target); string(b) != "new" {
+			t.Errorf("%s: before Commit the target holds %q", c.link, b)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.Stat(c.target)
+		if b, _ := os.ReadFile(hard); string(b) != "streamed" || !os.SameFile(before, after) || after.Mode() != 0o640 {
+			t.Errorf("%s: the hard link holds %q, same file %v, mode %v", c.link, b, os.SameFile(before, after), after.Mode())
+		}
+		if to, err := os.Readlink(link); err != nil || to != c.to {
+			t.Errorf("the link %s now leads to %q (%v)", c.link, to, err)
+		}
 	}
-	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
-		t.Fatal(err)
+	noTemps(t, dir, filepath.Join(dir, "plans"), outside)
+
+	// A target the user may not write, in a directory they may (root may
+	// write it, and does).
+	ro := filepath.Join(outside, "readonly.json")
+	os.WriteFile(ro, []byte("theirs"), 0o444)
+	link := filepath.Join(dir, "ro.json")
+	os.Symlink(ro, link)
+	if os.Geteuid() == 0 {
+		if err := WriteFile(link, []byte("root's"), 0o644); err != nil {
+			t.Errorf("root writing through a link to a read-only file: %v", err)
+		}
+		if b, _ := os.ReadFile(ro); string(b) != "root's" {
+			t.Errorf("root's write: the read-only file holds %q", b)
+		}
+	} else {
+		if err := Check(link); err == nil || err.Error() != "is a symbolic link to "+ro+", which cannot be written: permission denied" {
+			t.Errorf("Check a link to a read-only file: %v", err)
+		}
+		if err := WriteFile(link, []byte("new"), 0o644); !errors.Is(err, fs.ErrPermission) || err.Error() != "write "+link+" (a link to "+ro+"): permission denied" {
+			t.Errorf("WriteFile through a link to a read-only file: %v", err)
+		}
+		if b, _ := os.ReadFile(ro); string(b) != "theirs" {
+			t.Errorf("the read-only file holds %q", b)
+		}
+		noTemps(t, dir, outside)
 	}
-	if b, _ := os.ReadFile(real); string(b) != "new" {
-		t.Errorf("the target holds %q", b)
-	}
-	if st, _ := os.Lstat(link); st.Mode()&fs.ModeSymlink == 0 {
-		t.Errorf("the link was replaced by a %v", st.Mode())
-	}
-	// A dangling link names the file to create.
+
+	// A dangling link names the file to create; Abort creates nothing.
 	dangling := filepath.Join(dir, "next.json")
-	os.Symlink("plans/next.json", dangling)
+	os.Symlink(filepath.Join(outside, "next.json"), dangling)
 	if err := Check(dangling); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Create(dangling, 0o644)
+	f, err := Create(dangling, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Write([]byte("next"))
-	if err := f.Commit(); err != nil {
+	f.Abort()
+	if _, err := os.Lstat(filepath.Join(outside, "next.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Abort made the dangling link's target: %v", err)
+	}
+	if err := WriteFile(dangling, []byte("next"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "plans", "next.json")); string(b) != "next" {
+	if st, err := os.Stat(filepath.Join(outside, "next.json")); err != nil || st.Mode() != 0o600 {
+		t.Errorf("the dangling link's target: %v, %v", st, err)
+	}
+	if b, _ := os.ReadFile(dangling); string(b) != "next" {
 		t.Errorf("the dangling link's target holds %q", b)
+	}
+	// Into a missing directory: refused before any work.
+	nowhere := filepath.Join(dir, "nowhere.json")
+	os.Symlink("missing/x.json", nowhere)
+	if err := Check(nowhere); err == nil || err.Error() != "is a symbolic link to "+filepath.Join(dir, "missing", "x.json")+", in a directory that does not exist" {
+		t.Errorf("Check a link into a missing directory: %v", err)
+	}
+	// A link to a device is written in place and stays a link.
+	null := filepath.Join(dir, "discard")
+	os.Symlink("/dev/null", null)
+	if err := WriteFile(null, []byte("x"), 0o644); err != nil {
+		t.Errorf("a link to /dev/null: %v", err)
+	}
+	if st, err := os.Lstat(null); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link to /dev/null is now %v (%v)", st.Mode(), err)
 	}
 	// A loop is an error, not a hang.
 	loop := filepath.Join(dir, "loop")
@@ -165,6 +246,17 @@ func TestSymlinkIsWrittenThrough(t *testing.T) {
 	}
 	if err := Check(loop); !errors.Is(err, syscall.ELOOP) {
 		t.Errorf("Check a link loop: %v", err)
+	}
+	noTemps(t, dir, outside)
+}
+
+// noTemps fails t if a temporary file is left in any of dirs.
+func noTemps(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, ".*tmp-*")); len(m) > 0 {
+			t.Errorf("temporary files left: %v", m)
+		}
 	}
 }
 

@@ -3,12 +3,19 @@
 // directory, is synced, and is renamed over the target.
 //
 // Only a regular file (or a path that does not exist yet) is replaced so. A
-// symbolic link is followed: its target is written and the link stays. A
-// character device (/dev/null), a FIFO (a pipe, as in bash's -o >(jq .)) or
+// symbolic link is written through, as cp and a shell's > do (install, mv
+// and sed -i would instead put a new file where the link was, and the link
+// would be gone): the file it leads to is rewritten in place, so it keeps
+// its inode, owner, mode and hard links, and a file the user may not write
+// is refused rather than replaced by a rename in its directory (which only
+// needs the directory to be writable). The data is complete before the
+// target is opened, so a failure while making it leaves the target as it
+// was; a reader may see the target while it is rewritten. A link to nothing
+// creates the file it names. A character device (/dev/null), a FIFO (a pipe, as in bash's -o >(jq .)) or
 // one of the process's own descriptors (/dev/stdout, /dev/fd/N, whatever
 // file the shell opened there) is written in place, since renaming over it
-// would destroy the device, the pipe or the file the user redirected to. Directories, sockets, block devices and
-// other kinds of file are refused.
+// would destroy the device, the pipe or the file the user redirected to.
+// Directories, sockets, block devices and other kinds of file are refused.
 //
 // Every temporary file is listed while it exists, so that a program stopped
 // by a signal can remove them (RemoveTemps) before it exits: an interrupted
@@ -16,8 +23,11 @@
 package safefile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -87,6 +97,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	if t.inPlace {
 		return writeInPlace(t.path, data)
 	}
+	if t.through != "" {
+		return writeThrough(path, t.through, bytes.NewReader(data), perm)
+	}
 	path = t.path
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -133,6 +146,7 @@ type File struct {
 	perm    os.FileMode
 	done    bool
 	inPlace bool
+	through string // a link's target, written from f on Commit
 }
 
 // Create starts writing path.
@@ -157,7 +171,7 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
-	return &File{f: f, path: path, perm: perm}, nil
+	return &File{f: f, path: path, perm: perm, through: t.through}, nil
 }
 
 // Write appends to the temporary file.
@@ -174,6 +188,16 @@ func (w *File) Commit() error {
 			return fmt.Errorf("write %s: %w", w.path, err)
 		}
 		return nil
+	}
+	if w.through != "" {
+		_, err := w.f.Seek(0, io.SeekStart)
+		if err == nil {
+			err = writeThrough(w.path, w.through, w.f, w.perm)
+		}
+		w.f.Close()
+		os.Remove(w.f.Name())
+		forget(w.f.Name())
+		return err
 	}
 	err := w.f.Chmod(w.perm)
 	if err == nil {
@@ -206,4 +230,35 @@ func (w *File) Abort() {
 		os.Remove(w.f.Name())
 		forget(w.f.Name())
 	}
+}
+
+// writeThrough writes what r holds into target, the file the symbolic link
+// path leads to, in place: truncated and rewritten, keeping its inode,
+// owner, mode and hard links; created with perm if it does not exist.
+func writeThrough(path, target string, r io.Reader, perm os.FileMode) error {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("write %s (a link to %s): %w", path, target, unwrapPath(err))
+	}
+	_, err = io.Copy(f, r)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s (a link to %s): %w", path, target, unwrapPath(err))
+	}
+	return nil
+}
+
+// unwrapPath drops an *fs.PathError's operation and path, which the caller's
+// message already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
