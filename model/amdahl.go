@@ -32,13 +32,14 @@ func (m Amdahl) String() string { return fmt.Sprintf("%.4g + %.4g/n", m.A, m.C) 
 // Validate reports a model that cannot describe a runtime: A and C finite and
 // non-negative, A + C positive.
 func (m Amdahl) Validate() error {
-	switch {
-	case !finite(m.A) || m.A < 0:
-		return fmt.Errorf("model.a must be finite and non-negative, got %v", m.A)
-	case !finite(m.C) || m.C < 0:
-		return fmt.Errorf("model.c must be finite and non-negative, got %v", m.C)
-	case !(m.A+m.C > 0) || !finite(m.A+m.C):
-		return fmt.Errorf("model.a + model.c must be finite and positive, got %v + %v", m.A, m.C)
+	if err := within("model.a", m.A, true); err != nil {
+		return err
+	}
+	if err := within("model.c", m.C, true); err != nil {
+		return err
+	}
+	if err := within("F(1) = model.a + model.c", m.A+m.C, false); err != nil {
+		return err
 	}
 	return nil
 }

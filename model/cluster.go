@@ -91,26 +91,32 @@ func (c Cluster) WithDefaults() Cluster {
 // made for (the packing paper's has 18).
 const MaxPrimaryVMs = 1 << 20
 
-// Validate rejects a cluster no plan can be made for; the message names the
-// field as the plan document spells it.
+// Validate rejects a cluster no plan can be made for, and one past the
+// plausibility bounds, with a *SettingError naming the field as the plan
+// document spells it.
 func (c Cluster) Validate() error {
+	bad := func(field, name string, v any, rule string, args ...any) error {
+		return &SettingError{Input: "cluster", Field: field, Name: name, Value: v, Rule: fmt.Sprintf(rule, args...)}
+	}
 	switch {
 	case c.Hosts < 1:
-		return fmt.Errorf("cluster: hosts must be at least 1, got %d", c.Hosts)
+		return bad("Hosts", "hosts", c.Hosts, "must be at least 1")
 	case c.DisksPerHost < 1:
-		return fmt.Errorf("cluster: disks_per_host must be at least 1, got %d", c.DisksPerHost)
+		return bad("DisksPerHost", "disks_per_host", c.DisksPerHost, "must be at least 1")
+	case c.DisksPerHost > MaxDisksPerHost:
+		return bad("DisksPerHost", "disks_per_host", c.DisksPerHost, "must be at most %d (the densest storage servers hold about 100 drives)", MaxDisksPerHost)
 	case c.Hosts > MaxPrimaryVMs/c.DisksPerHost:
-		return fmt.Errorf("cluster: hosts %d × disks_per_host %d exceeds %d primary VMs, the most a plan's tables fit in memory", c.Hosts, c.DisksPerHost, MaxPrimaryVMs)
+		return bad("Hosts", "hosts", c.Hosts, "must be at most %d with disks_per_host %d (%d primary VMs, the most a plan's tables fit in memory)", MaxPrimaryVMs/c.DisksPerHost, c.DisksPerHost, MaxPrimaryVMs)
 	case c.ExtraRatio < 1:
-		return fmt.Errorf("cluster: extra_ratio must be at least 1, got %d", c.ExtraRatio)
+		return bad("ExtraRatio", "extra_ratio", c.ExtraRatio, "must be at least 1")
 	case c.ExtraRatio > c.DisksPerHost:
-		return fmt.Errorf("cluster: extra_ratio %d exceeds disks_per_host %d: an extra VM needs r primary VMs on its own machine", c.ExtraRatio, c.DisksPerHost)
-	case math.IsNaN(c.Alpha) || math.IsInf(c.Alpha, 0) || c.Alpha < 1:
-		return fmt.Errorf("cluster: overcommit_penalty (alpha) must be finite and at least 1, got %v", c.Alpha)
-	case c.CoresPerHost < 1:
-		return fmt.Errorf("cluster: cores_per_host must be at least 1, got %d", c.CoresPerHost)
-	case c.MemoryMiBPerHost < 1:
-		return fmt.Errorf("cluster: memory_mib_per_host must be at least 1, got %d", c.MemoryMiBPerHost)
+		return bad("ExtraRatio", "extra_ratio", c.ExtraRatio, "must not exceed disks_per_host %d: an extra VM needs r primary VMs on its own machine", c.DisksPerHost)
+	case math.IsNaN(c.Alpha) || c.Alpha < 1 || c.Alpha > MaxAlpha:
+		return bad("Alpha", "overcommit_penalty (alpha)", c.Alpha, "must be between 1 and %g", MaxAlpha)
+	case c.CoresPerHost < 1 || c.CoresPerHost > MaxCoresPerHost:
+		return bad("CoresPerHost", "cores_per_host", c.CoresPerHost, "must be between 1 and %d", MaxCoresPerHost)
+	case c.MemoryMiBPerHost < 1 || c.MemoryMiBPerHost > MaxMemoryMiBPerHost:
+		return bad("MemoryMiBPerHost", "memory_mib_per_host", c.MemoryMiBPerHost, "must be between 1 and %d (64 TiB)", MaxMemoryMiBPerHost)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -31,23 +33,36 @@ func TestClusterValidate(t *testing.T) {
 	if err := PaperCluster().Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for field, mutate := range map[string]func(*Cluster){
-		"hosts":                            func(c *Cluster) { c.Hosts = 0 },
-		"disks_per_host":                   func(c *Cluster) { c.DisksPerHost = 0 },
-		"hosts 100000000 × disks_per_host": func(c *Cluster) { c.Hosts = 100_000_000 },
-		"hosts 9 × disks_per_host":         func(c *Cluster) { c.DisksPerHost = 1 << 20 },
-		"extra_ratio":                      func(c *Cluster) { c.ExtraRatio = 0 },
-		"extra_ratio 3":                    func(c *Cluster) { c.ExtraRatio = 3 },
-		"overcommit_penalty":               func(c *Cluster) { c.Alpha = 0.99 },
-		"cores_per_host":                   func(c *Cluster) { c.CoresPerHost = 0 },
-		"memory_mib_per_host":              func(c *Cluster) { c.MemoryMiBPerHost = -1 },
+	for want, mutate := range map[string]func(*Cluster){
+		"cluster: hosts must be at least 1, got 0":          func(c *Cluster) { c.Hosts = 0 },
+		"cluster: disks_per_host must be at least 1, got 0": func(c *Cluster) { c.DisksPerHost = 0 },
+		"cluster: hosts must be at most 524288 with disks_per_host 2 (1048576 primary VMs, the most a plan's tables fit in memory), got 100000000": func(c *Cluster) { c.Hosts = 100_000_000 },
+		"cluster: disks_per_host must be at most 128 (the densest storage servers hold about 100 drives), got 100000":                              func(c *Cluster) { c.DisksPerHost = 100_000 },
+		"cluster: hosts must be at most 8192 with disks_per_host 128":                                                                              func(c *Cluster) { c.DisksPerHost, c.Hosts = 128, 8193 },
+		"cluster: extra_ratio must be at least 1, got 0":                                                                                           func(c *Cluster) { c.ExtraRatio = 0 },
+		"cluster: extra_ratio must not exceed disks_per_host 2: an extra VM needs r primary VMs on its own machine, got 3":                         func(c *Cluster) { c.ExtraRatio = 3 },
+		"cluster: overcommit_penalty (alpha) must be between 1 and 100, got 0.99":                                                                  func(c *Cluster) { c.Alpha = 0.99 },
+		"cluster: overcommit_penalty (alpha) must be between 1 and 100, got 1e+300":                                                                func(c *Cluster) { c.Alpha = 1e300 },
+		"cluster: overcommit_penalty (alpha) must be between 1 and 100, got NaN":                                                                   func(c *Cluster) { c.Alpha = math.NaN() },
+		"cluster: overcommit_penalty (alpha) must be between 1 and 100, got +Inf":                                                                  func(c *Cluster) { c.Alpha = math.Inf(1) },
+		"cluster: cores_per_host must be between 1 and 4096, got 0":                                                                                func(c *Cluster) { c.CoresPerHost = 0 },
+		"cluster: cores_per_host must be between 1 and 4096, got 100000000":                                                                        func(c *Cluster) { c.CoresPerHost = 1e8 },
+		"cluster: memory_mib_per_host must be between 1 and 67108864 (64 TiB), got -1":                                                             func(c *Cluster) { c.MemoryMiBPerHost = -1 },
+		"cluster: memory_mib_per_host must be between 1 and 67108864 (64 TiB), got 1000000000000":                                                  func(c *Cluster) { c.MemoryMiBPerHost = 1e12 },
 	} {
 		c := PaperCluster()
 		mutate(&c)
 		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), field) {
-			t.Errorf("%s: err = %v, want one naming %q", field, err, field)
+		var se *SettingError
+		if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.As(err, &se) || !strings.Contains(want, " "+se.Name+" ") {
+			t.Errorf("err = %v, want %q", err, want)
 		}
+	}
+	// At the bounds, a cluster is valid.
+	edge := Cluster{Hosts: MaxPrimaryVMs / MaxDisksPerHost, DisksPerHost: MaxDisksPerHost, ExtraRatio: 1, Alpha: MaxAlpha,
+		CoresPerHost: MaxCoresPerHost, MemoryMiBPerHost: MaxMemoryMiBPerHost}
+	if err := edge.Validate(); err != nil {
+		t.Errorf("the largest plausible cluster: %v", err)
 	}
 }
 

@@ -50,14 +50,11 @@ func (e Ernest) String() string {
 // non-negative, and F(1) = θ0 + θ1 + θ3 positive (then F(n) > 0 for all n ≥ 1).
 func (e Ernest) Validate() error {
 	for k, t := range e.Theta {
-		if !finite(t) || t < 0 {
-			return fmt.Errorf("model.theta[%d] must be finite and non-negative, got %v", k, t)
+		if err := within(fmt.Sprintf("model.theta[%d]", k), t, true); err != nil {
+			return err
 		}
 	}
-	if f1 := e.Theta[0] + e.Theta[1] + e.Theta[3]; !(f1 > 0) || !finite(f1) {
-		return fmt.Errorf("model.theta: F(1) = θ0 + θ1 + θ3 must be finite and positive, got %v", f1)
-	}
-	return nil
+	return within("model.theta: F(1) = θ0 + θ1 + θ3", e.Theta[0]+e.Theta[1]+e.Theta[3], false)
 }
 
 // MarshalJSON writes {"kind": "ernest", "theta": [θ0, θ1, θ2, θ3]}.

@@ -270,7 +270,15 @@ func TestModelJSON(t *testing.T) {
 		`{"kind": "ernest", "theta": [1, -2, 0, 0]}`:            "theta[1]",
 		`{"kind": "table", "nodes": [4, 2], "seconds": [1, 2]}`: "ascend",
 		`{"kind": "table", "nodes": [2], "seconds": [1, 2]}`:    "model.nodes has 1",
-		`{"kind": "amdahl", "a": 0, "c": 0}`:                    "positive",
+		`{"kind": "amdahl", "a": 0, "c": 0}`:                    "F(1) = model.a + model.c must be between 0.001 and 1e+10 seconds, got 0",
+		// Implausible values: one line naming the field and the value.
+		`{"a": 1500, "b": -1e308}`:                                    "model.b must be between -4 and 4 (doubling the VMs changes the runtime at most 16-fold), got -1e+308",
+		`{"a": 1e12, "b": -0.5}`:                                      "model.a must be between 0.001 and 1e+10 seconds, got 1e+12",
+		`{"a": 1e-9, "b": -0.5}`:                                      "model.a must be between 0.001 and 1e+10 seconds, got 1e-09",
+		`{"kind": "amdahl", "a": 20, "c": 1e300}`:                     "model.c must be between 0 and 1e+10 seconds, got 1e+300",
+		`{"kind": "ernest", "theta": [0, 0, 1e300, 1e-300]}`:          "model.theta[2] must be between 0 and 1e+10 seconds, got 1e+300",
+		`{"kind": "table", "nodes": [1], "seconds": [1e308]}`:         "model.seconds[0] must be between 0.001 and 1e+10 seconds, got 1e+308",
+		`{"kind": "table", "nodes": [1, 2000000], "seconds": [9, 5]}`: "model.nodes[1] must be at most 1048576 VMs, got 2000000",
 	} {
 		if _, err := ParseModel([]byte(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", in, err, want)
@@ -284,7 +292,9 @@ func TestModelJSON(t *testing.T) {
 func FuzzParseModel(f *testing.F) {
 	for _, s := range []string{`{"a": 1500, "b": -0.55}`, `{"kind": "amdahl", "a": 20, "c": 600}`,
 		`{"kind": "ernest", "theta": [20, 600, 3, 0.5]}`, `{"kind": "table", "nodes": [2, 4, 8], "seconds": [300, 160, 95]}`,
-		`{"kind": "table", "nodes": [1], "seconds": [1e308]}`, `{"kind": "ernest", "theta": [0, 0, 1e300, 1e-300]}`, `null`, `{`} {
+		`{"kind": "table", "nodes": [1], "seconds": [1e308]}`, `{"kind": "ernest", "theta": [0, 0, 1e300, 1e-300]}`, `null`, `{`,
+		`{"a": 1500, "b": -1e308}`, `{"a": 1e12, "b": -0.5}`, `{"a": 1e10, "b": 4}`, `{"a": 0.001, "b": -4}`,
+		`{"kind": "ernest", "theta": [1e10, 0, 1e10, 1e10]}`, `{"kind": "amdahl", "a": 1e-4, "c": 0}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -308,6 +318,15 @@ func FuzzParseModel(f *testing.F) {
 			if math.IsNaN(s) || s < 0 || s != again.Seconds(n) {
 				t.Fatalf("%s: F(%d) = %v, after a round trip %v", m, n, s, again.Seconds(n))
 			}
+		}
+		// Within the plausibility bounds, every form stays finite on the
+		// largest cluster, and all but a table (whose F(1) may be
+		// extrapolated) run F(1) between MinJobSeconds and MaxJobSeconds.
+		if s := m.Seconds(MaxPrimaryVMs); math.IsInf(s, 0) || math.IsNaN(s) {
+			t.Fatalf("%s: F(%d) = %v", m, MaxPrimaryVMs, s)
+		}
+		if f1 := m.Seconds(1); m.Kind() != KindTable && !(f1 >= MinJobSeconds && f1 <= MaxJobSeconds) {
+			t.Fatalf("%s: F(1) = %v s, past the plausibility bounds", m, f1)
 		}
 	})
 }

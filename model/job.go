@@ -77,8 +77,8 @@ func (j Job) Validate() error {
 	if err := j.Model.Validate(); err != nil {
 		return fmt.Errorf("job %q: %w", j.Name, err)
 	}
-	if r := j.Range; r != nil && (r.Min < 1 || r.Max < r.Min) {
-		return fmt.Errorf("job %q: measured_range must have 1 ≤ min ≤ max, got [%d, %d]", j.Name, r.Min, r.Max)
+	if r := j.Range; r != nil && (r.Min < 1 || r.Max < r.Min || r.Max > MaxPrimaryVMs) {
+		return fmt.Errorf("job %q: measured_range must have 1 ≤ min ≤ max ≤ %d, got [%d, %d]", j.Name, MaxPrimaryVMs, r.Min, r.Max)
 	}
 	if j.Run != nil {
 		if err := j.Run.Validate(); err != nil {

@@ -35,11 +35,11 @@ func (p PowerLaw) Seconds(n int) float64 {
 // Validate reports a model that cannot describe a runtime: A must be finite and
 // positive, B finite.
 func (p PowerLaw) Validate() error {
-	if math.IsNaN(p.A) || math.IsInf(p.A, 0) || p.A <= 0 {
-		return fmt.Errorf("model.a must be finite and positive, got %v", p.A)
+	if err := within("model.a", p.A, false); err != nil {
+		return err
 	}
-	if math.IsNaN(p.B) || math.IsInf(p.B, 0) {
-		return fmt.Errorf("model.b must be finite, got %v", p.B)
+	if !(math.Abs(p.B) <= MaxExponent) {
+		return fmt.Errorf("model.b must be between %g and %g (doubling the VMs changes the runtime at most %g-fold), got %v", -MaxExponent, MaxExponent, math.Pow(2, MaxExponent), p.B)
 	}
 	return nil
 }

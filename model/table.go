@@ -186,8 +186,11 @@ func (t *Table) Validate() error {
 		if n < 1 || (i > 0 && n <= t.Nodes[i-1]) {
 			return fmt.Errorf("model.nodes must ascend strictly from at least 1, got %v", t.Nodes)
 		}
-		if s := t.Times[i]; !(s > 0) || !finite(s) {
-			return fmt.Errorf("model.seconds[%d] must be finite and positive, got %v", i, s)
+		if n > MaxPrimaryVMs {
+			return fmt.Errorf("model.nodes[%d] must be at most %d VMs, got %d", i, MaxPrimaryVMs, n)
+		}
+		if err := within(fmt.Sprintf("model.seconds[%d]", i), t.Times[i], false); err != nil {
+			return err
 		}
 	}
 	return nil

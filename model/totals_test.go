@@ -16,7 +16,12 @@ func TestNewProblemRefusesOverflowingTotals(t *testing.T) {
 	for i := range jobs {
 		jobs[i] = big(string(rune('a' + i)))
 	}
-	_, err := NewProblem(&Workload{Name: "w", Jobs: jobs}, c)
+	// Such a job is past the plausibility bounds, so validation refuses it
+	// first; checkTotals stays as a guard for jobs made in code.
+	if _, err := NewProblem(&Workload{Name: "w", Jobs: jobs[:1]}, c); err == nil || !strings.Contains(err.Error(), "model.a must be between 0.001 and 1e+10 seconds, got 1e+306") {
+		t.Errorf("a job of 1e306 s: %v", err)
+	}
+	err := checkTotals(jobs, c)
 	if err == nil || !errors.Is(err, ErrInvalidWorkload) {
 		t.Fatalf("8 jobs of 1.3e306 s on 18 VMs: got %v, want an invalid workload", err)
 	}
@@ -26,7 +31,7 @@ func TestNewProblemRefusesOverflowingTotals(t *testing.T) {
 		}
 	}
 	// Seven fit: 7 × 1.3e306 = 9.1e306 < 9.99e306.
-	if _, err := NewProblem(&Workload{Name: "w", Jobs: jobs[:7]}, c); err != nil {
+	if err := checkTotals(jobs[:7], c); err != nil {
 		t.Errorf("7 jobs of 1.3e306 s: %v", err)
 	}
 }

@@ -42,7 +42,12 @@ type InputError struct {
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.File + ": " + e.Err.Error() }
+func (e *InputError) Error() string {
+	if e.File == "" { // never "packer: : …"
+		return `"": ` + e.Err.Error()
+	}
+	return e.File + ": " + e.Err.Error()
+}
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Validate checks every job and that names are unique and the set is not empty.

@@ -113,16 +113,30 @@ func FuzzParseWorkload(f *testing.F) {
 	f.Add([]byte(`{"jobs": [{"name": "am", "model": {"kind": "amdahl", "a": 20, "c": 600}, "measured_range": {"min": 2, "max": 8}}]}`))
 	f.Add([]byte(`{"jobs": [`))
 	f.Add([]byte(`null`))
+	// Implausible values, each refused (issue 41: they passed).
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -1e308}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1e12, "b": -0.5}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "measured_range": {"min": 1, "max": 1e9}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"kind": "table", "nodes": [1, 4194304], "seconds": [9, 1e-9]}}]}`))
+	f.Add([]byte(`{"name": "", "jobs": [{"name": "", "model": {"a": 1, "b": 0}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ParseWorkload(data, "fuzz.json")
 		if err != nil {
 			if !errors.Is(err, ErrInvalidWorkload) {
 				t.Fatalf("error %v does not wrap ErrInvalidWorkload", err)
 			}
+			if msg := err.Error(); !strings.HasPrefix(msg, "fuzz.json: ") || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q is not one line naming the file", msg)
+			}
 			return
 		}
 		if err := w.Validate(); err != nil {
 			t.Fatalf("accepted an invalid workload: %v", err)
+		}
+		for _, j := range w.Jobs {
+			if f1 := j.Seconds(1); j.Model.Kind() != KindTable && !(f1 >= MinJobSeconds && f1 <= MaxJobSeconds) {
+				t.Fatalf("accepted job %q with F(1) = %v s, past the plausibility bounds", j.Name, f1)
+			}
 		}
 		b, err := w.MarshalIndent()
 		if err != nil {
