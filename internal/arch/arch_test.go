@@ -46,6 +46,7 @@ var allowed = map[string][]string{
 	"xenlibvirt/libvirttest": {"model", "plan", "xenlibvirt"},
 	"workloads/traces":       {"model", "profile", "sim", "workloads"},
 	"experiments":            {"model", "pso", "optimize", "plan", "sim", "workloads"},
+	"sweep":                  {"model", "pso", "optimize", "plan", "sim", "workloads", "workloads/traces", "internal/safefile", "internal/memlimit"},
 }
 
 // TestImportsFollowTheDataFlow: no package imports one to its right, and sim,
