@@ -43,6 +43,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			reportCommand,
 			compareCommand,
 			experimentCommand,
+			sweepCommand,
 			applyCommand,
 			hostsCommand,
 			statusCommand,

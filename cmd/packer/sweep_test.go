@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sweepFixture writes a 12-point simulate sweep (a workload file beside
+// it and a built-in one) and returns its path.
+func sweepFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"tiny.json": `{"cluster": {"nodes": 4}, "jobs": [
+  {"name": "a", "arrival": 0, "maps": {"count": 6, "mean": 10}, "reduces": {"count": 1, "mean": 5}},
+  {"name": "b", "arrival": 3, "maps": {"durations": [5, 7, 9]}}]}`,
+		"s.json": `{"name": "cli", "run": "simulate", "workloads": ["tiny.json", "W1"], "nodes": [4, 8, 12],
+  "policies": ["fifo", "fair"], "options": [{"name": "now"}]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "s.json")
+}
+
+// mustPacker runs packer and fails the test unless it exits 0.
+func mustPacker(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errs := packer(t, "", args...)
+	if code != 0 {
+		t.Fatalf("packer %s: exit %d: %s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+// TestSweepShardsMergeAsOneRun: the CLI's merged table, CSV and JSON lines
+// are the unsharded run's, byte for byte, for 1 to 5 shards given by
+// --shard, by a Slurm array's variables and by an Indexed Job's.
+func TestSweepShardsMergeAsOneRun(t *testing.T) {
+	sw := sweepFixture(t)
+	want := map[string]string{}
+	for _, f := range []string{"table", "csv", "jsonl"} {
+		want[f] = mustPacker(t, "sweep", "run", "--format", f, sw)
+	}
+	if n := strings.Count(want["jsonl"], "\n"); n != 12 {
+		t.Fatalf("%d lines:\n%s", n, want["jsonl"])
+	}
+	for n := 1; n <= 5; n++ {
+		for _, how := range []string{"flag", "slurm", "k8s"} {
+			dir := t.TempDir()
+			for k := range n {
+				switch how {
+				case "flag":
+					mustPacker(t, "sweep", "run", "--shard", fmt.Sprintf("%d/%d", k, n), "--out", dir, sw)
+				case "slurm": // --array=1-N: the ids from 1
+					t.Setenv("SLURM_ARRAY_TASK_ID", fmt.Sprint(k+1))
+					t.Setenv("SLURM_ARRAY_TASK_MIN", "1")
+					t.Setenv("SLURM_ARRAY_TASK_COUNT", fmt.Sprint(n))
+					mustPacker(t, "sweep", "run", "--out", dir, sw)
+				case "k8s":
+					t.Setenv("JOB_COMPLETION_INDEX", fmt.Sprint(k))
+					t.Setenv("PACKER_SWEEP_SHARDS", fmt.Sprint(n))
+					mustPacker(t, "sweep", "run", "--out", dir, sw)
+				}
+			}
+			for _, v := range []string{"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX", "PACKER_SWEEP_SHARDS"} {
+				os.Unsetenv(v)
+			}
+			for f, w := range want {
+				if got := mustPacker(t, "sweep", "merge", "--format", f, dir); got != w {
+					t.Errorf("N=%d by %s, --format %s: the merge differs from the unsharded run:\n%s\nwant\n%s", n, how, f, got, w)
+				}
+			}
+		}
+	}
+}
+
+// TestSweepDeadShardNamedAndRerun: merge exits 1 with one line naming the
+// shard that did not finish and its points, and how to rerun it; rerunning
+// that shard alone gives the unsharded results.
+func TestSweepDeadShardNamedAndRerun(t *testing.T) {
+	sw := sweepFixture(t)
+	want := mustPacker(t, "sweep", "run", "--format", "csv", sw)
+	dir := t.TempDir()
+	for k := range 4 {
+		mustPacker(t, "sweep", "run", "--shard", fmt.Sprintf("%d/4", k), "--out", dir, sw)
+	}
+	if err := os.Remove(filepath.Join(dir, "shard-2-of-4.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := packer(t, "", "sweep", "merge", dir)
+	wantErr := fmt.Sprintf("packer: sweep merge: %s: 1 of 4 shards not finished: shard 2/4 (shard-2-of-4.jsonl, no file) lacks 3 points: 2, 6, 10; rerun: packer sweep run --out %s --shard S %s, for S in 2/4\n", dir, dir, sw)
+	if code != 1 || out != "" || errs != wantErr {
+		t.Fatalf("merge: exit %d, stdout %q, stderr\n%s\nwant\n%s", code, out, errs, wantErr)
+	}
+	mustPacker(t, "sweep", "run", "--out", dir, "--shard", "2/4", sw)
+	if got := mustPacker(t, "sweep", "merge", "--format", "csv", dir); got != want {
+		t.Errorf("after the rerun:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestSweepBadInput: bad sweep files and flags exit 2 with one line, and
+// write nothing.
+func TestSweepBadInput(t *testing.T) {
+	sw := sweepFixture(t)
+	bad := filepath.Join(filepath.Dir(sw), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"name": "b", "run": "simulate", "workloads": ["tiny.json"], "policies": ["fifo"], "nodes": [4, 0]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "res")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "run", "--out", out, bad}, "packer: " + bad + ": nodes[1] = 0: want 1 to 1000000\n"},
+		{[]string{"sweep", "run", "--shard", "4/4", "--out", out, sw}, "packer: --shard: shard 4 of 4: want 0 to 3\n"},
+		{[]string{"sweep", "run", "--shard", "1/4", sw}, "packer: sweep run: shard 1/4 (--shard) needs --out DIR, where the shards' results meet\n"},
+		{[]string{"sweep", "run", "--shards", "4", sw}, "packer: --shards 4: no shard index (give --shard i/4, or run under a Slurm array or an Indexed Job)\n"},
+		{[]string{"sweep", "merge", filepath.Join(out, "none")}, "packer: sweep merge: " + filepath.Join(out, "none") + " is not a directory\n"},
+		{[]string{"sweep", "show", "--shards", "13", sw}, "packer: --shards 13: more shards than the sweep's 12 points\n"},
+		{[]string{"sweep", "run", "--format", "xml", sw}, "packer: --format: unknown format \"xml\" (want table or csv or jsonl)\n"},
+	} {
+		code, stdout, errs := packer(t, "", c.args...)
+		if code != 2 || stdout != "" || errs != c.want {
+			t.Errorf("packer %s: exit %d, stdout %q, stderr %q; want %q", strings.Join(c.args, " "), code, stdout, errs, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "shard-0-of-1.jsonl")); err == nil {
+		t.Error("a refused sweep wrote a shard file")
+	}
+}
+
+// TestSweepEmitters: the Slurm script and the Kubernetes manifest as the
+// CLI writes them, with absolute paths and the sweep's sizing.
+func TestSweepEmitters(t *testing.T) {
+	sw := sweepFixture(t)
+	script := mustPacker(t, "sweep", "emit", "slurm", "--shards", "4", "--parallel", "2", "--out", "results", "--packer", "/opt/packer", sw)
+	abs, _ := filepath.Abs("results")
+	for _, want := range []string{"#SBATCH --array=0-3%2\n", "#SBATCH --time=0-00:05:00\n", "#SBATCH --mem=192M\n",
+		"exec /opt/packer sweep run " + sw + " --shards 4 --out " + abs + "\n"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	code, manifest, errs := packer(t, "", "sweep", "emit", "k8s", "--shards", "3", "--image", "packer:1", "--claim", "sweeps", sw)
+	if code != 0 || !strings.Contains(manifest, `"completionMode": "Indexed"`) || !strings.Contains(manifest, `"completions": 3`) ||
+		!strings.Contains(errs, "kubectl wait --for=condition=complete job/packer-sweep-cli") {
+		t.Errorf("k8s: exit %d\n%s\n%s", code, manifest, errs)
+	}
+	out := mustPacker(t, "sweep", "show", "--shards", "3", sw)
+	if !strings.Contains(out, "Sweep cli (simulate, digest ") || !strings.Contains(out, ": 12 points in 3 shards") || !strings.Contains(out, "each task asks for 5 min and 192 MiB") {
+		t.Errorf("show:\n%s", out)
+	}
+}
