@@ -7,19 +7,35 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 )
 
-// JournalVersion is the state file format's version.
-const JournalVersion = 1
+// JournalVersion is the state file format's version this packer writes.
+// Version 2 added the intent states (StateCreating, …) and a VM's pool,
+// volume and UUID; a version 1 file, which has none of them, is read as it
+// is and written back as version 2.
+const JournalVersion = 2
 
-// Journal is apply's state file: what exists where, rewritten atomically after
-// every step, so that status, resume and destroy need nothing else. Only what
-// the journal lists is ever removed.
+// oldestJournalVersion is the oldest state file format this packer reads.
+const oldestJournalVersion = 1
+
+// Journal is apply's state file: what exists where, rewritten atomically and
+// flushed to disk (fsync) at every step, so that status, resume and destroy
+// need nothing else. Only what the journal lists is ever removed.
+//
+// Every change to a host is written ahead: the journal first names what is
+// about to be made (a VM in an intent state: StateCreating, StateSeeding,
+// StateDefining, StateStarting, with the volume's pool, name and path or the
+// domain's name and UUID), then libvirt is called, then the journal
+// confirms it (StateDisk, StateDefined, StateRunning). A process killed
+// between the two leaves an intent: resume and destroy look up what it
+// names, and remove it if it is there and packer's.
 type Journal struct {
 	Version int    `json:"version"`
 	Plan    string `json:"plan"`
@@ -57,15 +73,25 @@ type PhaseRecord struct {
 	Ended   *time.Time `json:"ended,omitempty"`
 }
 
-// VM states in the journal, in the order a VM goes through them.
+// VM states in the journal, in the order a VM goes through them. The four
+// intent states say that a call was about to be made and its outcome is not
+// known: what it names may or may not exist.
 const (
-	StateDisk      = "disk"      // overlay created
+	StateCreating  = "creating"  // intent: overlay (Pool, Volume, Disk) about to be created
+	StateDisk      = "disk"      // overlay created (and seed volume, if Seed is set)
+	StateSeeding   = "seeding"   // intent: seed volume (Seed) about to be uploaded
+	StateDefining  = "defining"  // intent: domain (Name, UUID) about to be defined
 	StateDefined   = "defined"   // domain defined
+	StateStarting  = "starting"  // intent: domain about to be started
 	StateRunning   = "running"   // domain started
 	StateFinished  = "finished"  // guest powered off: its job is done
 	StateUndefined = "undefined" // domain gone, overlay still there
 	StateRemoved   = "removed"   // nothing left
 )
+
+// states lists every state a VM record may be in.
+var states = []string{StateCreating, StateDisk, StateSeeding, StateDefining, StateDefined,
+	StateStarting, StateRunning, StateFinished, StateUndefined, StateRemoved}
 
 // VMRecord is one VM packer created (or began to).
 type VMRecord struct {
@@ -73,8 +99,14 @@ type VMRecord struct {
 	Name    string `json:"name"`
 	Host    string `json:"host"`
 	HostURI string `json:"host_uri"`
-	Disk    string `json:"disk"`
-	State   string `json:"state"`
+	// Pool and Volume are the storage pool and volume name of the overlay
+	// at Disk, named before it is created.
+	Pool   string `json:"pool,omitempty"`
+	Volume string `json:"volume,omitempty"`
+	Disk   string `json:"disk"`
+	// UUID is the domain's UUID, named before it is defined.
+	UUID  string `json:"uuid,omitempty"`
+	State string `json:"state"`
 	// Job and Index say which VM of which job this is.
 	Job   string `json:"job,omitempty"`
 	Index int    `json:"index"`
@@ -97,10 +129,33 @@ type VMRecord struct {
 // Live reports whether anything of the VM may still exist on its host.
 func (r VMRecord) Live() bool { return r.State != StateRemoved }
 
-// hasDomain reports whether the record says a domain was defined and not yet
-// removed.
+// Unconfirmed reports whether the record's last step is an intent whose
+// outcome was never confirmed: what it names may or may not exist.
+func (r VMRecord) Unconfirmed() bool {
+	switch r.State {
+	case StateCreating, StateSeeding, StateDefining, StateStarting:
+		return true
+	}
+	return false
+}
+
+// StateText is the record's state as people read it: an intent adds that
+// what it names may exist or not.
+func (r VMRecord) StateText() string {
+	if r.Unconfirmed() {
+		return r.State + ", not confirmed: may exist"
+	}
+	return r.State
+}
+
+// hasDomain reports whether a domain may have been defined and not yet
+// removed: defined, or announced.
 func (r VMRecord) hasDomain() bool {
-	return r.State == StateDefined || r.State == StateRunning || r.State == StateFinished
+	switch r.State {
+	case StateDefining, StateDefined, StateStarting, StateRunning, StateFinished:
+		return true
+	}
+	return false
 }
 
 // NewJournal starts the journal of a deployment: every phase pending.
@@ -147,22 +202,59 @@ func (j *Journal) vm(phase int, name, host, uri string) *VMRecord {
 	return &j.VMs[len(j.VMs)-1]
 }
 
-// Marshal returns the journal as indented JSON ending in a newline.
+// Marshal returns the journal as indented JSON ending in a newline, in this
+// packer's format (JournalVersion), whichever version it was read from.
 func (j *Journal) Marshal() ([]byte, error) {
-	b, err := json.MarshalIndent(j, "", "  ")
+	out := *j
+	out.Version = JournalVersion
+	b, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
 }
 
-// Save writes the journal atomically: a reader sees the old or the new file.
+// Save writes the journal atomically, a reader seeing the old or the new
+// file, and durably: the file is flushed before it is renamed into place
+// and its directory after, so that once Save returns the step survives a
+// crash of the machine, not only of packer.
 func (j *Journal) Save(path string) error {
 	b, err := j.Marshal()
 	if err != nil {
 		return err
 	}
-	return safefile.WriteFile(path, b, 0o644)
+	return writeDurably(path, b)
+}
+
+// writeDurably replaces path with b as Save does.
+func writeDurably(path string, b []byte) error {
+	if err := safefile.WriteFile(path, b, 0o644); err != nil {
+		return err
+	}
+	return syncDir(path)
+}
+
+// syncDir flushes the directory holding path (where a link at path leads),
+// making a rename into it durable. A file system that cannot flush a
+// directory (EINVAL) has nothing more to offer and is not an error.
+func syncDir(path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return err // a device or FIFO was written in place: no rename
+	}
+	d, err := os.Open(filepath.Dir(real))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("write %s: flush its directory: %w", path, err)
+	}
+	return nil
 }
 
 // ErrBadJournal is wrapped by every error ParseJournal reports.
@@ -178,8 +270,11 @@ func ParseJournal(data []byte, name string) (*Journal, error) {
 	bad := func(format string, a ...any) error {
 		return &model.InputError{File: name, Err: fmt.Errorf("%w: %s", ErrBadJournal, fmt.Sprintf(format, a...))}
 	}
-	if j.Version != JournalVersion {
-		return nil, bad("version: %d, this packer reads version %d", j.Version, JournalVersion)
+	switch {
+	case j.Version > JournalVersion:
+		return nil, bad("version: %d, this packer reads versions %d to %d; a newer packer wrote it", j.Version, oldestJournalVersion, JournalVersion)
+	case j.Version < oldestJournalVersion:
+		return nil, bad("version: %d, this packer reads versions %d to %d", j.Version, oldestJournalVersion, JournalVersion)
 	}
 	if j.Plan == "" {
 		return nil, bad("plan: empty")
@@ -195,13 +290,14 @@ func ParseJournal(data []byte, name string) (*Journal, error) {
 		}
 	}
 	for i, r := range j.VMs {
-		switch r.State {
-		case StateDisk, StateDefined, StateRunning, StateFinished, StateUndefined, StateRemoved:
-		default:
+		if !slices.Contains(states, r.State) || j.Version < 2 && r.Unconfirmed() {
 			return nil, bad("vms[%d].state: %q", i, r.State)
 		}
 		if r.Name == "" || r.HostURI == "" {
 			return nil, bad("vms[%d]: name %q and host_uri %q must be set", i, r.Name, r.HostURI)
+		}
+		if r.Live() && r.Disk == "" {
+			return nil, bad("vms[%d].disk: empty, and the VM is %s", i, r.State)
 		}
 		if r.Phase < 0 || r.Phase >= len(j.Phases) {
 			return nil, bad("vms[%d].phase: %d outside 0..%d", i, r.Phase, len(j.Phases)-1)
