@@ -186,8 +186,14 @@ type run struct {
 	hs   *Hosts
 	set  *Settings
 	d    *Deployment
-	mu   sync.Mutex
+	mu   sync.Mutex // guards j
 	j    *Journal
+	// saving serialises the state file's writes; saved is the last step
+	// on disk. Steps journaled while a write is under way go to disk
+	// together in the next one (a group commit), so that parallel
+	// launches do not queue up behind each other's fsync.
+	saving sync.Mutex
+	saved  int
 	// consoles are the VMs' console copies in flight, by host URI and name.
 	consoles map[consoleKey]*consoleCopy
 }
@@ -224,21 +230,52 @@ func (r *run) openJournal() error {
 	return nil
 }
 
-// step records one change in the journal and saves it; callers hold no lock.
+// step records one change in the journal, saves it and says it on the log;
+// callers hold no lock.
 func (r *run) step(change func(j *Journal), format string, a ...any) error {
+	return r.save(change, true, format, a...)
+}
+
+// intend records, before a change to a host, what is about to be made: the
+// journal is on disk before the call is made. The operator's log does not
+// show it; the step confirming the change does.
+func (r *run) intend(change func(j *Journal), format string, a ...any) error {
+	return r.save(change, false, format, a...)
+}
+
+// save changes the journal, logs the step and returns once the journal on
+// disk holds it: written, flushed and renamed into place by this call or by
+// one that took it along.
+func (r *run) save(change func(j *Journal), show bool, format string, a ...any) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	change(r.j)
 	msg := fmt.Sprintf(format, a...)
 	r.j.Step++
-	r.j.Log = append(r.j.Log, fmt.Sprintf("%d %s", r.j.Step, msg))
-	fmt.Fprintln(r.set.Log, msg)
+	step := r.j.Step
+	r.j.Log = append(r.j.Log, fmt.Sprintf("%d %s", step, msg))
+	if show {
+		fmt.Fprintln(r.set.Log, msg)
+	}
+	r.mu.Unlock()
 	if r.set.StatePath == "" {
 		return nil
 	}
-	if err := r.j.Save(r.set.StatePath); err != nil {
+	r.saving.Lock()
+	defer r.saving.Unlock()
+	if r.saved >= step {
+		return nil
+	}
+	r.mu.Lock()
+	b, err := r.j.Marshal()
+	upTo := r.j.Step
+	r.mu.Unlock()
+	if err == nil {
+		err = writeDurably(r.set.StatePath, b)
+	}
+	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
+	r.saved = upTo
 	return nil
 }
 
@@ -457,30 +494,7 @@ func (r *run) launch(ctx context.Context, pd PhaseDeploy) error {
 
 func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	hv := r.hs.HVs[vm.Host]
-	inv := r.hs.Inventory
-	rec := func(state string) func(*Journal) {
-		return func(j *Journal) {
-			v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
-			v.Disk, v.State, v.Job, v.Index = vm.DiskPath, state, vm.Meta.Job, vm.Meta.Index
-			v.Image = ""
-			if vm.Image != r.j.Image {
-				v.Image = vm.Image
-			}
-		}
-	}
-	// A domain of this name that exists already is not ours to replace:
-	// defining over it would take it over.
-	if _, err := hv.Domain(vm.Name); err == nil {
-		return fmt.Errorf("define: a domain named %s already exists; packer leaves it alone", vm.Name)
-	} else if !errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("look up domain: %w", err)
-	}
-	path, err := hv.CreateOverlay(vm.Pool, vm.Volume, vm.Image, inv.ImageFormat, inv.DiskGiB)
-	if err != nil {
-		return err
-	}
-	vm.DiskPath = path
-	if err := r.step(rec(StateDisk), "p%d %s %s: disk %s created", PhaseNumber(phase), vm.HostName, vm.Name, path); err != nil {
+	if err := r.createDisk(phase, hv, &vm); err != nil {
 		return err
 	}
 	if vm.Run != nil {
@@ -491,14 +505,21 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	n, host := PhaseNumber(phase), vm.HostName
+	if err := r.intend(r.vmRecord(phase, vm, StateDefining), "p%d %s %s: about to define domain %s (UUID %s)", n, host, vm.Name, vm.Name, vm.UUID); err != nil {
+		return err
+	}
 	if err := hv.Define(vm.XML); err != nil {
 		return fmt.Errorf("define: %w", err)
 	}
-	if err := r.step(rec(StateDefined), "p%d %s %s: defined", PhaseNumber(phase), vm.HostName, vm.Name); err != nil {
+	if err := r.step(r.vmRecord(phase, vm, StateDefined), "p%d %s %s: defined", n, host, vm.Name); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if err := r.intend(r.vmRecord(phase, vm, StateStarting), "p%d %s %s: about to start domain %s", n, host, vm.Name, vm.Name); err != nil {
+		return err
 	}
 	if err := startRetrying(ctx, hv, vm.Name); err != nil {
 		return fmt.Errorf("start: %w", err)
@@ -509,10 +530,68 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	r.openConsole(phase, vm)
 	now := r.now()
 	return r.step(func(j *Journal) {
-		rec(StateRunning)(j)
+		r.vmRecord(phase, vm, StateRunning)(j)
 		v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
 		v.Started, v.Stopped, v.Exit, v.Seconds, v.Console = &now, nil, nil, nil, ""
-	}, "p%d %s %s: started", PhaseNumber(phase), vm.HostName, vm.Name)
+	}, "p%d %s %s: started", n, host, vm.Name)
+}
+
+// vmRecord returns the change that puts the VM's record (added if need be)
+// in state, naming everything of it the host will hold: overlay (pool,
+// volume, path) and domain (name, UUID).
+func (r *run) vmRecord(phase int, vm VMDeploy, state string) func(*Journal) {
+	return func(j *Journal) {
+		v := j.vm(phase, vm.Name, vm.HostName, vm.HostURI)
+		v.Pool, v.Volume, v.Disk, v.UUID = vm.Pool, vm.Volume, vm.DiskPath, vm.UUID
+		v.State, v.Job, v.Index = state, vm.Meta.Job, vm.Meta.Index
+		v.Image = ""
+		if vm.Image != j.Image {
+			v.Image = vm.Image
+		}
+		if state == StateCreating {
+			v.Seed = "" // a resumed VM's earlier seed was removed with it
+		}
+	}
+}
+
+// createDisk creates the VM's overlay, journaling the intent first and the
+// path libvirt gives it after. A domain or volume already holding the VM's
+// name is not packer's: defining over it would take it over, and its
+// journal would claim it.
+func (r *run) createDisk(phase int, hv Hypervisor, vm *VMDeploy) error {
+	if _, err := hv.Domain(vm.Name); err == nil {
+		return fmt.Errorf("define: a domain named %s already exists; packer leaves it alone", vm.Name)
+	} else if !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("look up domain: %w", err)
+	}
+	if err := volumeFree(hv, vm.DiskPath); err != nil {
+		return fmt.Errorf("create disk: %w", err)
+	}
+	n := PhaseNumber(phase)
+	if err := r.intend(r.vmRecord(phase, *vm, StateCreating), "p%d %s %s: about to create disk %s (volume %s in pool %s)",
+		n, vm.HostName, vm.Name, vm.DiskPath, vm.Volume, vm.Pool); err != nil {
+		return err
+	}
+	inv := r.hs.Inventory
+	path, err := hv.CreateOverlay(vm.Pool, vm.Volume, vm.Image, inv.ImageFormat, inv.DiskGiB)
+	if err != nil {
+		return err
+	}
+	vm.DiskPath = path
+	return r.step(r.vmRecord(phase, *vm, StateDisk), "p%d %s %s: disk %s created", n, vm.HostName, vm.Name, path)
+}
+
+// volumeFree reports nil when the host has no volume at path, so that a
+// volume packer is about to create there will be its own.
+func volumeFree(hv Hypervisor, path string) error {
+	_, err := hv.Volume(path)
+	switch {
+	case err == nil:
+		return fmt.Errorf("a volume %s already exists; packer leaves it alone", path)
+	case !errors.Is(err, ErrNotFound):
+		return fmt.Errorf("look up volume %s: %w", path, err)
+	}
+	return nil
 }
 
 // startTries and startBackoff bound the tries of a start the host refused
@@ -668,22 +747,30 @@ func (r *run) teardown(recs []VMRecord) error {
 
 // removeVM tears one journaled VM down: the domain only if its metadata names
 // this plan and this VM (Owns), the overlay only if it sits on the plan's
-// image. record is called after each step with the new state and what was
-// done, saying "already gone" for what the host no longer has. found reports
-// whether anything of the VM was still there.
+// image. A record in an intent state is looked up like any other: what it
+// named may exist or not. record is called after each step with the new
+// state and what was done, saying "already gone" for what the host no
+// longer has and "not there" for what was announced and not confirmed.
+// found reports whether anything of the VM was still there.
 func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state, msg string) error) (found bool, err error) {
+	was := rec.State
 	if rec.hasDomain() {
 		msg, err := removeDomain(hv, plan, rec.Name)
 		if err != nil {
 			return found, err
 		}
 		found = found || msg != domainGone
+		if msg == domainGone && was == StateDefining {
+			msg = "domain not there (its definition was announced, not confirmed)"
+		}
 		if err := record(StateUndefined, msg); err != nil {
 			return found, err
 		}
 		rec.State = StateUndefined
 	}
-	if rec.State != StateDisk && rec.State != StateUndefined {
+	switch rec.State {
+	case StateCreating, StateDisk, StateSeeding, StateUndefined:
+	default:
 		return found, nil
 	}
 	if rec.Image != "" {
@@ -692,6 +779,8 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 	backing, err := hv.Volume(rec.Disk)
 	msg := "disk " + rec.Disk + " deleted"
 	switch {
+	case errors.Is(err, ErrNotFound) && was == StateCreating:
+		msg = "disk " + rec.Disk + " not there (its creation was announced, not confirmed)"
 	case errors.Is(err, ErrNotFound):
 		msg = "disk " + rec.Disk + " already gone"
 	case err != nil:
@@ -705,7 +794,7 @@ func removeVM(hv Hypervisor, plan, image string, rec VMRecord, record func(state
 		found = true
 	}
 	if rec.Seed != "" {
-		seedFound, seedMsg, err := removeSeed(hv, rec)
+		seedFound, seedMsg, err := removeSeed(hv, rec, was == StateSeeding)
 		if err != nil {
 			return found, err
 		}
@@ -829,7 +918,7 @@ func (r *run) dryRun() error {
 		fmt.Fprintf(w, "# state file %s: %s at step %d; %d VMs may still exist\n", s.StatePath, r.j.Status, r.j.Step, len(r.j.LiveVMs()))
 	}
 	for _, v := range r.j.LiveVMs() {
-		fmt.Fprintf(w, "p%d %s %s: left by the last run (%s): destroy, undefine, delete disk %s\n", PhaseNumber(v.Phase), v.Host, v.Name, v.State, v.Disk)
+		fmt.Fprintf(w, "p%d %s %s: left by the last run (%s): destroy, undefine, delete disk %s\n", PhaseNumber(v.Phase), v.Host, v.Name, v.StateText(), v.Disk)
 	}
 	for _, pd := range d.Phases {
 		if pd.Index < first || pd.Index > last {

@@ -21,8 +21,10 @@
 // Ownership: packer only stops, undefines or deletes a domain whose <metadata>
 // carries packer's namespace with this plan's id and the VM's own name, and
 // only deletes a disk that its journal says it created, on top of this plan's
-// image. Every step is journaled atomically, so `packer status`, `apply
-// --resume` and `destroy` work from the state file alone.
+// image. Every change to a host is journaled ahead (Journal): the intent,
+// naming what is about to be made, is on disk before libvirt is called and
+// is confirmed after, so `packer status`, `apply --resume` and `destroy`
+// work from the state file alone, even after a crash between the two.
 //
 // Profiling (Profile, packer profile --inventory) runs a job alone on n VMs
 // and measures it from libvirt's counters only. Its CPU number is the VMs'

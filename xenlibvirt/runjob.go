@@ -279,29 +279,45 @@ func (r *run) now() time.Time {
 }
 
 // createSeed builds a VM's NoCloud seed volume and uploads it beside its
-// overlay, journaling it before the domain that uses it is defined.
+// overlay: the journal names it first (StateSeeding), and says it is there
+// (back to StateDisk, Seed set) before the domain that uses it is defined.
 func (r *run) createSeed(phase int, hv Hypervisor, vm VMDeploy) error {
 	iso, err := NoCloudISO(seedFiles(vm, r.hs.Inventory))
 	if err != nil {
 		return fmt.Errorf("seed volume: %w", err)
 	}
+	if err := volumeFree(hv, vm.SeedPath); err != nil {
+		return fmt.Errorf("seed volume: %w", err)
+	}
+	n := PhaseNumber(phase)
+	if err := r.intend(func(j *Journal) {
+		r.vmRecord(phase, vm, StateSeeding)(j)
+		j.vm(phase, vm.Name, vm.HostName, vm.HostURI).Seed = vm.SeedPath
+	}, "p%d %s %s: about to upload seed volume %s (volume %s in pool %s)", n, vm.HostName, vm.Name, vm.SeedPath, vm.SeedVolume, vm.Pool); err != nil {
+		return err
+	}
 	path, err := hv.UploadVolume(vm.Pool, vm.SeedVolume, iso)
 	if err != nil {
 		return err
 	}
-	return r.step(func(j *Journal) { j.vm(phase, vm.Name, vm.HostName, vm.HostURI).Seed = path },
-		"p%d %s %s: seed volume %s uploaded (%d bytes, cloud-init NoCloud)", PhaseNumber(phase), vm.HostName, vm.Name, path, len(iso))
+	return r.step(func(j *Journal) {
+		r.vmRecord(phase, vm, StateDisk)(j)
+		j.vm(phase, vm.Name, vm.HostName, vm.HostURI).Seed = path
+	}, "p%d %s %s: seed volume %s uploaded (%d bytes, cloud-init NoCloud)", n, vm.HostName, vm.Name, path, len(iso))
 }
 
 // removeSeed deletes a VM's seed volume, which must be what packer made:
 // named for the VM (SeedVolumeName), beside its overlay, and sitting on no
 // backing file (an overlay someone gave that name is not packer's seed).
-func removeSeed(hv Hypervisor, rec VMRecord) (found bool, msg string, err error) {
+// announced says its upload was never confirmed.
+func removeSeed(hv Hypervisor, rec VMRecord, announced bool) (found bool, msg string, err error) {
 	if filepath.Base(rec.Seed) != SeedVolumeName(rec.Name) || filepath.Dir(rec.Seed) != filepath.Dir(rec.Disk) {
 		return false, "", fmt.Errorf("seed volume %s is not %s's; left alone", rec.Seed, rec.Name)
 	}
 	backing, err := hv.Volume(rec.Seed)
 	switch {
+	case errors.Is(err, ErrNotFound) && announced:
+		return false, "seed volume " + rec.Seed + " not there (its upload was announced, not confirmed)", nil
 	case errors.Is(err, ErrNotFound):
 		return false, "seed volume " + rec.Seed + " already gone", nil
 	case err != nil:
