@@ -24,7 +24,7 @@ var connector = xenlibvirt.Libvirt
 
 var (
 	inventoryFlag      = &cli.StringFlag{Name: "inventory", Aliases: []string{"i"}, Usage: "inventory `FILE` (JSON): hosts, libvirt URIs, disks, appliance image", Required: true}
-	stateFlag          = &cli.StringFlag{Name: "state", Usage: "journal `FILE`, rewritten after every step (default: packer-<plan id>.state.json)"}
+	stateFlag          = &cli.StringFlag{Name: "state", Usage: "journal `FILE`, written before and after every change to a host (default: packer-<plan id>.state.json)"}
 	autoApproveFlag    = &cli.BoolFlag{Name: "auto-approve", Usage: "act without asking (needed when stdin is not a terminal)"}
 	connectTimeoutFlag = &cli.DurationFlag{Name: "connect-timeout", Value: xenlibvirt.DefaultConnectTimeout, Usage: "give up on a host whose libvirt has not answered a connection after `D`"}
 )
@@ -71,14 +71,14 @@ var applyCommand = &cli.Command{
 	Usage: "deploy a plan's VMs through libvirt, phase by phase, and tear each phase down when its jobs are done",
 	Description: "Checks the plan against the inventory and what every host's libvirt reports (hosts, cores,\n" +
 		"memory, disks, image) before touching anything; then, per phase, creates each VM's\n" +
-		"copy-on-write disk on its assigned physical disk, defines and starts the phase's VMs,\n" +
-		"waits for libvirt lifecycle events saying every VM powered off (the appliance runs its job\n" +
-		"and powers off), and destroys, undefines and deletes them. Every step is journaled to\n" +
-		"--state. On failure or SIGINT/SIGTERM the phase in flight is torn down (unless\n" +
-		"--keep-on-interrupt) and packer exits 1; --resume continues from the failed phase.\n" +
-		"packer only touches domains carrying its metadata for this plan, and disks it created.\n" +
-		"Phases are numbered from 1, as packer plan prints them. apply says what it will do and\n" +
-		"asks first; --auto-approve does not ask (and is needed without a terminal).",
+		"copy-on-write disk on its assigned physical disk, defines and starts the phase's VMs, waits\n" +
+		"for libvirt lifecycle events saying every VM powered off (the appliance runs its job and\n" +
+		"powers off), and destroys, undefines and deletes them. Every change to a host is journaled to\n" +
+		"--state before it is made and once made. On failure or SIGINT/SIGTERM the phase in flight is\n" +
+		"torn down (unless --keep-on-interrupt) and packer exits 1; --resume continues from the failed\n" +
+		"phase. packer only touches domains carrying its metadata for this plan, and disks it created.\n" +
+		"Phases are numbered from 1, as packer plan prints them. apply says what it will do and asks\n" +
+		"first; --auto-approve does not ask (and is needed without a terminal).",
 	Flags: []cli.Flag{
 		&cli.StringFlag{Name: "plan", Usage: "plan document `FILE` (from packer plan --output)", Required: true},
 		inventoryFlag,

@@ -136,7 +136,7 @@ func TestApplyBadInputExits2(t *testing.T) {
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath},
 			"packer: " + planPath + " and " + invPath + ": plan does not fit the hosts: host h1: phase 1 needs 8190 MiB of memory (3 VMs × 2730), the inventory says 4096 (and 1 more; see packer hosts check)"},
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--phase", "4"}, "packer: --phase: 4, plan w2-045a8bb1 has phases 1..3"},
-		{[]string{"status", "--state", bad}, "packer: " + bad + ": invalid state file: version: 0, this packer reads version 1"},
+		{[]string{"status", "--state", bad}, "packer: " + bad + ": invalid state file: version: 0, this packer reads versions 1 to 2"},
 		{[]string{"apply", "--plan", planPath, "--inventory", invPath, "--resume", "--state", filepath.Join(filepath.Dir(bad), "none.json")},
 			"packer: --resume: no state file " + filepath.Join(filepath.Dir(bad), "none.json") + " to resume from (--state names it)"},
 	} {
@@ -563,4 +563,72 @@ func writeInventory(t *testing.T, path string, inv *xenlibvirt.Inventory) string
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestDestroyFindsWhatACrashLeft: the state file of an apply killed between
+// journaling a domain's definition and confirming it (version 2, the VM
+// "defining"), and one an older packer left (version 1, "defined"), both
+// lead destroy to the overlay and domain on the host: it lists the VM as
+// possibly there, removes both, leaves the foreign domain beside them, and
+// writes the journal back in the current version.
+func TestDestroyFindsWhatACrashLeft(t *testing.T) {
+	for _, tc := range []struct {
+		version int
+		state   string
+		listed  string
+	}{
+		{2, xenlibvirt.StateDefining, "(defining, not confirmed: may exist)"},
+		{1, xenlibvirt.StateDefined, "(defined)"},
+	} {
+		t.Run(fmt.Sprintf("v%d", tc.version), func(t *testing.T) {
+			c, _, _, pl := simulated(t)
+			c.Foreign(t, 0, "bystander", true)
+			hs, err := xenlibvirt.Connect(pl, c.Inventory, c.Connector(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(hs.Close)
+			d, err := xenlibvirt.NewDeployment(pl, c.Inventory, hs.Facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vm := d.Phases[0].VMs[0]
+			conn := c.Conns[vm.Host]
+			if _, err := conn.CreateOverlay(vm.Pool, vm.Volume, vm.Image, "qcow2", 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Define(vm.XML); err != nil {
+				t.Fatal(err)
+			}
+			j := xenlibvirt.NewJournal(d)
+			j.Status, j.Phases[0].Status = xenlibvirt.StatusRunning, xenlibvirt.StatusRunning
+			j.VMs = []xenlibvirt.VMRecord{{Phase: 0, Name: vm.Name, Host: vm.HostName, HostURI: vm.HostURI, Pool: vm.Pool,
+				Volume: vm.Volume, Disk: vm.DiskPath, UUID: vm.UUID, State: tc.state, Job: vm.Meta.Job, Index: vm.Meta.Index}}
+			doc, err := j.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.version == 1 {
+				doc = []byte(strings.Replace(string(doc), `"version": 2,`, `"version": 1,`, 1))
+			}
+			state := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(state, doc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := packer(t, "", "destroy", "--state", state, "--auto-approve")
+			want := fmt.Sprintf("  %s on %s %s\n", vm.Name, vm.HostName, tc.listed)
+			if code != 0 || errs != "" || !strings.Contains(out, want) || !strings.Contains(out, vm.Name+": undefined\n") ||
+				!strings.HasSuffix(out, "1 VMs removed, 0 already gone; nothing of it left (journal "+state+")\n") {
+				t.Errorf("destroy: exit %d, stderr %q, want %q listed\n%s", code, errs, want, out)
+			}
+			assertNoPackerDomains(t, c)
+			if got := c.Domains(t, 0); len(got) != 1 || got[0] != "bystander*" {
+				t.Errorf("host h0 domains %v, want the foreign bystander running", got)
+			}
+			after, err := os.ReadFile(state)
+			if err != nil || !strings.Contains(string(after), `"version": 2,`) {
+				t.Errorf("journal after destroy: %v\n%s", err, after)
+			}
+		})
+	}
 }

@@ -12,12 +12,12 @@ import (
 var destroyCommand = &cli.Command{
 	Name:  "destroy",
 	Usage: "remove every VM and disk an apply's journal lists, and nothing else",
-	Description: "Connects to the hosts the journal names and destroys, undefines and deletes what it lists\n" +
-		"as possibly still there. A domain is touched only if its packer metadata names this plan\n" +
-		"and this VM, a disk only if it is an overlay of the plan's image; anything else is left\n" +
-		"alone and reported. The journal is updated after every step. Without --state it reads\n" +
-		"the plan's packer-<plan id>.state.json (--plan), else the only packer-*.state.json here.\n" +
-		"It says what it will remove and asks first; --auto-approve does not ask.",
+	Description: "Connects to the hosts the journal names and destroys, undefines and deletes what it lists as\n" +
+		"possibly there, a step announced and never confirmed (a crash) included. A domain is touched\n" +
+		"only if its packer metadata names this plan and this VM, a disk only if it is an overlay of\n" +
+		"the plan's image; anything else is left alone and reported. The journal is updated after\n" +
+		"every step. Without --state it reads the plan's packer-<plan id>.state.json (--plan), else\n" +
+		"the only packer-*.state.json here. It asks first; --auto-approve does not.",
 	Flags: []cli.Flag{&cli.StringFlag{Name: "state", Usage: "journal `FILE` written by packer apply"}, statePlanFlag,
 		autoApproveFlag, connectTimeoutFlag},
 	Action: destroyAction,
@@ -37,7 +37,7 @@ func destroyAction(c *cli.Context) error {
 		var what strings.Builder
 		fmt.Fprintf(&what, "packer will destroy %d VMs of plan %s and delete their disks (journal %s):", len(live), j.Plan, path)
 		for _, v := range live {
-			fmt.Fprintf(&what, "\n  %s on %s (%s)", v.Name, v.Host, v.State)
+			fmt.Fprintf(&what, "\n  %s on %s (%s)", v.Name, v.Host, v.StateText())
 		}
 		if err := approve(c, what.String()); err != nil {
 			return err
