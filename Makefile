@@ -99,9 +99,11 @@ pgo:
 # guest boots under it, else TCG; PACKER_ITEST_ACCEL=kvm|tcg forces) deploys a two-phase
 # plan of a tiny busybox appliance.
 # test/itest/run.sh builds the appliance and starts/stops virtlogd and libvirtd by PID.
+# TestIntegrationSweepSlurm (cmd/packer) starts munged, slurmctld and slurmd by PID on
+# a private socket and ports and submits packer sweep emit slurm's array to them.
 # Needs root. fuzz-apply runs the inventory, journal, metadata, status-line,
 # seed-volume and user-data fuzzers.
-ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static
+ITEST_APT_PACKAGES := libvirt-daemon-system libvirt-daemon-system-sysv libvirt-clients qemu-system-x86 qemu-utils busybox-static slurm-wlm munge
 .PHONY: itest fuzz-apply
 itest:
 	$(MAKE) deps APT_PACKAGES="$(APT_PACKAGES) $(ITEST_APT_PACKAGES)"

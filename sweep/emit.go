@@ -90,7 +90,7 @@ func (s *Sweep) Slurm(b Batch) []byte {
 	}
 	fmt.Fprintf(&w, "set -euo pipefail\n")
 	fmt.Fprintf(&w, "export GOMAXPROCS=1\n")
-	fmt.Fprintf(&w, "exec %s sweep run %s --shards %d --out %s\n", ShellQuote(b.Packer), ShellQuote(b.SweepFile), b.Shards, ShellQuote(b.Dir))
+	fmt.Fprintf(&w, "exec %s sweep run --shards %d --out %s %s\n", ShellQuote(b.Packer), b.Shards, ShellQuote(b.Dir), ShellQuote(b.SweepFile))
 	return []byte(w.String())
 }
 
@@ -184,7 +184,7 @@ func (s *Sweep) Kubernetes(b Batch) []byte {
 			Template: k8sTemplate{Metadata: k8sMeta{Labels: labels}, Spec: k8sPodSpec{
 				RestartPolicy: "Never", ActiveDeadlineSeconds: int64(2 * 60 * z.Minutes),
 				Containers: []k8sContainer{{Name: "sweep", Image: b.Image,
-					Command: []string{b.Packer, "sweep", "run", path.Join(b.Mount, b.SweepFile), "--out", path.Join(b.Mount, b.Dir)},
+					Command: []string{b.Packer, "sweep", "run", "--out", path.Join(b.Mount, b.Dir), path.Join(b.Mount, b.SweepFile)},
 					Env:     []k8sEnv{{Name: EnvShards, Value: strconv.Itoa(b.Shards)}, {Name: "GOMAXPROCS", Value: "1"}},
 					Resources: k8sResources{Requests: map[string]string{"cpu": "1", "memory": mem},
 						Limits: map[string]string{"memory": mem}},

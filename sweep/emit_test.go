@@ -81,7 +81,7 @@ func TestSlurmScript(t *testing.T) {
 		"\n#SBATCH --mem=192M\n",
 		"\n#SBATCH --output=/shared/results/slurm-%A_%a.out\n",
 		"\n#SBATCH --partition=short\n",
-		"\nexec '/opt/packer bin/packer' sweep run /shared/s.json --shards 4 --out /shared/results\n",
+		"\nexec '/opt/packer bin/packer' sweep run --shards 4 --out /shared/results /shared/s.json\n",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
@@ -120,7 +120,7 @@ func TestKubernetesManifestIsABatchJob(t *testing.T) {
 		t.Fatalf("pod %+v", pod)
 	}
 	c := pod.Containers[0]
-	if got := strings.Join(c.Command, " "); got != "packer sweep run /sweep/s.json --out /sweep/results" {
+	if got := strings.Join(c.Command, " "); got != "packer sweep run --out /sweep/results /sweep/s.json" {
 		t.Errorf("command %q", got)
 	}
 	if len(c.Env) == 0 || c.Env[0].Name != EnvShards || c.Env[0].Value != "4" {

@@ -95,7 +95,8 @@ var sweepEmitSlurm = &cli.Command{
 	Description: "Writes a batch script for sbatch: an array of --shards tasks (at most --parallel at once, %K),\n" +
 		"each with --time and --mem from the sweep's estimate of its costliest shard (packer sweep show).\n" +
 		"Paths are made absolute: the sweep file, its workloads, --out and packer must be on a filesystem\n" +
-		"every node shares. Then `sbatch SCRIPT`, and `packer sweep merge DIR` once the array is done.",
+		"every node shares; --out is made now, since Slurm writes the tasks' logs there. Then\n" +
+		"`sbatch SCRIPT`, and `packer sweep merge DIR` once the array is done.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "out", Required: true, Usage: "the results `DIR` on the shared filesystem"},
 		&cli.StringFlag{Name: "packer", Usage: "the packer binary the tasks run (default: this one)"},
@@ -115,6 +116,9 @@ var sweepEmitSlurm = &cli.Command{
 		abs := func(p string) string { a, _ := filepath.Abs(p); return a } // Abs fails only without a working directory
 		b.SweepFile, b.Dir, b.Packer = abs(b.SweepFile), abs(b.Dir), abs(b.Packer)
 		b.Partition, b.Account = c.String("partition"), c.String("account")
+		if err := os.MkdirAll(b.Dir, 0o755); err != nil { // Slurm writes the tasks' logs there, and makes no directory
+			return badInput(fmt.Errorf("--out: %w", err))
+		}
 		return writeEmitted(c, s.Slurm(b), "")
 	},
 }

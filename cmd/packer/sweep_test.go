@@ -138,10 +138,13 @@ func TestSweepBadInput(t *testing.T) {
 // CLI writes them, with absolute paths and the sweep's sizing.
 func TestSweepEmitters(t *testing.T) {
 	sw := sweepFixture(t)
-	script := mustPacker(t, "sweep", "emit", "slurm", "--shards", "4", "--parallel", "2", "--out", "results", "--packer", "/opt/packer", sw)
-	abs, _ := filepath.Abs("results")
+	abs := filepath.Join(t.TempDir(), "results")
+	script := mustPacker(t, "sweep", "emit", "slurm", "--shards", "4", "--parallel", "2", "--out", abs, "--packer", "/opt/packer", sw)
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		t.Errorf("emit slurm did not make the results directory: %v", err)
+	}
 	for _, want := range []string{"#SBATCH --array=0-3%2\n", "#SBATCH --time=0-00:05:00\n", "#SBATCH --mem=192M\n",
-		"exec /opt/packer sweep run " + sw + " --shards 4 --out " + abs + "\n"} {
+		"exec /opt/packer sweep run --shards 4 --out " + abs + " " + sw + "\n"} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
 		}
