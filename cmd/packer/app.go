@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -56,9 +57,21 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
 	}
-	setUsageErrors(app.Commands)
+	setUsageErrors(app.Commands, "")
 	setSubcommandActions(app.Commands)
 	return app
+}
+
+// Identity is what `packer --version` says packer is besides its version:
+// HashiCorp's Packer, a different program, is installed as packer on many
+// machines this one is used on.
+const Identity = "the job-placement planner for Hadoop job sets on VMs (github.com/packer-sched/packer), not HashiCorp Packer"
+
+func init() {
+	cli.FlagStringer = shell.FlagHelp
+	cli.VersionPrinter = func(c *cli.Context) {
+		fmt.Fprintf(c.App.Writer, "%s version %s: %s\n", c.App.Name, c.App.Version, Identity)
+	}
 }
 
 // rootAction shows the help for a bare `packer`, and refuses a first word
@@ -146,15 +159,20 @@ func commandNames(cmds []*cli.Command) []string {
 }
 
 // setUsageErrors makes every command report a flag error as one line and exit
-// code 2, instead of urfave/cli's default of printing the whole help first.
-func setUsageErrors(cmds []*cli.Command) {
+// code 2, instead of urfave/cli's default of printing the whole help first;
+// the line names the command as typed after parent (workloads import).
+func setUsageErrors(cmds []*cli.Command, parent string) {
 	for _, c := range cmds {
-		name := c.Name
+		name := strings.TrimSpace(parent + " " + c.Name)
+		flags := c.Flags
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			if err := shell.BadDuration(flags, err); err != nil {
+				return usageError{err}
+			}
 			return usageError{fmt.Errorf("%s: %w (see: packer %s --help)", name, err, name)}
 		}
 		if name != "help" { // urfave/cli's, which, once run, may be its own subcommand
-			setUsageErrors(c.Subcommands)
+			setUsageErrors(c.Subcommands, name)
 		}
 	}
 }
@@ -169,6 +187,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	app := newApp(stdin, out, stderr)
+	if name := invokedAs(args[0]); name != "" {
+		app.Name = name // help, completion and --version name the program so
+	}
+	// Flags after a command's arguments are its flags too (shell.NormalArgs).
+	args, cmd := shell.NormalArgs(app, args)
+	if cmd != nil {
+		if v, _ := shell.FlagValue(cmd, args, "output"); v == "-" {
+			// The document alone on standard output; the report beside it
+			// goes to standard error.
+			app.Writer = stderr
+			defer setDashOutput(out)()
+		}
+	}
 	err := app.Run(args)
 	if topic, ok := noHelpTopic(err); ok {
 		err = unknownCommand("command", topic, allCommands(app.Commands))
@@ -180,11 +211,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	msg := err.Error()
-	if !strings.HasPrefix(msg, "packer") {
-		msg = "packer: " + msg
+	if !strings.HasPrefix(msg, "packer") && !strings.HasPrefix(msg, app.Name) {
+		msg = app.Name + ": " + msg
 	}
 	fmt.Fprintln(stderr, msg)
 	return exitCode(err)
+}
+
+// invokedAs is the name packer was installed under when it is not packer
+// (beside HashiCorp's packer, as jpacker, say), else "": a go test binary
+// (*.test) keeps the name packer.
+func invokedAs(arg0 string) string {
+	base := filepath.Base(arg0)
+	if base == "packer" || base == "." || base == "/" || strings.HasSuffix(base, ".test") || strings.TrimSpace(base) == "" {
+		return ""
+	}
+	return base
 }
 
 // usageError marks bad usage or input: exit code 2.

@@ -39,14 +39,15 @@ func refused(t *testing.T, code int, errs, out string, want ...string) {
 	}
 }
 
-// Two jobs of 1e308 s each pass the per-job check, but their sum does not
-// fit a float64: the workload is refused before planning, naming the field.
+// Two jobs of 1e308 s each would overflow their sum; the plausibility
+// bounds refuse each before planning, naming the field (model's
+// checkTotals test covers the sum).
 func TestPlanRefusesOverflowingTotals(t *testing.T) {
 	dir := t.TempDir()
 	w := writeFile(t, dir, "w.json", `{"name": "w", "jobs": [{"name": "a", "model": {"a": 1e308, "b": 0}}, {"name": "b", "model": {"a": 1e308, "b": 0}}]}`)
 	out := filepath.Join(dir, "plan.json")
 	code, _, errs := packer(t, "", "plan", "-w", w, "-o", out)
-	refused(t, code, errs, out, w+": ", ".model.a: 1e+308: ", "the jobs' total runtime overflows")
+	refused(t, code, errs, out, w+": ", `job "a": model.a must be between 0.001 and 1e+10 seconds, got 1e+308`)
 	if strings.Contains(errs, "Inf") {
 		t.Errorf("stderr still speaks of infinity: %s", errs)
 	}

@@ -22,7 +22,7 @@ var compareCommand = &cli.Command{
 		"--chart draws the comparison as grouped bars. An algorithm a workload is too large for (exact\n" +
 		"takes at most " + strconv.Itoa(optimize.MaxExactJobs) + " jobs) is skipped for it, said on stderr before any planning.",
 	Flags: append([]cli.Flag{
-		&cli.StringFlag{Name: "workloads", Value: strings.Join(workloads.Names(), ","), Usage: "comma-separated built-in names or workload files"},
+		&cli.StringFlag{Name: "workloads", Aliases: []string{"w", "workload"}, Value: strings.Join(workloads.Names(), ","), Usage: "comma-separated built-in names or workload files (- for stdin)"},
 		&cli.StringFlag{Name: "algorithms", Value: "sequential,pair,pso,exact", Usage: "comma-separated algorithms (the first is the baseline)"},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,12 +20,21 @@ import (
 // clusterFlags describe the physical cluster; shared by every command that plans.
 var clusterFlags = []cli.Flag{
 	&cli.IntFlag{Name: "hosts", Aliases: []string{"P"}, Value: 9, Usage: "physical hosts P"},
-	&cli.IntFlag{Name: "disks", Aliases: []string{"k"}, Value: 2, Usage: "disks per host k (one primary VM per disk)"},
-	&cli.IntFlag{Name: "ratio", Aliases: []string{"r"}, Value: 2, Usage: "primary VMs per extra (overcommitted) VM on a host, 1 ≤ r ≤ k"},
-	&cli.Float64Flag{Name: "alpha", Value: 1.3, Usage: "overcommit penalty: jobs on overcommitted hosts run alpha times slower (≥ 1)"},
-	&cli.IntFlag{Name: "cores", Value: 4, Usage: "cores per host (each VM gets cores/k vCPUs)"},
-	&cli.IntFlag{Name: "memory", Value: 8192, Usage: "memory per host in MiB"},
+	disksFlag,
+	ratioFlag,
+	&cli.Float64Flag{Name: "alpha", Value: 1.3, Usage: fmt.Sprintf("overcommit penalty: jobs on overcommitted hosts run alpha times slower (1 to %g)", model.MaxAlpha)},
+	coresFlag,
+	memoryFlag,
 }
+
+// The cluster flags not named after their model.Cluster field (see
+// fieldFlags).
+var (
+	disksFlag  = &cli.IntFlag{Name: "disks", Aliases: []string{"k"}, Value: 2, Usage: fmt.Sprintf("disks per host k, one primary VM per disk (at most %d)", model.MaxDisksPerHost)}
+	ratioFlag  = &cli.IntFlag{Name: "ratio", Aliases: []string{"r"}, Value: 2, Usage: "primary VMs per extra (overcommitted) VM on a host, 1 ≤ r ≤ k"}
+	coresFlag  = &cli.IntFlag{Name: "cores", Value: 4, Usage: "cores per host (each VM gets cores/k vCPUs)"}
+	memoryFlag = &cli.IntFlag{Name: "memory", Value: 8192, Usage: "memory per host in `MiB`"}
+)
 
 // clusterFromFlags reads the cluster flags and validates them.
 func clusterFromFlags(c *cli.Context) (model.Cluster, error) {
@@ -42,16 +52,7 @@ func clusterFromFlags(c *cli.Context) (model.Cluster, error) {
 			cl.DisksPerHost, cl.ExtraRatio, cl.ExtraRatio, cl.DisksPerHost)
 		cl.ExtraRatio = cl.DisksPerHost
 	}
-	if err := cl.Validate(); err != nil {
-		for field, flag := range map[string]string{"hosts": "--hosts", "disks_per_host": "--disks",
-			"extra_ratio": "--ratio", "overcommit_penalty": "--alpha", "cores_per_host": "--cores", "memory_mib_per_host": "--memory"} {
-			if strings.HasPrefix(err.Error(), "cluster: "+field+" ") {
-				return cl, badInput(fmt.Errorf("%s: %w", flag, err))
-			}
-		}
-		return cl, badInput(err)
-	}
-	return cl, nil
+	return cl, settingUsage(c, cl.Validate())
 }
 
 // workloadFlag names a built-in workload or a workload file.
@@ -116,18 +117,54 @@ func checkOutputs(c *cli.Context, flags ...string) error {
 // (safefile.Check): its directory is missing, it is a directory or a socket,
 // or it is a bare format name such as json.
 func checkOutputPath(flag, path string) error {
+	if flag == "output" && path == "-" && dashOutput() != nil {
+		return nil
+	}
 	if err := safefile.Check(path); err != nil {
 		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
 	}
 	return nil
 }
 
-// writeOutput writes data atomically to path, creating nothing on failure.
+// writeOutput writes data atomically to path, creating nothing on failure;
+// --output - writes it to standard output (see setDashOutput).
 func writeOutput(path string, data []byte) error {
 	if err := checkOutputPath("output", path); err != nil {
 		return err
 	}
+	if w := dashOutput(); path == "-" && w != nil {
+		_, err := w.Write(data)
+		return err
+	}
 	return safefile.WriteFile(path, data, 0o644)
+}
+
+// dashOut is standard output while a command given --output - runs: its
+// document goes there, and its report (c.App.Writer) to standard error, so
+// that what a pipe reads is the document alone, as -w - reads one.
+var dashOut struct {
+	sync.Mutex
+	w io.Writer
+}
+
+// setDashOutput makes --output - write to w until the returned function is
+// called.
+func setDashOutput(w io.Writer) (reset func()) {
+	dashOut.Lock()
+	defer dashOut.Unlock()
+	dashOut.w = w
+	return func() {
+		dashOut.Lock()
+		defer dashOut.Unlock()
+		dashOut.w = nil
+	}
+}
+
+// dashOutput is where --output - writes, or nil when "-" is no output.
+func dashOutput() io.Writer {
+	dashOut.Lock()
+	defer dashOut.Unlock()
+	return dashOut.w
 }
 
 // chartFlag asks a command for a picture of its result.

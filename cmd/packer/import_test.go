@@ -89,7 +89,7 @@ func TestImportBadInput(t *testing.T) {
 		{[]string{"--input-format", "swim", "--from", "10", "--to", "5", bad}, "packer: --to 5 must be after --from 10"},
 		{[]string{"--input-format", "swim", bad, "more.tsv"}, `packer: workloads import takes one trace FILE, got also "more.tsv"`},
 		{[]string{bad}, "packer: workloads import needs --input-format swim, rumen or hybs"},
-		{[]string{bad, "--input-format", "swim", "--bogus"}, "packer: workloads import: flag provided but not defined: -bogus"},
+		{[]string{bad, "--input-format", "swim", "--bogus"}, "packer: workloads import: flag provided but not defined: -bogus (see: packer workloads import --help)"},
 		{[]string{"--input-format", "swim", filepath.Join(dir, "none.tsv")}, "packer: " + filepath.Join(dir, "none.tsv") + ": open " + filepath.Join(dir, "none.tsv") + ": no such file or directory"},
 	} {
 		code, _, errs := packer(t, "", append([]string{"workloads", "import"}, c.args...)...)

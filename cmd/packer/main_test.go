@@ -131,7 +131,7 @@ func TestPlanBadInput(t *testing.T) {
 		{"duplicate names", []string{"--workload", write("dup.json", `{"jobs": [{"name": "a", "model": {"a": 1, "b": -1}}, {"name": "a", "model": {"a": 1, "b": -1}}]}`)}, []string{"dup.json", `"a"`, "already used"}},
 		{"non-positive a", []string{"--workload", write("a.json", `{"jobs": [{"name": "sort", "model": {"a": -5, "b": -1}}]}`)}, []string{"a.json", `job "sort"`, "model.a", "-5"}},
 		{"non-finite b", []string{"--workload", write("b.json", `{"jobs": [{"name": "sort", "model": {"a": 5, "b": 1e400}}]}`)}, []string{"b.json", "b"}},
-		{"overflowing model", []string{"--workload", write("huge.json", `{"jobs": [{"name": "huge", "model": {"a": 1e308, "b": 5}}]}`)}, []string{"huge.json", `job "huge"`, "overflows"}},
+		{"overflowing model", []string{"--workload", write("huge.json", `{"jobs": [{"name": "huge", "model": {"a": 1e308, "b": 5}}]}`)}, []string{"huge.json", `job "huge"`, "model.a", "1e+308"}},
 		{"hosts", []string{"--hosts", "0"}, []string{"--hosts", "got 0"}},
 		{"disks", []string{"--disks", "-1"}, []string{"--disks"}},
 		{"ratio", []string{"--ratio", "0"}, []string{"--ratio"}},

@@ -9,13 +9,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/sim"
 )
 
-// The rules a setting's value must keep are the library's: sim.Settings,
-// sim.PolicyOptions and optimize.Settings return a typed error naming the
-// field, and settingUsage names the flag that set it instead. A flag is
+// The rules a setting's value must keep are the library's: model.Cluster,
+// sim.Settings, sim.PolicyOptions and optimize.Settings return a typed error
+// naming the field, and settingUsage names the flag that set it instead. A flag is
 // the field's name in kebab case (TimeLimit: --time-limit) unless
 // fieldFlags says otherwise.
 
@@ -23,8 +24,12 @@ import (
 // is a field no flag sets as it is (--max-memory is in MiB, MaxMemory in
 // bytes).
 var fieldFlags = map[string]cli.Flag{
-	"ReduceSlowstart": slowstartFlag,
-	"MaxMemory":       nil,
+	"ReduceSlowstart":  slowstartFlag,
+	"MaxMemory":        nil,
+	"DisksPerHost":     disksFlag,
+	"ExtraRatio":       ratioFlag,
+	"CoresPerHost":     coresFlag,
+	"MemoryMiBPerHost": memoryFlag,
 }
 
 // fieldFlag is the flag of c's command that sets a library field, or "".
@@ -68,7 +73,10 @@ func settingUsage(c *cli.Context, err error) error {
 	var value any
 	var se *sim.SettingError
 	var oe *optimize.SettingError
+	var me *model.SettingError
 	switch {
+	case errors.As(err, &me):
+		field, value, rule = me.Field, me.Value, me.Rule
 	case errors.As(err, &se):
 		field, key, value, rule = se.Field, se.Key, se.Value, se.Rule
 	case errors.As(err, &oe):

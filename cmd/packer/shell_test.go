@@ -21,7 +21,7 @@ func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		code, out, errs := packer(t, "", args...)
 		// go test records no commit: the line says so rather than nothing.
-		if code != 0 || errs != "" || out != "packer version (devel), commit unknown\n" {
+		if code != 0 || errs != "" || out != "packer version (devel), commit unknown: "+Identity+"\n" {
 			t.Errorf("packer %s: exit %d, stdout %q, stderr %q", args[0], code, out, errs)
 		}
 	}

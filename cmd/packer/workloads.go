@@ -33,28 +33,45 @@ var workloadsCommand = &cli.Command{
 			Name:      "show",
 			Usage:     "print a built-in workload (or a random one: random-m20-seed1) as a workload file (JSON)",
 			ArgsUsage: "NAME",
-			Action: func(c *cli.Context) error {
-				if c.NArg() != 1 {
-					return badUsage("workloads show takes one workload name, got %d arguments", c.NArg())
-				}
-				w, ok, err := optimize.RandomByName(c.Args().First())
-				if !ok {
-					w, err = workloads.Get(c.Args().First())
-				}
-				if err != nil {
-					return badInput(err)
-				}
-				b, err := w.MarshalIndent()
-				if err != nil {
-					return err
-				}
-				_, err = c.App.Writer.Write(b)
-				return err
-			},
+			Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "json",
+				Usage: "output format: json (the workload file) or table (a line per job)"}},
+			Action: workloadsShow,
 		},
 		workloadsMergeCommand,
 		workloadsImportCommand,
 	},
+}
+
+// workloadsShow prints a built-in or random workload as a workload file, or
+// its jobs as a table.
+func workloadsShow(c *cli.Context) error {
+	format, err := checkFormat(c, "json", "table")
+	if err != nil {
+		return err
+	}
+	if c.NArg() != 1 {
+		return badUsage("workloads show takes one workload name, got %d arguments", c.NArg())
+	}
+	w, ok, err := optimize.RandomByName(c.Args().First())
+	if !ok {
+		w, err = workloads.Get(c.Args().First())
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	if format == "table" {
+		t := newTable(c.App.Writer, "job", "runtime model F(n)", "class", "description")
+		for _, j := range w.Jobs {
+			t.Append([]string{j.Name, j.Model.String(), j.Class(), j.Description})
+		}
+		return t.Render()
+	}
+	b, err := w.MarshalIndent()
+	if err != nil {
+		return err
+	}
+	_, err = c.App.Writer.Write(b)
+	return err
 }
 
 // workloadsMergeCommand joins workload files, typically several profiles,
@@ -118,9 +135,18 @@ func readWorkloadArg(c *cli.Context, arg string) (*model.Workload, error) {
 	w, builtin, err := workloads.Open(arg, c.App.Reader)
 	switch {
 	case err != nil && builtin:
-		return nil, badInput(fmt.Errorf("%s: no such file, and %w", arg, err))
+		return nil, badInput(fmt.Errorf("%s: no such file, and %w", quoteEmpty(arg), err))
 	case err != nil:
 		return nil, badInput(err)
 	}
 	return w, nil
+}
+
+// quoteEmpty is name, or "" (quoted) when it is empty, so that a message
+// never starts "packer: : …".
+func quoteEmpty(name string) string {
+	if name == "" {
+		return `""`
+	}
+	return name
 }
