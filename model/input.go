@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -103,6 +104,9 @@ func readAllLimit(r io.Reader, limit int64, kind string, hint int64) ([]byte, er
 // else (a device, a pipe) once limit+1 bytes have come. Errors are
 // *InputError naming path.
 func ReadFileLimit(path string, limit int64, kind string) ([]byte, error) {
+	if path == "" { // `-w ''`: say so, not "open : no such file"
+		return nil, &InputError{File: path, Err: errEmptyPath{}}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: err}
@@ -121,6 +125,13 @@ func ReadFileLimit(path string, limit int64, kind string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// errEmptyPath is ReadFileLimit's error for the path "": no file by that
+// name exists, so it is fs.ErrNotExist too.
+type errEmptyPath struct{}
+
+func (errEmptyPath) Error() string        { return "the file name is empty" }
+func (errEmptyPath) Is(target error) bool { return target == fs.ErrNotExist }
 
 // LimitReader returns a reader of r's bytes that fails with TooLargeError
 // once more than limit bytes have been read: a streaming reader's bound,

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"io"
+	"io/fs"
 	"strings"
 	"testing"
 )
@@ -31,5 +33,18 @@ func TestParseWorkloadAcceptsBOM(t *testing.T) {
 	}
 	if w.Name != "w" || len(w.Jobs) != 1 {
 		t.Errorf("got %+v", w)
+	}
+}
+
+// TestEmptyFileName: an empty file name is one line that says so, quoted,
+// and counts as a file that does not exist (so a name may still be a
+// built-in's).
+func TestEmptyFileName(t *testing.T) {
+	_, err := ReadFileLimit("", MaxWorkloadBytes, "a workload file")
+	if err == nil || err.Error() != `"": the file name is empty` || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFileLimit(\"\"): %v", err)
+	}
+	if _, err := ReadWorkloadFile("", nil); err == nil || err.Error() != `"": the file name is empty` {
+		t.Errorf("ReadWorkloadFile(\"\"): %v", err)
 	}
 }
