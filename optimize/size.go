@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/packer-sched/packer/model"
 )
@@ -21,16 +22,19 @@ import (
 //
 //  1. bisects on LowerBound alone for P_lo, the fewest hosts whose bound is
 //     at most D: below it no cluster can meet D;
-//  2. plans (Solve) upwards from P_lo, stepping by a guess from the last
-//     plan's makespan and LowerBound, until a plan meets D, then bisects
-//     between the last plan that missed and that one;
-//  3. raises P_lo past every count whose plan proved a bound above D (the
-//     exact optimum, or column generation's bound), planning the fewest
-//     unsettled counts for such bounds.
+//  2. plans (Solve) at P_lo, whose plan may meet D and whose own bound (the
+//     exact optimum, or column generation's) may rule P_lo out;
+//  3. plans upwards, jumping to the count the last plan's makespan over
+//     LowerBound predicts will meet D, until a plan meets it, then bisects
+//     between the last plan that missed and the fewest that met;
+//  4. plans the fewest unsettled count while its plan may settle it.
 //
 // The answer is exact when P_lo reaches P; otherwise it is the honest
 // interval [P_lo, P]: P hosts suffice, fewer than P_lo cannot, and the
-// counts between are not settled by the bounds.
+// counts between are not settled by the bounds. Past the exact solver's
+// size the plans are heuristic and their bounds loose, so SizeSettings.Budget
+// shares a time budget among a few plans rather than giving many plans too
+// little time each.
 
 // Sizing errors, wrapped with the deadline, job or host count in the message.
 var (
@@ -60,9 +64,18 @@ type SizeSettings struct {
 	// Method plans each host count; "" means MethodAuto (exact up to
 	// Solve.ExactJobs jobs, so the answer is then always exact).
 	Method Method
-	// Solve configures each plan; its TimeLimit bounds each plan, not the
-	// whole search. nil means Solve's defaults.
+	// Solve configures each plan. Without a Budget its TimeLimit bounds
+	// each plan; with one, Size sets each plan's TimeLimit. nil means
+	// Solve's defaults.
 	Solve *Settings
+	// Budget, if positive, is the time the plans of one search share when
+	// they are not exact (past Solve.ExactJobs jobs, or with pso or columns):
+	// the first gets two fifths of it, the next three a fifth each, so the
+	// search ends after about Budget. Only the upward search for a first
+	// plan that meets the deadline may go past it, with a tenth of it per
+	// further plan. Budget is counted in the plans' time limits: Size reads
+	// no clock.
+	Budget time.Duration
 	// Progress, if not nil, is called after every bound and every plan with
 	// the point just learnt.
 	Progress func(SizePoint)
@@ -72,8 +85,15 @@ type SizeSettings struct {
 type SizePoint struct {
 	// Hosts is the host count P.
 	Hosts int
-	// Bound is the best proven lower bound on any plan's makespan at P
-	// (seconds): LowerBound, or the plan's own bound or optimum if higher.
+	// Area is LowerBound at P (seconds): the cheap area and longest-job
+	// bound every count examined has.
+	Area float64
+	// PlanBound is what the plan at P proved (seconds): its makespan when
+	// the plan is the proven optimum (Optimal), else column generation's
+	// lower bound; 0 when no plan was made or its method proves none.
+	PlanBound float64
+	// Bound is the best proven lower bound on any plan's makespan at P: the
+	// larger of Area and PlanBound.
 	Bound float64
 	// Planned tells whether a plan was made at P; Makespan is then its
 	// makespan (seconds) and Optimal whether it is the proven optimum.
@@ -102,6 +122,10 @@ type SizeResult struct {
 	Curve []SizePoint
 	// Cluster is the cluster at Hosts hosts.
 	Cluster model.Cluster
+	// Plans counts the plans made; Spent is the time limits given to those
+	// that were not exact (what the Budget paid for).
+	Plans int
+	Spent time.Duration
 }
 
 // String is the answer in one line: "4 hosts; 3 proven impossible: bound
@@ -133,8 +157,9 @@ type sizer struct {
 	deadline float64
 	set      SizeSettings
 	points   map[int]*SizePoint
-	area     map[int]float64 // LowerBound per host count
 	plans    map[int]*Result
+	paid     int           // plans made with a share of the budget
+	spent    time.Duration // the time limits given to them
 }
 
 // Size returns the fewest hosts, at most MaxHosts, on which the workload's
@@ -147,7 +172,7 @@ type sizer struct {
 // message naming the deadline, job or host count), a *SettingError for bad
 // settings, and the workload's or Solve's own.
 func Size(w *model.Workload, c model.Cluster, deadline float64, set *SizeSettings) (*SizeResult, error) {
-	z := &sizer{w: w, c: c.WithDefaults(), deadline: deadline, points: map[int]*SizePoint{}, area: map[int]float64{}, plans: map[int]*Result{}}
+	z := &sizer{w: w, c: c.WithDefaults(), deadline: deadline, points: map[int]*SizePoint{}, plans: map[int]*Result{}}
 	if set != nil {
 		z.set = *set
 	}
@@ -171,10 +196,12 @@ func (z *sizer) validate() error {
 	if math.IsNaN(z.deadline) || math.IsInf(z.deadline, 0) || z.deadline <= 0 {
 		return fmt.Errorf("optimize: size: %w, got %v", ErrBadDeadline, z.deadline)
 	}
-	if z.set.MaxHosts < 0 {
+	switch {
+	case z.set.MaxHosts < 0:
 		return &SettingError{Field: "MaxHosts", Value: z.set.MaxHosts, Rule: fmt.Sprintf("must be at least 1 (0: %d)", DefaultMaxHosts)}
-	}
-	if z.set.MaxHosts == 0 {
+	case z.set.Budget < 0:
+		return &SettingError{Field: "Budget", Value: z.set.Budget, Rule: "must not be negative (0: Solve.TimeLimit per plan)"}
+	case z.set.MaxHosts == 0:
 		z.set.MaxHosts = DefaultMaxHosts
 	}
 	if z.set.Method == "" {
@@ -222,187 +249,10 @@ func (z *sizer) problem(hosts int) (*model.Problem, error) {
 // meets reports whether a makespan meets deadline d, within sizeTolerance.
 func meets(makespan, d float64) bool { return makespan <= d*(1+sizeTolerance) }
 
-// bound returns the point at hosts with LowerBound computed, computing it
-// once.
-func (z *sizer) bound(hosts int) (*SizePoint, error) {
-	if pt, ok := z.points[hosts]; ok {
-		return pt, nil
-	}
-	p, err := z.problem(hosts)
-	if err != nil {
-		return nil, err
-	}
-	pt := &SizePoint{Hosts: hosts, Bound: LowerBound(p)}
-	z.points[hosts], z.area[hosts] = pt, pt.Bound
-	z.report(pt)
-	return pt, nil
-}
-
-func (z *sizer) report(pt *SizePoint) {
-	if z.set.Progress != nil {
-		z.set.Progress(*pt)
-	}
-}
-
-// boundSearch bisects on LowerBound, non-increasing in P, for the fewest
-// hosts whose bound is at most the deadline; ErrUnreachable if even
-// MaxHosts' is above it.
-func (z *sizer) boundSearch() (int, error) {
-	top, err := z.bound(z.set.MaxHosts)
-	if err != nil {
-		return 0, err
-	}
-	if !meets(top.Bound, z.deadline) {
-		return 0, fmt.Errorf("optimize: size: %w: even %d hosts need at least %s (lower bound), deadline %s",
-			ErrUnreachable, z.set.MaxHosts, model.FormatSeconds(top.Bound), model.FormatSeconds(z.deadline))
-	}
-	lo, hi := 1, z.set.MaxHosts // bound(hi) ≤ D; every count below lo is ruled out
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		pt, err := z.bound(mid)
-		if err != nil {
-			return 0, err
-		}
-		if meets(pt.Bound, z.deadline) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo, nil
-}
-
-// plan makes (once) the plan at hosts and records its makespan and bound.
-func (z *sizer) plan(hosts int) (*SizePoint, error) {
-	pt, err := z.bound(hosts)
-	if err != nil {
-		return nil, err
-	}
-	if pt.Planned {
-		return pt, nil
-	}
-	p, err := z.problem(hosts)
-	if err != nil {
-		return nil, err
-	}
-	res, err := Solve(p, z.set.Method, z.set.Solve)
-	if err != nil {
-		return nil, fmt.Errorf("optimize: size: plan on %d hosts: %w", hosts, err)
-	}
-	z.plans[hosts] = res
-	pt.Planned, pt.Makespan = true, p.Makespan(res.Schedule)
-	switch {
-	case res.Optimum != nil:
-		pt.Bound, pt.Optimal = max(pt.Bound, *res.Optimum), true
-	case res.LowerBound != nil:
-		pt.Bound = max(pt.Bound, *res.LowerBound)
-	}
-	z.report(pt)
-	return pt, nil
-}
-
-// planSearch plans upwards from lo until a plan meets the deadline, then
-// bisects between the last miss and that plan, then plans the fewest
-// unsettled counts for bounds that rule them out; it returns the fewest
-// hosts whose plan met the deadline.
-//
-// The upward step is a guess from the last plan: its makespan over its
-// LowerBound, times LowerBound at the next counts, predicts their plans'
-// makespans; the step jumps to the first count predicted to meet the
-// deadline, and after the second miss in a row at least doubles.
-func (z *sizer) planSearch(lo int) (int, error) {
-	miss, hit := lo-1, 0 // plans at miss (if ≥ lo) missed
-	for at, step := lo, 1; ; step *= 2 {
-		pt, err := z.plan(at)
-		if err != nil {
-			return 0, err
-		}
-		if meets(pt.Makespan, z.deadline) {
-			hit = at
-			break
-		}
-		if at == z.set.MaxHosts {
-			return 0, fmt.Errorf("optimize: size: %w: no plan on up to %d hosts meets the deadline %s (best %s at %d hosts; lower bound there %s)",
-				ErrUnreachable, at, model.FormatSeconds(z.deadline), model.FormatSeconds(pt.Makespan), at, model.FormatSeconds(pt.Bound))
-		}
-		miss = at
-		guess, err := z.predict(at, pt.Makespan/z.area[at])
-		if err != nil {
-			return 0, err
-		}
-		at = min(max(guess, at+max(1, step/2)), z.set.MaxHosts)
-	}
-	for hit-miss > 1 && hit-1 >= z.lo() {
-		mid := miss + (hit-miss)/2
-		pt, err := z.plan(mid)
-		if err != nil {
-			return 0, err
-		}
-		if meets(pt.Makespan, z.deadline) {
-			hit = mid
-		} else {
-			miss = mid
-		}
-	}
-	return z.tighten(hit)
-}
-
-// predict returns the fewest hosts above from whose LowerBound times ratio
-// meets the deadline, or MaxHosts. It scans upwards rather than bisects, so
-// that the curve holds consecutive counts near the answer, not far ones;
-// each bound takes milliseconds.
-func (z *sizer) predict(from int, ratio float64) (int, error) {
-	at := from + 1
-	for ; at < z.set.MaxHosts; at++ {
-		if _, err := z.bound(at); err != nil {
-			return 0, err
-		}
-		if meets(z.area[at]*ratio, z.deadline) {
-			break
-		}
-	}
-	return at, nil
-}
-
-// tighten plans the fewest unsettled host count while it has no plan: the
-// plan's bound (the exact optimum, or column generation's) may rule it out,
-// raising lo, or its makespan may meet the deadline, lowering hit. It stops
-// at the first count whose plan does neither.
-func (z *sizer) tighten(hit int) (int, error) {
-	for lo := z.lo(); lo < hit; lo = z.lo() {
-		if pt, err := z.bound(lo); err != nil || pt.Planned {
-			return hit, err
-		}
-		pt, err := z.plan(lo)
-		if err != nil {
-			return 0, err
-		}
-		if meets(pt.Makespan, z.deadline) {
-			return lo, nil
-		}
-		if meets(pt.Bound, z.deadline) {
-			return hit, nil
-		}
-	}
-	return hit, nil
-}
-
-// lo is the fewest hosts not proven unable to meet the deadline: one more
-// than the largest count examined whose bound is above it (the optimum being
-// non-increasing in P, every smaller count is ruled out too).
-func (z *sizer) lo() int {
-	lo := 1
-	for h, pt := range z.points {
-		if !meets(pt.Bound, z.deadline) && h+1 > lo {
-			lo = h + 1
-		}
-	}
-	return lo
-}
-
 // result assembles the answer for the plan at hi.
 func (z *sizer) result(hi int) *SizeResult {
-	r := &SizeResult{Deadline: z.deadline, Hosts: hi, Plan: z.plans[hi], Makespan: z.points[hi].Makespan, Lo: min(z.lo(), hi)}
+	r := &SizeResult{Deadline: z.deadline, Hosts: hi, Plan: z.plans[hi], Makespan: z.points[hi].Makespan, Lo: min(z.lo(), hi),
+		Plans: len(z.plans), Spent: z.spent}
 	r.Exact = r.Lo == hi
 	if pt, ok := z.points[r.Lo-1]; ok {
 		r.Proof = pt.Bound
