@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/packer-sched/packer/sim/internal/engine"
 )
 
 // variedJobs is a workload on one cluster of 24 nodes in 4 racks whose jobs
@@ -83,7 +85,7 @@ type slowFIFO struct{ FIFO }
 func (p *slowFIFO) Start(s *State) { s.SetSlowdown(0, 2) }
 
 // TestCompileInEqualsCompile: a run laid out in the memory of another
-// (compileIn) reports exactly what a fresh Run reports, events, locality
+// (engine.Compile with a previous state) reports exactly what a fresh Run reports, events, locality
 // and busy time included, after runs of other policies (watching jobs,
 // killing tasks, slowing nodes), settings and clusters, the same one or
 // not, with locality or without.
@@ -122,60 +124,6 @@ func TestCompileInEqualsCompile(t *testing.T) {
 	}
 }
 
-// TestCompileInForgetsEverything: whatever a run left in its memory, the
-// state compileIn lays out there is compile's, field for field (the event
-// queue and wake list aside, emptied when the run starts, and the run's
-// number, which must differ; every job here
-// reads input, so both build the replica stream). The run's leftovers
-// are made the worst they could be: every per-node flag set, every slot
-// taken, every task and job record scribbled over.
-func TestCompileInForgetsEverything(t *testing.T) {
-	rng := rand.New(rand.NewPCG(16, 3))
-	set, err := (&Settings{Seed: 9, Heartbeat: 2}).withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 20 {
-		prev := compile(variedJobs(rng, 6), set)
-		if err := prev.exec(&Fair{Delay: 5}); err != nil {
-			t.Fatal(err)
-		}
-		scribble(prev)
-		w := variedJobs(rng, 1+rng.IntN(6))
-		got, want := compileIn(prev, w, set), compile(w, set)
-		got.queue, got.wake = eventQueue{}, nil
-		if got.serial == want.serial || got.serial == 0 || want.serial == 0 {
-			t.Fatalf("case %d: runs numbered %d and %d, want two different numbers", i, got.serial, want.serial)
-		}
-		got.serial = want.serial
-		if !reflect.DeepEqual(*got, *want) {
-			t.Fatalf("case %d: compileIn's state differs from compile's", i)
-		}
-	}
-}
-
-// scribble fills every per-node array and record of s with what no fresh
-// state holds.
-func scribble(s *State) {
-	for _, xs := range [][]bool{s.woke, s.retrying, s.hbStopped} {
-		fill(xs, true)
-	}
-	fill(s.offered, 7)
-	fill(s.slow, 3)
-	for k := range 2 {
-		fill(s.free[k], 0)
-		fill(s.freeBits[k], 0)
-		fill(s.slotTask[k], 5)
-	}
-	fill(s.tasks[:cap(s.tasks)], taskRec{start: 1, job: 3, node: 2, attempt: 4, state: taskDone, held: true})
-	fill(s.jobs[:cap(s.jobs)], jobRec{start: 1, done: [2]int32{3, 3}, finished: true})
-	s.requeued = [][]int32{{1}}
-	fill(s.nodeFilter[:cap(s.nodeFilter)], [nodeFilterWords]uint64{1, 2, 3})
-	s.gen, s.sweeping, s.lazy, s.events, s.now, s.active = 9, 2, 1, 5, 7, 3
-	s.runnable[Map] = append(s.runnable[Map], 1)
-	s.wake = append(s.wake, 3)
-}
-
 // TestCompileInChangesCluster: a run laid out in the memory of one on
 // another cluster of the same size (other racks; extra VMs, then none) is
 // the fresh run: what keepable keeps must depend on the whole cluster.
@@ -209,21 +157,25 @@ func TestCompileInChangesCluster(t *testing.T) {
 }
 
 // freshAndReused runs w under a policy from newPolicy twice: fresh (Run), and
-// laid out in the memory of s (compileIn), which it returns with both results.
+// laid out in the memory of s, which it returns with both results.
 func freshAndReused(t *testing.T, s *State, w *Workload, set Settings, newPolicy func() Policy) (*State, *Result, *Result) {
 	t.Helper()
 	want, err := Run(w, newPolicy(), &set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := set.withDefaults()
+	st, err := checked(w, &set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = compileIn(s, w, st)
-	got, err := s.run(newPolicy())
-	if err != nil {
+	p := newPolicy()
+	if s == nil {
+		s = &State{}
+	}
+	s.w = w
+	s.e = engine.Compile(s.e, input(w), config(&st, p), engine.DefaultOptions())
+	if err := s.e.Run(hooks(s, p)); err != nil {
 		t.Fatal(err)
 	}
-	return s, got, want
+	return s, s.result(p, st.Seed), want
 }

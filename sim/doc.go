@@ -11,15 +11,14 @@
 //	Workload (workload.go)        jobs and their tasks, read from JSON or built from
 //	  │                           packer's job models (FromModel) or a plan (PlanWorkload)
 //	  ▼
-//	state (state.go, blocks.go,   compiled, compact: tasks, slots, and for each job
-//	  │   pcg.go)                 while its maps run, its blocks by node (a rack's are
-//	  │                           its nodes' runs, which are contiguous), replicas
-//	  │                           drawn from the seed (rand.PCG's generator) when
-//	  │                           first needed
-//	  ▼
-//	core (run.go, events.go,      logical clock and an event queue (a calendar queue)
-//	  │   wake.go)                ordered by (time, sequence number); asks the
-//	  │                           Policy whenever a node offers a free slot
+//	engine (internal/engine)      the run: the workload compiled into compact task
+//	  │                           and job records, HDFS replicas drawn from the
+//	  │                           seed, a logical clock and an event queue ordered
+//	  │                           by (time, sequence number); it asks the Policy,
+//	  │                           through State (state.go, run.go), whenever a node
+//	  │                           offers a free slot. Its package doc lists the
+//	  │                           mechanisms that make it fast, each with the
+//	  │                           invariant it keeps and the test that holds it
 //	  ▼
 //	Policy (policy.go)            fifo, fair (with delay scheduling), sequential, plan
 //	  │                           replay, Dynamic Priority (dp.go), HybS (hybs.go),
@@ -36,59 +35,24 @@
 // random choice comes from Settings.Seed, and the same inputs give the same
 // Result byte for byte at any GOMAXPROCS. Units: times are seconds.
 //
-// # Speed mechanisms
+// # Two engines
 //
-// The core's speed comes from the mechanisms below. None changes what a
-// policy sees or what a run computes, only how fast it goes; each keeps one
-// invariant, held by the tests named. Above them all, the fast engine must
-// agree with the plain one in sim/internal/reference, which keeps no index,
-// cache, filter, calendar or lazy list: the TestReference tests
-// (reference_test.go, reference_traces_test.go) run every built-in policy on
-// both, on random workloads, the shipped traces and the built-in workloads,
-// and require the same per-job results.
+// The engine that runs is built for speed. Beside it, sim/internal/reference
+// is a plain event-list simulator of the same model, written to be read: it
+// keeps no index, cache, filter, calendar or lazy list, and its package doc
+// states the rules a run follows. The TestReference tests (reference_test.go,
+// reference_traces_test.go) run every built-in policy on both, on random
+// workloads, the shipped traces and the built-in workloads, and require the
+// same per-job results: to change what a run means, change the reference
+// first, then make the fast engine agree.
 //
-//   - Calendar queue (events.go): events in buckets of a fixed width on a
-//     ring spanning a few typical task durations, those past its end in a
-//     heap (far). Events come out in order of (time, sequence number),
-//     exactly as from one sorted list: TestEventQueueOrder,
-//     TestEventQueueMatchesSort.
-//   - Prefetching ahead (eventQueue.ahead, prefetch.go): on runs of
-//     engineOptions.prefetchFrom tasks or more, as a bucket becomes current,
-//     the task and job records the next bucket's task ends will read are
-//     asked into the cache. A prefetch only reads: TestPrefetchChangesNothing.
-//   - Records laid out in cache lines (state.go): a task record is half a
-//     line, a job record three whole lines, with what every launch and task
-//     end touches on the first and the rack filter on the third, as ahead's
-//     prefetches assume: TestJobRecordLines (layout_test.go).
-//   - Lazy block indexes (blocks.go, pcg.go): a job's replicas are drawn and
-//     indexed by node when it is first asked about, from the generator's
-//     state saved at the job's start, and the index is dropped when its maps
-//     are done. Every job's replicas are those drawn job by job in workload
-//     order, whatever order the jobs are built in:
-//     TestBlocksMatchInOrderDraws, TestPassingOverABigJobDrawsInChunks,
-//     TestPCGMatchesRand. The index's lazy cursors never hide a pending task:
-//     TestSeekMatchesLowerBound, TestNextInMatchesScan, TestLookupMatchesScan.
-//   - Node and rack filters (state.go, run.go mayHold): per job a bit a node
-//     (a bit a rack on a larger cluster, none on the largest), cleared when
-//     the index has no never-launched map there, so that later questions skip
-//     the index. They are exact: a cleared bit never hides a task (killed
-//     maps, pending again, are asked first, from State.requeued):
-//     TestRackFilterMatchesIndex, TestFilterKindBySize.
-//   - The findTask cache (run.go, State.found): the last lookup's answer, so
-//     that BestLocality or NodeLocal and then a launch of the same job look
-//     once. Anything that changes a task's state clears it, so it always
-//     answers as a lookup would: TestLookupMatchesScan.
-//   - Lazy wake lists (wake.go): waking every node with a free slot is one
-//     sweep marker, whose nodes are found when the drain reaches it (a
-//     summary bitmap skipping full nodes), and the drain stops once no job
-//     has a pending task. The nodes are offered as if they had been listed
-//     when woken: TestLazySweepsMatchEager,
-//     TestLazySweepsMatchEagerOnBusyClusters, TestNextFreeWordMatchesScan,
-//     TestSweepRealizedMidDrain.
-//   - Memory reuse for Alone (state.go, compileIn): its thousands of one-job
-//     runs are each laid out in the memory of an earlier one that ended.
-//     Nothing of that run leaks into the new one: TestCompileInForgetsEverything,
-//     TestCompileInEqualsCompile, TestAloneReusedEqualsFresh.
+// # Policies' fast paths
+//
+// A policy outside this package can be as fast as the built-in ones: every
+// ability FIFO and Fair use is exported (RunnableObserver, WatchJobs and
+// TakeChanged, NodeLocal, Serial, StickySlots). Each keeps an invariant held
+// by a test:
+//
 //   - Fair's order (fair.go): the runnable jobs in sets by running count,
 //     refiled only when State.TakeChanged lists them, the job just given a
 //     slot refiled lazily. It relies on the Policy contract (TakeChanged
@@ -103,9 +67,4 @@
 //     prefetches that job's next task record and, with a bit a rack, its
 //     filter. A hint for speed only: TestPrefetchChangesNothing runs every
 //     policy with prefetching and without.
-//   - Engine options (engineopts.go): the switches of the mechanisms that
-//     have a plain twin (prefetching, the kind of filter, eager sweeps) are
-//     options of the State; Run always uses the defaults. Options change how
-//     fast a run goes, never what it computes: TestReferenceEngineSwitches
-//     runs the fast engine under every setting against the reference.
 package sim

@@ -70,8 +70,9 @@ func (p *twinFair) Offering(s *State, node int) {
 func (p *twinFair) Assign(s *State, node int, k Kind) int {
 	if p.kill && k == Map {
 		for _, j := range s.Runnable(Map) {
-			want := rank(s.BestLocality(int(j), node, Map)) == 0
-			if got := s.localTask(int(j), node, Map); got != want {
+			l := s.BestLocality(int(j), node, Map)
+			want := l == NodeLocal || l == NoInput
+			if got := s.NodeLocal(int(j), node, Map); got != want {
 				p.t.Fatalf("t = %v: localTask(job %d, node %d) = %v, best locality says %v", s.Now(), j, node, got, want)
 			}
 		}

@@ -37,12 +37,12 @@ func (*FIFO) Name() string { return "fifo" }
 func (f *FIFO) Start(s *State) {
 	n := s.Jobs()
 	f.run = s.Serial()
-	f.byRank = resize(f.byRank, n)
+	f.byRank = slices.Grow(f.byRank[:0], n)[:n]
 	for j := range f.byRank {
 		f.byRank[j] = int32(j)
 	}
 	slices.SortFunc(f.byRank, func(a, b int32) int { return fifoLess(s, a, b) })
-	f.rank = resize(f.rank, n)
+	f.rank = slices.Grow(f.rank[:0], n)[:n]
 	for r, j := range f.byRank {
 		f.rank[j] = int32(r)
 	}

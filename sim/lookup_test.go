@@ -1,10 +1,11 @@
 package sim
 
 import (
-	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/packer-sched/packer/sim/internal/engine"
 )
 
 // TestLookupMatchesScan checks every map lookup of random runs against a
@@ -41,33 +42,29 @@ func TestLookupMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, fair := range []bool{false, true} {
-			set, err := (&Settings{Seed: uint64(i)}).withDefaults()
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := compile(w, set)
+			set := &Settings{Seed: uint64(i)}
 			check := func(s *State, node int, k Kind) {
 				if k != Map {
 					return
 				}
 				for _, j := range slices.Clone(s.Runnable(Map)) {
-					gt, gl := s.findTask(int(j), node, Map)
-					wt, wl := scanLookup(s, int(j), node)
+					gt, gl := s.e.Probe().FindTask(int(j), node, engine.Map)
+					wt, wl := s.e.Probe().ScanLookup(int(j), node)
 					if gt != wt || gl != wl {
-						t.Fatalf("case %d (fair %v), t = %g, job %d on node %d: task %d %v, want %d %v", i, fair, s.now, j, node, gt, gl, wt, wl)
+						t.Fatalf("case %d (fair %v), t = %g, job %d on node %d: task %d %v, want %d %v", i, fair, s.Now(), j, node, gt, gl, wt, wl)
 					}
-					checked[gl]++
+					checked[Locality(gl)]++
 				}
 				// So that the answers given below are Fair's own (its
 				// localTask's or its BestLocality's), not these.
-				s.found.ok = false
+				s.e.Probe().ForgetFound()
 			}
 			// The answer a launch will take from findTask's cache, which
 			// localTask fills when it finds a node-local map.
 			given := func(s *State, j, node int, k Kind) {
-				if f := s.found; k == Map && f.ok && f.job == j && f.node == node && f.kind == k {
-					if wt, wl := scanLookup(s, j, node); f.task != wt || f.locality != wl {
-						t.Fatalf("case %d, t = %g, job %d on node %d: cached task %d %v, want %d %v", i, s.now, j, node, f.task, f.locality, wt, wl)
+				if ok, fj, fnode, fk, ft, fl := s.e.Probe().Found(); k == Map && ok && fj == j && fnode == node && fk == engine.Map {
+					if wt, wl := s.e.Probe().ScanLookup(j, node); ft != wt || fl != wl {
+						t.Fatalf("case %d, t = %g, job %d on node %d: cached task %d %v, want %d %v", i, s.Now(), j, node, ft, fl, wt, wl)
 					}
 					cached++
 				}
@@ -76,7 +73,7 @@ func TestLookupMatchesScan(t *testing.T) {
 			if fair {
 				p = &fairMeddler{Fair: Fair{Delay: 2, RackDelay: 1}, check: check, given: given}
 			}
-			if err := s.exec(p); err != nil {
+			if _, err := runState(w, p, set, engine.DefaultOptions()); err != nil {
 				t.Fatalf("case %d: %v", i, err)
 			}
 		}
@@ -90,76 +87,4 @@ func TestLookupMatchesScan(t *testing.T) {
 			t.Fatalf("%d lookups answered %v: too few for the test to say anything (%v)", checked[l], l, checked)
 		}
 	}
-}
-
-// scanLookup is what lookup must answer for job j's maps on node, from a
-// scan of the whole index: a killed map (pending again) that is node-local
-// or reads no input, the first in the order they were killed; else the
-// lowest never-launched map with a replica on the node; else a rack-local
-// killed map; else the lowest never-launched map with a replica on a node
-// of the rack; else a killed map; else the lowest pending map, remote.
-func scanLookup(s *State, j, node int) (int32, Locality) {
-	jr := &s.jobs[j]
-	pending := func(t int32) bool { return s.tasks[t].state == taskPending }
-	// The killed maps with their localities; the first of the best rank.
-	type killed struct {
-		t int32
-		l Locality
-	}
-	var ks []killed
-	for _, t := range s.requeuedOf(j) {
-		if s.tasks[t].kind == Map {
-			ks = append(ks, killed{t, s.locality(t, node)})
-		}
-	}
-	requeued, requeuedLoc := int32(-1), NoInput+1
-	if len(ks) > 0 {
-		k := slices.MinFunc(ks, func(a, b killed) int { return cmp.Compare(rank(a.l), rank(b.l)) })
-		requeued, requeuedLoc = k.t, k.l
-	}
-	if requeued >= 0 && rank(requeuedLoc) == 0 {
-		return requeued, requeuedLoc
-	}
-	if !jr.noInput {
-		b := s.blocks(j)
-		// The lowest never-launched map with an entry at one of places.
-		first := func(places []int32) int32 {
-			best := int32(-1)
-			for _, p := range places {
-				for _, t := range b.tasksAt(p) {
-					if pending(t) && !slices.Contains(s.requeuedOf(j), t) && (best < 0 || t < best) {
-						best = t
-					}
-				}
-			}
-			return best
-		}
-		if t := first([]int32{int32(node)}); t >= 0 {
-			return t, NodeLocal
-		}
-		if requeuedLoc == RackLocal {
-			return requeued, requeuedLoc
-		}
-		var rack []int32
-		for n := range s.cluster.Nodes { // the primary nodes: extras hold no blocks
-			if s.rack[n] == s.rack[node] {
-				rack = append(rack, int32(n))
-			}
-		}
-		if t := first(rack); t >= 0 {
-			return t, RackLocal
-		}
-	}
-	if requeued >= 0 {
-		return requeued, requeuedLoc
-	}
-	for t := jr.mapLo; t < jr.mapHi; t++ {
-		if pending(t) {
-			if jr.noInput {
-				return t, NoInput
-			}
-			return t, Remote
-		}
-	}
-	return -1, NoInput
 }

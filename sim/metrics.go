@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/packer-sched/packer/sim/internal/engine"
 	"math"
 	"slices"
 	"strconv"
@@ -137,26 +138,6 @@ type Summary struct {
 	V95 float64 `json:"v95"`
 }
 
-func (s *State) result() *Result {
-	r := &Result{Policy: s.policy.Name(), Seed: s.set.Seed, Makespan: s.lastEnd, Events: s.events,
-		Tasks: len(s.tasks), BusySlotSeconds: s.busy}
-	for k := range r.Utilisation {
-		if cap := float64(s.nodes*s.slots[k]) * r.Makespan; cap > 0 {
-			r.Utilisation[k] = s.busy[k] / cap
-		}
-	}
-	r.Jobs = make([]JobResult, len(s.jobs))
-	for j := range s.jobs {
-		jr := &s.jobs[j]
-		loc := LocalityCounts{Node: int(jr.loc[NodeLocal]), Rack: int(jr.loc[RackLocal]), Remote: int(jr.loc[Remote]), None: int(jr.loc[NoInput])}
-		r.Jobs[j] = JobResult{Name: s.w.Jobs[j].Name, User: s.w.Jobs[j].User, Submit: jr.arrival, Start: jr.start,
-			Finish: jr.finish, Response: jr.finish - jr.arrival, Locality: loc}
-		r.Locality.add(loc)
-	}
-	r.Summarize(nil)
-	return r
-}
-
 // Summarize sets every job's slowdown from its alone time (alone[j], as Alone
 // computes) and fills the Summary. With nil alone only response times are
 // summarised.
@@ -238,15 +219,22 @@ func aloneOn(w *Workload, set *Settings, k int) ([]float64, error) {
 
 // aloneRunner runs the jobs of a validated workload each by itself, as
 // Alone does, up to k at once. Each run is compiled in the memory of an
-// earlier one that ended (compileIn), from a store of at most k: on the
+// earlier one that ended (engine.Compile), from a store of at most k: on the
 // FB-2010 day's 3000 nodes, allocating and filling the per-node arrays for
 // each of its 24 000 jobs cost several times running them. Which memory a
-// job gets makes no difference: compileIn lays out the same state in any.
+// job gets makes no difference: engine.Compile lays out the same state in any.
 type aloneRunner struct {
 	w        *Workload
 	st       Settings
-	store    chan *State
+	store    chan *aloneRun
 	progress *aloneProgress
+}
+
+// aloneRun is the memory one alone run lays out in, kept for the next: the
+// engine's state and the policy.
+type aloneRun struct {
+	s    State
+	fifo FIFO
 }
 
 // newAloneRunner is the runner of w's jobs with the settings (nil: the
@@ -257,7 +245,7 @@ func newAloneRunner(w *Workload, set *Settings, k int, pr *aloneProgress) (*alon
 		return nil, err
 	}
 	st.Trace, st.IgnoreLocality, st.Progress = nil, true, nil
-	return &aloneRunner{w: w, st: st, store: make(chan *State, max(1, k)), progress: pr}, nil
+	return &aloneRunner{w: w, st: st, store: make(chan *aloneRun, max(1, k)), progress: pr}, nil
 }
 
 // time is job j's time alone, Run(one, &FIFO{}, st)'s makespan without
@@ -273,18 +261,20 @@ func (a *aloneRunner) time(j int) (float64, error) {
 	if err := checkMemory(one, a.st.MaxMemory); err != nil {
 		return 0, err
 	}
-	var prev *State
+	var r *aloneRun
 	select {
-	case prev = <-a.store:
+	case r = <-a.store:
 	default:
+		r = &aloneRun{}
 	}
-	s := compileIn(prev, one, a.st)
-	if err := s.exec(&FIFO{}); err != nil {
+	r.s.w = one
+	r.s.e = engine.Compile(r.s.e, input(one), config(&a.st, &r.fifo), engine.DefaultOptions())
+	if err := r.s.e.Run(hooks(&r.s, &r.fifo)); err != nil {
 		return 0, err
 	}
-	makespan := s.lastEnd // Result.Makespan; read before another run takes s
+	makespan := r.s.e.LastEnd() // Result.Makespan; read before another run takes r
 	select {
-	case a.store <- s:
+	case a.store <- r:
 	default:
 	}
 	a.progress.add(one.Tasks())

@@ -130,23 +130,3 @@ type Periodic interface {
 	Interval() float64
 	Tick(s *State)
 }
-
-// Serial is this run's identity: distinct for every run in the process, a
-// run laid out again in the memory of an earlier one included, and the same
-// for the whole run. A policy that keeps per-run state between calls records
-// it at Start and compares it later, to tell whether that state is of this
-// run (FIFO does, for a policy that embeds it and does not call its Start)
-// without holding the State, and so its memory, past the run.
-func (s *State) Serial() uint64 { return s.serial }
-
-// NodeLocal reports whether job j has a pending task of kind that runs on
-// node at its best: a node-local map, or a task that reads no input (a
-// reduce, or a map of a job without input). It is BestLocality(j, node, k)
-// being NodeLocal or NoInput, found without looking for a rack-local or
-// remote task: the check delay scheduling makes for every job it may skip
-// (Fair with Delay > 0), much cheaper than BestLocality when the answer is
-// no. Like BestLocality, it remembers a node-local map it finds, so that
-// assigning the slot to j next launches that map without a second search.
-// Ask it only of a job with a pending task of kind (Pending(j, k) > 0): of
-// another the answer means nothing.
-func (s *State) NodeLocal(j, node int, k Kind) bool { return s.localTask(j, node, k) }

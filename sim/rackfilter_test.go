@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/packer-sched/packer/sim/internal/engine"
 )
 
 // TestRackFilterMatchesIndex runs random workloads (jobs of up to 60 maps
@@ -43,41 +45,39 @@ func TestRackFilterMatchesIndex(t *testing.T) {
 		}
 		for _, name := range policies {
 			run := func(filter uint8) []string {
-				opts := defaultEngine()
-				opts.finestFilter = filter
+				opts := engine.DefaultOptions()
+				opts.FinestFilter = filter
 				p := testPolicy(t, name)
 				rec := &recorder{}
 				set.Trace = rec
-				if err := w.Validate(); err != nil {
-					t.Fatal(err)
-				}
-				s := compileWith(nil, w, set, opts)
-				if err := s.exec(p); err != nil {
+				s, err := runState(w, p, &set, opts)
+				if err != nil {
 					t.Fatalf("case %d, %s: %v", i, name, err)
 				}
+				filterBy, cleared, skipped := s.e.Probe().Filter()
 				// A bit a node falls back to a bit a rack where a rack's nodes
 				// span three words.
-				if s.filterBy != filter && (filter != filterNodes || s.filterBy != filterRacks) {
-					t.Fatalf("case %d, %s: filter kind %d, forced %d", i, name, s.filterBy, filter)
+				if filterBy != filter && (filter != engine.FilterNodes || filterBy != engine.FilterRacks) {
+					t.Fatalf("case %d, %s: filter kind %d, forced %d", i, name, filterBy, filter)
 				}
-				if s.filterBy == filterNone && (s.exhaustions != 0 || s.skips != 0) {
-					t.Fatalf("case %d, %s: %d bits cleared, %d questions skipped with the filters off", i, name, s.exhaustions, s.skips)
+				if filterBy == engine.FilterNone && (cleared != 0 || skipped != 0) {
+					t.Fatalf("case %d, %s: %d bits cleared, %d questions skipped with the filters off", i, name, cleared, skipped)
 				}
-				exhaustions[s.filterBy] += s.exhaustions
-				skips[s.filterBy] += s.skips
+				exhaustions[filterBy] += cleared
+				skips[filterBy] += skipped
 				return rec.lines
 			}
-			want := run(filterNone)
-			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a rack", i, name), run(filterRacks), want)
-			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a node", i, name), run(filterNodes), want)
+			want := run(engine.FilterNone)
+			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a rack", i, name), run(engine.FilterRacks), want)
+			sameTrace(t, fmt.Sprintf("case %d, %s, a bit a node", i, name), run(engine.FilterNodes), want)
 		}
 	}
-	for _, f := range []uint8{filterRacks, filterNodes} {
+	for _, f := range []uint8{engine.FilterRacks, engine.FilterNodes} {
 		if exhaustions[f] < 1000 || skips[f] < 1000 {
 			t.Fatalf("the filters (kind %d) cleared %d bits and answered %d questions in all: too few for the test to say anything", f, exhaustions[f], skips[f])
 		}
 	}
-	t.Logf("a bit a rack: %d bits cleared, %d questions answered; a bit a node: %d, %d", exhaustions[filterRacks], skips[filterRacks], exhaustions[filterNodes], skips[filterNodes])
+	t.Logf("a bit a rack: %d bits cleared, %d questions answered; a bit a node: %d, %d", exhaustions[engine.FilterRacks], skips[engine.FilterRacks], exhaustions[engine.FilterNodes], skips[engine.FilterNodes])
 }
 
 // testPolicy is the policy of a registered name, or "meddler" (a FIFO
@@ -126,120 +126,4 @@ func (m *fairMeddler) Assign(s *State, node int, k Kind) int {
 		m.given(s, j, node, k)
 	}
 	return j
-}
-
-// TestFilterKindBySize: a job's filter has a bit a node on a cluster of up
-// to 1024 nodes, extra ones counted, whose racks' nodes lie within two
-// words each, else a bit a rack for up to 512 racks; a kind forced on a
-// cluster that does not fit it gives way to the next coarser; a cluster of
-// more racks goes without filters, and runs.
-func TestFilterKindBySize(t *testing.T) {
-	t.Parallel()
-	const dflt = filterNodes // the default engine's finest kind
-	for _, c := range []struct {
-		nodes, racks, extras int
-		force, want          uint8
-	}{
-		{1024, 1024, 0, dflt, filterNodes}, {1000, 50, 0, dflt, filterNodes}, {1020, 51, 4, dflt, filterNodes},
-		{1020, 51, 5, dflt, filterRacks}, {1000, 10, 0, dflt, filterRacks}, // extras past 1024; racks of 100 nodes
-		{1025, 60, 0, dflt, filterRacks}, {10240, 512, 0, dflt, filterRacks}, {1200, 600, 0, dflt, filterNone},
-		{1200, 600, 0, filterRacks, filterNone},
-		{1000, 50, 0, filterRacks, filterRacks}, {1000, 50, 0, filterNone, filterNone},
-	} {
-		w := &Workload{Cluster: Cluster{Nodes: c.nodes, Racks: c.racks, MapSlots: 1, ReduceSlots: 1},
-			Jobs: []Job{{Name: "a", Maps: Tasks{Count: 3, Mean: 1}}}}
-		for i := range c.extras {
-			w.Cluster.Extras = append(w.Cluster.Extras, i)
-		}
-		if err := w.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		opts := defaultEngine()
-		opts.finestFilter = c.force
-		got := compileWith(nil, w, Settings{}, opts).filterBy
-		if got != c.want {
-			t.Errorf("%d nodes and %d extras in %d racks, kind %d forced: filter kind %d, want %d", c.nodes, c.extras, c.racks, c.force, got, c.want)
-		}
-	}
-	w := &Workload{Cluster: Cluster{Nodes: 1200, Racks: 600, MapSlots: 1, ReduceSlots: 1}}
-	for j := range 5 {
-		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Arrival: float64(j), Maps: Tasks{Count: 40, Mean: 3}})
-	}
-	set, err := (&Settings{Seed: 3}).withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	s := compile(w, set)
-	if s.filterBy != filterNone {
-		t.Fatal("filters kept on a cluster of 600 racks")
-	}
-	if err := s.exec(&Fair{Delay: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if s.exhaustions != 0 || s.unfinished != 0 {
-		t.Fatalf("%d racks ruled out, %d jobs unfinished; want none", s.exhaustions, s.unfinished)
-	}
-}
-
-// TestRackSpans checks, with a bit a node, mayHold and exhausted on a rack
-// against its nodes' bits one by one, for racks of random sizes laid one
-// after another over up to 1024 nodes, each starting or ending anywhere in
-// a word; and that a rack of more than 64 nodes across three words turns
-// the filters to a bit a rack.
-func TestRackSpans(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	for c := range 300 {
-		rackLo := []int{0}
-		for n := 0; ; {
-			size := 1 + rng.IntN(65) // up to 65: two words at most, however placed
-			if c%10 == 9 {
-				size = 1 + rng.IntN(200)
-			}
-			if n+size > 1024 {
-				break
-			}
-			n += size
-			rackLo = append(rackLo, n)
-		}
-		wide := false
-		for r := range len(rackLo) - 1 {
-			wide = wide || (rackLo[r+1]-1)/64 > rackLo[r]/64+1
-		}
-		nodes := rackLo[len(rackLo)-1]
-		s := &State{filterBy: filterNodes, cluster: Cluster{Nodes: nodes, Racks: len(rackLo) - 1}}
-		s.rackLo = rackLo
-		if ok := s.rackSpans(); ok == wide {
-			t.Fatalf("case %d: rackSpans %v with a rack across three words %v", c, ok, wide)
-		}
-		if wide {
-			continue
-		}
-		s.nodeFilter = make([][nodeFilterWords]uint64, 1)
-		f := &s.nodeFilter[0]
-		for r := range int32(len(rackLo) - 1) {
-			for w := range f {
-				f[w] = rng.Uint64() & rng.Uint64() & rng.Uint64() // sparse, some racks empty
-			}
-			lo, hi := int32(rackLo[r]), int32(rackLo[r+1])
-			bit := func(p int32) bool { return f[p/64]&(1<<(p%64)) != 0 }
-			want := false
-			for p := lo; p < hi; p++ {
-				want = want || bit(p)
-			}
-			if got := s.mayHold(0, &jobRec{}, r); got != want {
-				t.Fatalf("case %d, rack %d of nodes %d–%d: mayHold %v, want %v", c, r, lo, hi-1, got, want)
-			}
-			before := *f
-			s.exhausted(0, &jobRec{}, r)
-			for p := range int32(1024) {
-				was := before[p/64]&(1<<(p%64)) != 0
-				if in := p >= lo && p < hi; bit(p) != (was && !in) {
-					t.Fatalf("case %d, rack %d of nodes %d–%d exhausted: bit %d is %v, was %v", c, r, lo, hi-1, p, bit(p), was)
-				}
-			}
-		}
-	}
 }

@@ -7,178 +7,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packer-sched/packer/sim/internal/reference"
+	"github.com/packer-sched/packer/sim/internal/engine"
 	"github.com/packer-sched/packer/workloads"
 )
 
-// refAdapter runs a Policy on the reference engine: the policy reads a State
-// whose fields are copied from the engine before every call into the
-// policy, and its actions (Kill, Wake, SetSlowdown, BestLocality, NodeLocal)
-// go to the engine (State.ref).
-type refAdapter struct {
-	s   *State
-	e   *reference.Engine
-	p   Policy
-	per Periodic
-}
-
-// runReference is Run on the reference engine.
+// runReference is Run on the reference engine (engine.CompileReference).
 func runReference(w *Workload, p Policy, set *Settings) (*Result, error) {
-	st, err := set.withDefaults()
+	st, err := checked(w, set)
 	if err != nil {
 		return nil, err
 	}
-	if err := w.Validate(); err != nil {
+	s := &State{w: w}
+	s.e = engine.CompileReference(input(w), config(&st, p))
+	if err := s.e.Run(hooks(s, p)); err != nil {
 		return nil, err
 	}
-	s := layout(nil, w, st, defaultEngine()) // the records the policy reads; nothing of the engine
-	c := s.cluster
-	jobs := make([]reference.Job, len(w.Jobs))
-	for j, job := range w.Jobs {
-		jobs[j] = reference.Job{Arrival: job.Arrival, Shuffle: job.Shuffle, NoInput: job.NoInput, Blocks: job.Blocks,
-			Maps: durations(job.Maps), Reduces: durations(job.Reduces)}
-	}
-	e := reference.New(reference.Cluster{Nodes: c.Nodes, Racks: c.Racks, MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots,
-		Replication: c.Replication, Extras: c.Extras}, jobs,
-		reference.Settings{Seed: st.Seed, Heartbeat: st.Heartbeat, IdleRetry: st.IdleRetry, RackFactor: st.RackFactor,
-			RemoteFactor: st.RemoteFactor, ReduceSlowstart: st.ReduceSlowstart, IgnoreLocality: st.IgnoreLocality})
-	a := &refAdapter{s: s, e: e, p: p}
-	a.per, _ = p.(Periodic)
-	s.ref, s.policy = a, p
-	if err := e.Run(a); err != nil {
-		return nil, err
-	}
-	a.sync()
-	s.busy, s.lastEnd = e.Busy, e.LastEnd
-	return s.result(), nil
-}
-
-func durations(ts Tasks) []float64 {
-	d := make([]float64, ts.N())
-	for i := range d {
-		d[i] = ts.Duration(i)
-	}
-	return d
-}
-
-// sync copies what changed in the engine into the State the policy reads.
-func (a *refAdapter) sync() {
-	s, e := a.s, a.e
-	s.now = e.Now
-	s.found.ok = false // BestLocality's cached answer is of the state before
-	for _, j := range e.DirtyJobs {
-		js, jr := &e.Jobs[j], &s.jobs[j]
-		jr.arrived, jr.finished, jr.redsReady, jr.mapsShuffled = js.Arrived, js.Finished, js.RedsReady, js.Shuffled
-		jr.started, jr.start, jr.finish = js.Started, js.Start, js.Finish
-		for k := range 2 {
-			jr.pending[k], jr.running[k], jr.done[k] = int32(js.Pending[k]), int32(js.Running[k]), int32(js.Done[k])
-		}
-		for l := range jr.loc {
-			jr.loc[l] = int32(js.Loc[l])
-		}
-	}
-	for _, t := range e.DirtyTasks {
-		ts, tr := &e.Tasks[t], &s.tasks[t]
-		tr.node, tr.start, tr.state, tr.loc, tr.held = int32(ts.Node), ts.Start, ts.State, Locality(ts.Loc), ts.Held
-	}
-	for _, n := range e.DirtyNodes {
-		for k := range 2 {
-			s.free[k][n] = int16(e.Free[k][n])
-			for i, t := range e.SlotTask[k][n] {
-				s.slotTask[k][n*s.slots[k]+i] = int32(t)
-			}
-		}
-	}
-	e.DirtyJobs, e.DirtyTasks, e.DirtyNodes = e.DirtyJobs[:0], e.DirtyTasks[:0], e.DirtyNodes[:0]
-	for k := range 2 {
-		for _, j := range s.runnable[k] {
-			s.jobs[j].runPos[k] = -1
-		}
-		s.runnable[k] = s.runnable[k][:0]
-		for i, j := range e.Runnable[k] {
-			s.runnable[k] = append(s.runnable[k], int32(j))
-			s.jobs[j].runPos[k] = int32(i)
-		}
-	}
-	copy(s.slow, e.Slow)
-}
-
-func (a *refAdapter) Start() {
-	a.sync()
-	if st, ok := a.p.(Starter); ok {
-		st.Start(a.s)
-	}
-}
-
-func (a *refAdapter) Assign(node int, k reference.Kind) int {
-	a.sync()
-	return a.p.Assign(a.s, node, Kind(k))
-}
-
-func (a *refAdapter) Offering(node int) {
-	if o, ok := a.p.(OfferObserver); ok {
-		a.sync()
-		o.Offering(a.s, node)
-	}
-}
-
-func (a *refAdapter) JobArrived(j int) {
-	if o, ok := a.p.(ArrivalObserver); ok {
-		a.sync()
-		o.JobArrived(a.s, j)
-	}
-}
-
-func (a *refAdapter) TaskEnded(t int) {
-	if o, ok := a.p.(TaskObserver); ok {
-		a.sync()
-		o.TaskEnded(a.s, t)
-	}
-}
-
-func (a *refAdapter) JobFinished(j int) {
-	if o, ok := a.p.(FinishObserver); ok {
-		a.sync()
-		o.JobFinished(a.s, j)
-	}
-}
-
-func (a *refAdapter) RunnableChanged(j int, k reference.Kind, runnable bool) {
-	if o, ok := a.p.(RunnableObserver); ok {
-		a.sync()
-		o.RunnableChanged(a.s, j, Kind(k), runnable)
-	}
-}
-
-func (a *refAdapter) Changed(j int, k reference.Kind) { a.s.noteChanged(j, Kind(k)) }
-
-func (a *refAdapter) Interval() float64 {
-	if a.per == nil {
-		return 0
-	}
-	return a.per.Interval()
-}
-
-func (a *refAdapter) Tick() {
-	a.sync()
-	a.per.Tick(a.s)
-}
-
-// The policy's actions, which State sends here when ref is set.
-
-func (a *refAdapter) kill(t int) bool {
-	ok := a.e.Kill(t)
-	a.sync()
-	return ok
-}
-
-func (a *refAdapter) wake(node int) { a.e.Wake(node) }
-
-func (a *refAdapter) setSlowdown(node int, f float64) { a.e.Slow[node] = f; a.s.slow[node] = f }
-
-func (a *refAdapter) bestLocality(j, node int, k Kind) Locality {
-	_, l := a.e.Choose(j, node, reference.Kind(k))
-	return Locality(l)
+	return s.result(p, st.Seed), nil
 }
 
 // sameJobs reports the first job whose result differs, or "".
@@ -234,11 +78,11 @@ func builtinPolicies(t *testing.T) []Policy {
 // first difference.
 func compareEngines(t *testing.T, label string, w *Workload, set *Settings, ps []Policy) {
 	t.Helper()
-	compareEnginesWith(t, label, w, set, ps, defaultEngine())
+	compareEnginesWith(t, label, w, set, ps, engine.DefaultOptions())
 }
 
 // compareEnginesWith is compareEngines with the fast engine's switches.
-func compareEnginesWith(t *testing.T, label string, w *Workload, set *Settings, ps []Policy, opts engineOptions) (kills int) {
+func compareEnginesWith(t *testing.T, label string, w *Workload, set *Settings, ps []Policy, opts engine.Options) (kills int) {
 	t.Helper()
 	for _, p := range ps {
 		traced := *set
@@ -313,12 +157,12 @@ func bigWorkload(rng *rand.Rand) *Workload {
 func TestReferenceEngineSwitches(t *testing.T) {
 	t.Parallel()
 	ps := builtinPolicies(t)
-	switches := map[string]func(*engineOptions){
-		"default":      func(*engineOptions) {},
-		"prefetch":     func(o *engineOptions) { o.prefetchFrom = 0 },
-		"rack filters": func(o *engineOptions) { o.finestFilter = filterRacks },
-		"no filters":   func(o *engineOptions) { o.finestFilter = filterNone },
-		"eager sweeps": func(o *engineOptions) { o.eagerSweeps = true },
+	switches := map[string]func(*engine.Options){
+		"default":      func(*engine.Options) {},
+		"prefetch":     func(o *engine.Options) { o.PrefetchFrom = 0 },
+		"rack filters": func(o *engine.Options) { o.FinestFilter = engine.FilterRacks },
+		"no filters":   func(o *engine.Options) { o.FinestFilter = engine.FilterNone },
+		"eager sweeps": func(o *engine.Options) { o.EagerSweeps = true },
 	}
 	n := uint64(6)
 	if testing.Short() {
@@ -333,7 +177,7 @@ func TestReferenceEngineSwitches(t *testing.T) {
 			set.Heartbeat = 3
 		}
 		for name, change := range switches {
-			opts := defaultEngine()
+			opts := engine.DefaultOptions()
 			change(&opts)
 			kills += compareEnginesWith(t, fmt.Sprintf("seed %d, %s", seed, name), w, set, ps, opts)
 		}

@@ -126,12 +126,3 @@ func (s *Settings) withDefaults() (Settings, error) {
 
 // isFactor is the rule of a duration factor: finite and at least 1.
 func isFactor(v float64) bool { return v >= 1 && !math.IsInf(v, 0) }
-
-// derive returns a seed for one component, so components draw from
-// independent streams of the one master seed (splitmix64 finaliser).
-func derive(seed uint64, component uint64) uint64 {
-	z := seed + component*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}

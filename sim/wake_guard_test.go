@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/packer-sched/packer/sim/internal/engine"
 )
 
 // killer is FIFO that never gives node 4 a reduce and, offered node 4's
@@ -92,8 +94,8 @@ func sweepScenario(t *testing.T, p func() Policy) {
 		{Name: "B2", Arrival: 5, Maps: one(10), NoInput: true},
 	}
 	run := func(eager bool) []string {
-		opts := defaultEngine()
-		opts.eagerSweeps = eager
+		opts := engine.DefaultOptions()
+		opts.EagerSweeps = eager
 		rec := &recorder{}
 		if _, err := runWith(w, p(), &Settings{Seed: 1, Trace: rec}, opts); err != nil {
 			t.Fatal(err)

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/sim/internal/engine"
 )
 
 // Workload is what a run simulates: a cluster and the jobs submitted to it.
@@ -112,7 +112,7 @@ const MaxTime = 1e9
 const (
 	MaxNodes        = 1_000_000
 	MaxSlotsPerNode = 1000
-	MaxReplication  = 10
+	MaxReplication  = engine.MaxReplication
 	MaxTasks        = 100_000_000
 )
 
@@ -200,8 +200,6 @@ func (w *Workload) Validate() error {
 	}
 	return nil
 }
-
-func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 
 // timeOK reports whether v is a usable time: finite, not negative, at most
 // MaxTime.

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"math/bits"
@@ -338,14 +338,14 @@ func (s *State) newReplicaStream() *replicaStream {
 // drawn reports whether job j's replicas come from the generator.
 func (s *State) drawn(j int) bool {
 	jr := &s.jobs[j]
-	return !jr.noInput && jr.mapHi > jr.mapLo && s.w.Jobs[j].Blocks == nil
+	return !jr.noInput && jr.mapHi > jr.mapLo && s.w.Job(j).Blocks == nil
 }
 
 // chunk fills the stream's pairs with the replicas of job j's map tasks
 // t0..t1−1: the workload's, or drawn from the generator's current state.
 func (s *State) chunk(j int, t0, t1 int32) {
 	rs, jr := s.replicas, &s.jobs[j]
-	spec := s.w.Jobs[j].Blocks
+	spec := s.w.Job(j).Blocks
 	if spec == nil && rs.three {
 		rs.drawChunk3(t0, t1, s.rack, s.rackLo)
 		return
@@ -487,12 +487,12 @@ func (s *State) build(j int) *placeIndex {
 	// The scratch is zeroed (done's work) and the filter set in one pass
 	// over the places.
 	run := rs.build.run
-	if s.filterBy == filterNone {
+	if s.filterBy == FilterNone {
 		b.done(&rs.build)
 		return b
 	}
 	var bits [nodeFilterWords]uint64
-	rack, byRack := s.rack, s.filterBy == filterRacks
+	rack, byRack := s.rack, s.filterBy == FilterRacks
 	for _, r := range b.runs[:len(b.runs)-1] {
 		run[r.place] = 0
 		k := uint32(r.place) // unsigned: no fix-up for negatives in the division

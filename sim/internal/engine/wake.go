@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import "math/bits"
 
@@ -224,7 +224,7 @@ func (s *State) wakeIdle(k Kind) {
 	}
 	s.wake = append(s.wake, sweepMarker(k))
 	s.lazy++
-	if s.engine.eagerSweeps {
-		s.realize() // the plain twin (engineOptions)
+	if s.engine.EagerSweeps {
+		s.realize() // the plain twin (Options)
 	}
 }

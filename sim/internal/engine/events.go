@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"cmp"
@@ -91,7 +91,7 @@ type eventQueue struct {
 	next   int
 	now    float64 // the time of the event last popped
 	// warm and warmJobs are the run's task and job records, from
-	// engineOptions.prefetchFrom tasks on (else nil): as a bucket becomes
+	// Options.PrefetchFrom tasks on (else nil): as a bucket becomes
 	// current, the records the next bucket's task ends will read are
 	// prefetched (ahead). At 10⁷ tasks they are out of the cache, and a pop
 	// would wait on each in turn, the task's record and then its job's:
@@ -109,14 +109,6 @@ type eventQueue struct {
 	// (jobRec.racks).
 	warmNext, warmFilter bool
 }
-
-// slotReturner is StickySlots by the name State.loop and its test ask for.
-// The queue prefetches, for such a policy only, what the ending task's job's
-// next lookup reads (eventQueue.warmNext and warmFilter): under another
-// policy, such as fifo, whose next launch is its head job's, those lines are
-// mostly not the ones the next launch reads, and asking for them costs more
-// than it saves.
-type slotReturner = StickySlots
 
 // queued is an event in the pool and the next of its bucket's list (or
 // of the free list), −1 at the end.
@@ -137,7 +129,7 @@ func (q *eventQueue) reusable() eventQueue {
 // init empties the queue for a run with room for about capacity events in
 // flight, whose ring spans span seconds (0: a second a bucket). It keeps
 // the memory of a queue used before if that has the room (a run laid out
-// in a finished one's memory, compileIn): the alone pass runs thousands of
+// in a finished one's memory, Compile): the alone pass runs thousands of
 // one-job runs, so the ring is sized to the run and filled by copies.
 func (q *eventQueue) init(capacity int, span float64) {
 	r := minBuckets

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"bytes"
@@ -49,9 +49,7 @@ func blocksMatchInOrderDraws(t *testing.T, c Cluster, three bool) {
 		{Reduces: Tasks{Count: 1, Mean: 1}},
 		{Maps: Tasks{Count: 12, Mean: 1}},
 	}}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	withDefaults(w)
 	set := Settings{Seed: 7}
 	// The reference: per job, node → its tasks, rack → its tasks.
 	type lists map[int32][]int32
@@ -134,9 +132,7 @@ func TestPassingOverABigJobDrawsInChunks(t *testing.T) {
 		{Maps: Tasks{Count: 8 * scratchTasks, Mean: 1}},
 		{Maps: Tasks{Count: 3, Mean: 1}},
 	}}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	withDefaults(w)
 	s := compile(w, Settings{Seed: 1})
 	s.blocks(1)
 	if got, most := cap(s.replicas.nodes), 2*scratchTasks*s.cluster.Replication; got > most {
@@ -348,10 +344,7 @@ func TestPlaceIndexBuild(t *testing.T) {
 // racks): the replicas drawn and the index by node built.
 func BenchmarkBlockIndex(b *testing.B) {
 	w := benchWorkload(1_000_000)
-	set, err := (&Settings{Seed: 1}).withDefaults()
-	if err != nil {
-		b.Fatal(err)
-	}
+	set := testConfig(Settings{Seed: 1})
 	s := compile(w, set)
 	j := 0
 	for b.Loop() {

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"cmp"
@@ -164,68 +164,6 @@ func TestEventQueueMatchesSort(t *testing.T) {
 	}
 }
 
-// TestPrefetchChangesNothing: the queue's prefetching (eventQueue.ahead, on
-// from engineOptions.prefetchFrom tasks) only reads; runs with it on and
-// off, under every policy, kills included, give the same trace, with the
-// jobs' filters as the cluster has them (mostly a bit a node) and, every
-// other case, a bit a rack (whose words ahead prefetches too; a prefetch
-// changes nothing a test can see, so this checks only that ahead reads
-// within bounds). (The queue's own order, ring wrapped and heap filled, is
-// TestEventQueueMatchesSort's.)
-func TestPrefetchChangesNothing(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(29, 3))
-	policies := append(registered(), "fair:2", "fair:1+2", "meddler", "fair-meddler")
-	for i := range 24 {
-		w := randomWorkload(rng, true, i%3 != 0)
-		w.Cluster.Nodes = 2 + rng.IntN(300)
-		w.Cluster.Racks = 1 + rng.IntN(min(30, w.Cluster.Nodes))
-		for j := range w.Jobs {
-			for range rng.IntN(40) {
-				w.Jobs[j].Maps.Durations = append(w.Jobs[j].Maps.Durations, float64(1+rng.IntN(20))*rng.ExpFloat64())
-			}
-		}
-		if err := w.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		set := Settings{Seed: uint64(i)}
-		if i%4 == 0 {
-			set.Heartbeat = 1
-		}
-		for _, name := range policies {
-			run := func(from int) []string {
-				opts := defaultEngine()
-				opts.prefetchFrom = from
-				if i%2 == 1 {
-					opts.finestFilter = filterRacks
-				}
-				rec := &recorder{}
-				set.Trace = rec
-				st, err := set.withDefaults()
-				if err != nil {
-					t.Fatal(err)
-				}
-				s := compileWith(nil, w, st, opts)
-				if err := s.exec(testPolicy(t, name)); err != nil {
-					t.Fatalf("case %d, %s: %v", i, name, err)
-				}
-				if on := s.queue.warm != nil; on != (from == 0) {
-					t.Fatalf("case %d, %s: prefetching %v with prefetchFrom %d", i, name, on, from)
-				}
-				_, returner := s.policy.(slotReturner)
-				if next := s.queue.warmNext; next != (from == 0 && returner) {
-					t.Fatalf("case %d, %s: next tasks prefetched %v with prefetchFrom %d", i, name, next, from)
-				}
-				if racks := s.queue.warmFilter; racks != (from == 0 && s.filterBy == filterRacks && returner) {
-					t.Fatalf("case %d, %s: racks prefetched %v with prefetchFrom %d, filter kind %d", i, name, racks, from, s.filterBy)
-				}
-				return rec.lines
-			}
-			sameTrace(t, fmt.Sprintf("case %d, %s", i, name), run(0), run(math.MaxInt))
-		}
-	}
-}
-
 // BenchmarkEventHeap is a busy cluster's event queue: 2000 and 30 000 slots
 // (the benchmark clusters at 10⁶ and 10⁷ tasks), each task end followed by
 // the next task's end 5–15 s later; the ring spans four typical durations, as
@@ -253,16 +191,11 @@ func BenchmarkEventHeap(b *testing.B) {
 func TestTypicalBaseIgnoresOutliers(t *testing.T) {
 	w := &Workload{Cluster: Cluster{Nodes: 50}}
 	for j := range 10 {
-		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint(j), Maps: Tasks{Count: 1000, Mean: 10}})
-		w.Jobs = append(w.Jobs, Job{Name: fmt.Sprint("huge", j), Maps: Tasks{Count: 1, Mean: 1e9}})
+		w.Jobs = append(w.Jobs, Job{User: fmt.Sprint(j), Maps: Tasks{Count: 1000, Mean: 10}})
+		w.Jobs = append(w.Jobs, Job{User: fmt.Sprint("huge", j), Maps: Tasks{Count: 1, Mean: 1e9}})
 	}
-	if err := w.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	set, err := (&Settings{}).withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	withDefaults(w)
+	set := testConfig(Settings{})
 	if got := typicalBase(compile(w, set).tasks); got != 10 {
 		t.Fatalf("typical task 10 s, got %v", got)
 	}

@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import "math/bits"
 
@@ -81,4 +81,13 @@ func (g pcg) retry(u, hi, lo uint64) (pcg, uint64) {
 		hi, lo = bits.Mul64(x, u)
 	}
 	return g, hi
+}
+
+// derive returns a seed for one component, so components draw from
+// independent streams of the one master seed (splitmix64 finaliser).
+func derive(seed uint64, component uint64) uint64 {
+	z := seed + component*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }

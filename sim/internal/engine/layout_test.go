@@ -1,4 +1,4 @@
-package sim
+package engine
 
 import (
 	"testing"
@@ -55,10 +55,7 @@ func TestJobRecordLines(t *testing.T) {
 
 	// The benchmark's shape at 10⁵ tasks: 952 jobs, 183 KB of records, an
 	// allocation of its own, which Go starts on a page.
-	st, err := (&Settings{Seed: 1}).withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := testConfig(Settings{Seed: 1})
 	s := compile(benchWorkload(1e5), st)
 	if at := uintptr(unsafe.Pointer(&s.jobs[0])); at%line != 0 {
 		t.Errorf("the job records of %d jobs start at %#x, not on a cache line", len(s.jobs), at)
