@@ -195,8 +195,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd != nil {
 		if v, _ := shell.FlagValue(cmd, args, "output"); v == "-" {
 			// The document alone on standard output; the report beside it
-			// goes to standard error.
+			// goes to standard error, unless it is the same document again
+			// (--format json).
 			app.Writer = stderr
+			if f, _ := shell.FlagValue(cmd, args, "format"); f == "json" {
+				app.Writer = io.Discard
+			}
 			defer setDashOutput(out)()
 		}
 	}

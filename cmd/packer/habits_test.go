@@ -204,6 +204,10 @@ func TestOneSpelling(t *testing.T) {
 	if code != 0 || err != nil || pl.Workload != "W2" || !strings.Contains(errs, "Makespan:") {
 		t.Errorf("plan -o -: exit %d, %v, stderr:\n%s", code, err, errs)
 	}
+	code, out, errs = packer(t, "", "plan", "-w", "W2", "-a", "pair", "-o", "-", "--format", "json")
+	if pl, err := plan.Parse([]byte(out), "stdout"); code != 0 || err != nil || pl.Workload != "W2" || errs != "" {
+		t.Errorf("plan -o - --format json: exit %d, %v, stderr:\n%s", code, err, errs)
+	}
 	code, out, errs = packer(t, "", "workloads", "merge", "W1", twoJobs(t), "-o", "-")
 	if w, err := model.ParseWorkload([]byte(out), "stdout"); code != 0 || err != nil || len(w.Jobs) != 7 {
 		t.Errorf("workloads merge -o -: exit %d, %v, stderr %q", code, err, errs)
