@@ -109,7 +109,7 @@ func statusAction(c *cli.Context) error {
 	fmt.Fprintf(w, "%d VMs may still exist (packer apply --resume or packer destroy removes them):\n", len(live))
 	t = newTable(w, "VM", "PHASE", "HOST", "STATE", "DISK")
 	for _, v := range live {
-		_ = t.Append([]string{v.Name, strconv.Itoa(xenlibvirt.PhaseNumber(v.Phase)), v.Host, v.State, v.Disk})
+		_ = t.Append([]string{v.Name, strconv.Itoa(xenlibvirt.PhaseNumber(v.Phase)), v.Host, v.StateText(), v.Disk})
 	}
 	return t.Render()
 }
