@@ -3,6 +3,7 @@ package chart
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,14 +23,20 @@ type SizePoint struct {
 // SizeCurve draws the cost curve of a sizing search: hosts against the
 // plans' makespans and the proven lower bounds, the deadline as a
 // horizontal line, and the chosen host count as a vertical one, so that a
-// planner sees where more hosts stop paying. Lines differ in dash pattern
-// and glyph as well as colour. Times are in hours.
-func SizeCurve(points []SizePoint, deadline float64, hosts int) (*Grid, error) {
+// planner sees where more hosts stop paying. lo is the fewest hosts not
+// ruled out: the title gives the answer as "5" when lo is hosts, else as
+// "between lo and hosts". Lines differ in dash pattern and glyph as well as
+// colour. Times are in hours.
+func SizeCurve(points []SizePoint, deadline float64, hosts, lo int) (*Grid, error) {
 	if len(points) == 0 {
 		return nil, errors.New("chart: no sizing points")
 	}
 	p := newPlot()
-	p.Title.Text = fmt.Sprintf("Hosts for a deadline of %s: %d", secs(deadline), hosts)
+	answer := fmt.Sprint(hosts)
+	if lo < hosts {
+		answer = fmt.Sprintf("between %d and %d", lo, hosts)
+	}
+	p.Title.Text = fmt.Sprintf("Hosts for a deadline of %s (%v): %s", secs(deadline), time.Duration(deadline*float64(time.Second)).Round(time.Second), answer)
 	p.X.Label.Text = "hosts"
 	p.Y.Label.Text = "makespan (h)"
 	var plans, bounds plotter.XYs
@@ -50,13 +57,13 @@ func SizeCurve(points []SizePoint, deadline float64, hosts int) (*Grid, error) {
 			return nil, err
 		}
 	}
-	lo, hi := float64(points[0].Hosts), float64(points[len(points)-1].Hosts)
+	x0, x1 := float64(points[0].Hosts), float64(points[len(points)-1].Hosts)
 	marks := []struct {
 		xy    plotter.XYs
 		label string
 		i     int
 	}{
-		{plotter.XYs{{X: lo, Y: deadline / 3600}, {X: hi, Y: deadline / 3600}}, "deadline", 2},
+		{plotter.XYs{{X: x0, Y: deadline / 3600}, {X: x1, Y: deadline / 3600}}, "deadline", 2},
 		{plotter.XYs{{X: float64(hosts), Y: 0}, {X: float64(hosts), Y: top / 3600}}, fmt.Sprintf("chosen: %d hosts", hosts), 3},
 	}
 	for _, m := range marks {
