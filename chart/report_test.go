@@ -9,6 +9,7 @@ import (
 	"github.com/packer-sched/packer/model/modeltest"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
+	"github.com/packer-sched/packer/sim"
 )
 
 // reportCards parses the report's key-number cards: label → value as shown.
@@ -65,5 +66,46 @@ func TestReportShowsBoundAndGap(t *testing.T) {
 				t.Errorf("card %q shown: %q", tc.notLabel, cards)
 			}
 		})
+	}
+}
+
+// TestReportLocalityAsTheCLI: the simulation table's node-local column is
+// the CLI's share: "-" for a run whose maps read no block (a share of none
+// is no number, not 0.0 %), and 3 of 4 maps with input as "75.0 %".
+func TestReportLocalityAsTheCLI(t *testing.T) {
+	p := modeltest.Problem(t, modeltest.SmallCluster(), modeltest.Job("A", 240, -1, false, false))
+	sol, err := optimize.NewSolution(p, model.Sequential(p), "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := plan.New(p, "t", sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &sim.Workload{Cluster: sim.Cluster{Nodes: 2, MapSlots: 2}, Jobs: []sim.Job{
+		{Name: "A", NoInput: true, Maps: sim.Tasks{Count: 4, Mean: 10}},
+	}}
+	none, err := sim.Run(w, &sim.FIFO{}, &sim.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := sim.Run(w, &sim.FIFO{}, &sim.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	some.Policy = "with input"
+	some.Locality = sim.LocalityCounts{Node: 3, Rack: 1}
+	page, err := Report(ReportInput{Plan: pl, Simulation: []*sim.Result{none, some}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The column is the last but one of each simulation row.
+	row := regexp.MustCompile(`<tr><td>([^<]*)</td>(?:<td class="num">[^<]*</td>)*<td class="num">([^<]*)</td><td class="num">[^<]*</td></tr>`)
+	got := map[string]string{}
+	for _, m := range row.FindAllSubmatch(page, -1) {
+		got[html.UnescapeString(string(m[1]))] = html.UnescapeString(string(m[2]))
+	}
+	if got["fifo"] != "-" || got["with input"] != "75.0 %" {
+		t.Errorf("node-local cells %q, want fifo \"-\" and with input \"75.0 %%\"", got)
 	}
 }
