@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/packer-sched/packer/sim/internal/engine"
+
 // Kind is a slot's (and a task's) kind.
 type Kind uint8
 
@@ -10,12 +12,7 @@ const (
 )
 
 // String is "map" or "reduce".
-func (k Kind) String() string {
-	if k == Reduce {
-		return "reduce"
-	}
-	return "map"
-}
+func (k Kind) String() string { return engine.Kind(k).String() }
 
 // Locality is where a map task ran relative to its input block.
 type Locality uint8

@@ -74,20 +74,10 @@ type Tasks struct {
 }
 
 // N is the number of tasks.
-func (t Tasks) N() int {
-	if len(t.Durations) > 0 {
-		return len(t.Durations)
-	}
-	return t.Count
-}
+func (t Tasks) N() int { return engine.Tasks(t).N() }
 
 // Duration is task i's base duration.
-func (t Tasks) Duration(i int) float64 {
-	if len(t.Durations) > 0 {
-		return t.Durations[i]
-	}
-	return t.Mean
-}
+func (t Tasks) Duration(i int) float64 { return engine.Tasks(t).Duration(i) }
 
 // Total is the sum of the base durations.
 func (t Tasks) Total() float64 {
