@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/packer-sched/packer/model"
@@ -177,6 +178,9 @@ func (inv *Inventory) Validate() error {
 	if inv.VMMemoryMiB < 0 {
 		return bad("vm_memory_mib: %d is negative", inv.VMMemoryMiB)
 	}
+	if inv.VMMemoryMiB > model.MaxMemoryMiBPerHost {
+		return bad("vm_memory_mib: %d is more than a host may have (%d MiB)", inv.VMMemoryMiB, model.MaxMemoryMiBPerHost)
+	}
 	if inv.DiskGiB < 0 {
 		return bad("disk_gib: %d is negative", inv.DiskGiB)
 	}
@@ -210,14 +214,8 @@ func (inv *Inventory) Validate() error {
 		default:
 			return bad("%s.hypervisor: %q is not kvm, qemu or xen", at, h.Hypervisor)
 		}
-		if h.Cores <= 0 {
-			return bad("%s.cores: %d must be positive", at, h.Cores)
-		}
-		if h.MemoryMiB <= 0 {
-			return bad("%s.memory_mib: %d must be positive", at, h.MemoryMiB)
-		}
-		if len(h.Disks) == 0 {
-			return bad("%s.disks: no disks", at)
+		if err := h.validateSize(); err != nil {
+			return bad("%s.%v", at, err)
 		}
 		seen := map[string]int{}
 		for d, disk := range h.Disks {
@@ -246,6 +244,27 @@ func (inv *Inventory) Validate() error {
 	return nil
 }
 
+// validateSize checks a host's cores, memory and number of disks against
+// model's plausibility bounds: `memory_mib: 1000000000000` is a slip of
+// the fingers, not a host to plan for. Its error starts with the field.
+func (h *InventoryHost) validateSize() error {
+	switch {
+	case h.Cores <= 0:
+		return fmt.Errorf("cores: %d must be positive", h.Cores)
+	case h.Cores > model.MaxCoresPerHost:
+		return fmt.Errorf("cores: %d must be at most %d", h.Cores, model.MaxCoresPerHost)
+	case h.MemoryMiB <= 0:
+		return fmt.Errorf("memory_mib: %d must be positive", h.MemoryMiB)
+	case h.MemoryMiB > model.MaxMemoryMiBPerHost:
+		return fmt.Errorf("memory_mib: %d must be at most %d (64 TiB)", h.MemoryMiB, model.MaxMemoryMiBPerHost)
+	case len(h.Disks) == 0:
+		return errors.New("disks: no disks")
+	case len(h.Disks) > model.MaxDisksPerHost:
+		return fmt.Errorf("disks: %d disks, at most %d may be given", len(h.Disks), model.MaxDisksPerHost)
+	}
+	return nil
+}
+
 // jsonErr turns a decoding error into a message with a line and column.
 func jsonErr(data []byte, dec *json.Decoder, err error) string {
 	var syn *json.SyntaxError
@@ -254,11 +273,32 @@ func jsonErr(data []byte, dec *json.Decoder, err error) string {
 	case errors.As(err, &syn):
 		return fmt.Sprintf("%s: %v", lineCol(data, syn.Offset-1), syn) // Offset counts the bad byte
 	case errors.As(err, &typ):
-		return fmt.Sprintf("%s: field %s: %s is not a %s", lineCol(data, typ.Offset), typ.Field, typ.Value, typ.Type)
+		return fmt.Sprintf("%s: field %s: %s is not %s", lineCol(data, typ.Offset), typ.Field, typ.Value, jsonKind(typ.Type, typ.Value))
 	case errors.Is(err, io.EOF):
 		return "empty document"
 	}
 	return fmt.Sprintf("%s: %v", lineCol(data, dec.InputOffset()), err)
+}
+
+// jsonKind names the Go type a JSON value (described as value, e.g.
+// "number 1e12") failed to fit as people read it: "number 1e12 is not an
+// integer in digits" rather than "is not a int".
+func jsonKind(t reflect.Type, value string) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if num, ok := strings.CutPrefix(value, "number "); ok && !strings.ContainsAny(num, ".eE") {
+			return "an integer in range"
+		}
+		return "an integer in digits (like 8192)"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a " + t.String()
 }
 
 // lineCol formats a byte offset as "line L col C", both from 1.

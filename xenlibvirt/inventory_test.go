@@ -3,6 +3,7 @@ package xenlibvirt
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,6 +46,14 @@ func TestParseInventoryErrors(t *testing.T) {
 		{edit(`"memory_mib": 8192`, `"memory_mib": -1`), `inv.json: invalid inventory: hosts[0].memory_mib: -1 must be positive`},
 		{edit(`["/srv/d0", "/srv/d1"]`, `["/srv/d0", "/srv/d0"]`), `inv.json: invalid inventory: hosts[1].disks[1]: "/srv/d0" is already disks[0]`},
 		{edit(`["/srv/d0", "/srv/d1"]`, `[]`), `inv.json: invalid inventory: hosts[1].disks: no disks`},
+		{edit(`"cores": 4`, `"cores": 4097`), `inv.json: invalid inventory: hosts[0].cores: 4097 must be at most 4096`},
+		{edit(`"cores": 4`, `"cores": 9223372036854775807`), `inv.json: invalid inventory: hosts[0].cores: 9223372036854775807 must be at most 4096`},
+		{edit(`"memory_mib": 8192`, `"memory_mib": 1000000000000`), `inv.json: invalid inventory: hosts[0].memory_mib: 1000000000000 must be at most 67108864 (64 TiB)`},
+		{edit(`"memory_mib": 8192`, `"memory_mib": 67108865`), `inv.json: invalid inventory: hosts[0].memory_mib: 67108865 must be at most 67108864 (64 TiB)`},
+		{edit(`"memory_mib": 8192`, `"memory_mib": 1e12`), `inv.json: invalid inventory: line 4 col 102: field hosts.memory_mib: number 1e12 is not an integer in digits (like 8192)`},
+		{edit(`"memory_mib": 8192`, `"memory_mib": 99999999999999999999`), `inv.json: invalid inventory: line 4 col 118: field hosts.memory_mib: number 99999999999999999999 is not an integer in range`},
+		{edit(`["/srv/d0", "/srv/d1"]`, manyDisks(129)), `inv.json: invalid inventory: hosts[1].disks: 129 disks, at most 128 may be given`},
+		{edit(`"image": "/var`, `"vm_memory_mib": 1000000000000, "image": "/var`), `inv.json: invalid inventory: vm_memory_mib: 1000000000000 is more than a host may have (67108864 MiB)`},
 		{`{"image": "/x", "hosts": []}`, `inv.json: invalid inventory: hosts: no hosts`},
 		{`{"version": 1, "jobs": [], "phases": [], "makespan": 1}`, `inv.json: invalid inventory: a plan document (from packer plan --output), not a host inventory`},
 		{`{"jobs": [{"name": "j", "model": {"a": 1, "b": -1}}]}`, `inv.json: invalid inventory: a packer workload file (job models), not a host inventory`},
@@ -70,6 +79,29 @@ func TestParseInventoryErrors(t *testing.T) {
 	}
 }
 
+// manyDisks is a JSON list of n distinct disk directories.
+func manyDisks(n int) string {
+	d := make([]string, n)
+	for i := range d {
+		d[i] = fmt.Sprintf("%q", fmt.Sprintf("/srv/d%d", i))
+	}
+	return "[" + strings.Join(d, ", ") + "]"
+}
+
+// TestInventoryBoundsInclusive: a host at every bound (4096 cores, 64 TiB,
+// 128 disks) is accepted; the bounds refuse only what lies past them.
+func TestInventoryBoundsInclusive(t *testing.T) {
+	doc := strings.NewReplacer(`"cores": 4`, `"cores": 4096`, `"memory_mib": 8192`, `"memory_mib": 67108864`,
+		`["/srv/d0", "/srv/d1"]`, manyDisks(128)).Replace(goodInventory)
+	inv, err := ParseInventory([]byte(doc), "inv.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := inv.Hosts[1]; h.Cores != model.MaxCoresPerHost || h.MemoryMiB != model.MaxMemoryMiBPerHost || len(h.Disks) != model.MaxDisksPerHost {
+		t.Errorf("host at the bounds read as %d cores, %d MiB, %d disks", h.Cores, h.MemoryMiB, len(h.Disks))
+	}
+}
+
 // FuzzParseInventory: any input either fails with an InputError naming the
 // file, or gives an inventory that validates again and survives a JSON
 // round trip unchanged.
@@ -78,11 +110,21 @@ func FuzzParseInventory(f *testing.F) {
 	f.Add([]byte(`{"image":"/a","hosts":[{"name":"x","uri":"test:///x.xml","hypervisor":"qemu","cores":1,"memory_mib":1,"disks":["d"]}]}`))
 	f.Add([]byte(`{"hosts": null}`))
 	f.Add([]byte(`[]`))
+	// Implausible sizes: refused, with the field named.
+	f.Add([]byte(`{"image":"/a","hosts":[{"name":"x","uri":"test:///x.xml","hypervisor":"qemu","cores":1,"memory_mib":1000000000000,"disks":["d"]}]}`))
+	f.Add([]byte(`{"image":"/a","hosts":[{"name":"x","uri":"test:///x.xml","hypervisor":"qemu","cores":1,"memory_mib":1e12,"disks":["d"]}]}`))
+	f.Add([]byte(`{"image":"/a","hosts":[{"name":"x","uri":"test:///x.xml","hypervisor":"qemu","cores":100000,"memory_mib":1,"disks":["d"]}]}`))
+	f.Add([]byte(`{"image":"/a","vm_memory_mib":1000000000000,"hosts":[{"name":"x","uri":"test:///x.xml","hypervisor":"qemu","cores":1,"memory_mib":1,"disks":["d"]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := ParseInventory(data, "fuzz.json")
 		if err != nil {
 			modeltest.NamesFile(t, err, "fuzz.json")
 			return
+		}
+		for i, h := range inv.Hosts {
+			if h.Cores > model.MaxCoresPerHost || h.MemoryMiB > model.MaxMemoryMiBPerHost || len(h.Disks) > model.MaxDisksPerHost {
+				t.Fatalf("hosts[%d] passed with %d cores, %d MiB, %d disks", i, h.Cores, h.MemoryMiB, len(h.Disks))
+			}
 		}
 		b, err := json.Marshal(inv)
 		if err != nil {
