@@ -23,7 +23,9 @@ import (
 //  1. bisects on LowerBound alone for P_lo, the fewest hosts whose bound is
 //     at most D: below it no cluster can meet D;
 //  2. plans (Solve) at P_lo, whose plan may meet D and whose own bound (the
-//     exact optimum, or column generation's) may rule P_lo out;
+//     exact optimum, or column generation's) may rule P_lo out; past the
+//     exact solver's size, at the most hosts where column generation's
+//     bound is likely to rule out that count and every smaller one;
 //  3. plans upwards, jumping to the count the last plan's makespan over
 //     LowerBound predicts will meet D, until a plan meets it, then bisects
 //     between the last plan that missed and the fewest that met;

@@ -135,8 +135,12 @@ func (z *sizer) seed(p *model.Problem, set *Settings) {
 		sw = *set.Swarm
 	}
 	sw.Initial = append([][]float64(nil), sw.Initial...)
+	n := min(len(fewer), maxSeeds)
+	if sw.Particles > 0 { // the swarm takes at most one start per particle
+		n = max(0, min(n, sw.Particles-1-len(sw.Initial)))
+	}
 	e := newSwarmEncoding(p)
-	for _, pt := range fewer[:min(len(fewer), maxSeeds)] {
+	for _, pt := range fewer[:n] {
 		sw.Initial = append(sw.Initial, e.encode(z.plans[pt.Hosts].Schedule))
 	}
 	set.Swarm = &sw
@@ -180,10 +184,10 @@ func (z *sizer) plan(hosts int, must bool) (*SizePoint, error) {
 	return pt, nil
 }
 
-// planSearch plans upwards from lo until a plan meets the deadline, then
-// bisects between the last miss and that plan, then plans the fewest
-// unsettled counts for bounds that rule them out; it returns the fewest
-// hosts whose plan met the deadline.
+// planSearch plans upwards from first's count until a plan meets the
+// deadline, then bisects between the last miss and that plan, then plans
+// the fewest unsettled counts for bounds that rule them out; it returns the
+// fewest hosts whose plan met the deadline.
 //
 // The upward step is a guess from the last plan: the best makespan known
 // there (carried) over its LowerBound, times LowerBound at the next counts,
@@ -191,8 +195,12 @@ func (z *sizer) plan(hosts int, must bool) (*SizePoint, error) {
 // predicted to meet the deadline, and after the second miss in a row at
 // least doubles.
 func (z *sizer) planSearch(lo int) (int, error) {
+	start, err := z.first(lo)
+	if err != nil {
+		return 0, err
+	}
 	miss, hit := lo-1, 0 // plans at miss (if ≥ lo) missed
-	for at, step := lo, 1; ; step *= 2 {
+	for at, step := start, 1; ; step *= 2 {
 		pt, err := z.plan(at, true)
 		if err != nil {
 			return 0, err
@@ -230,6 +238,33 @@ func (z *sizer) planSearch(lo int) (int, error) {
 		}
 	}
 	return z.tighten(hit)
+}
+
+// boundGain is what a heuristic plan's bound is taken to add to LowerBound
+// when Size chooses where to plan first: column generation's bound, within
+// the seconds a share of the budget gives it, came out 1.13 to 1.18 times
+// LowerBound at 200 random jobs, and 1.3 at 50.
+const boundGain = 1.1
+
+// first is the count to plan first: P_lo when plans are exact; else the
+// most hosts whose LowerBound times boundGain is above the deadline, where
+// the plan's bound is likely to rule out that count and every smaller one
+// at once, and at least P_lo.
+func (z *sizer) first(lo int) (int, error) {
+	if !z.timed() {
+		return lo, nil
+	}
+	at := lo
+	for ; at < z.set.MaxHosts; at++ {
+		pt, err := z.bound(at + 1)
+		if err != nil {
+			return 0, err
+		}
+		if meets(pt.Area*boundGain, z.deadline) {
+			break
+		}
+	}
+	return at, nil
 }
 
 // carried is the shortest makespan of the plans made on at most hosts: a

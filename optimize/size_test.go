@@ -267,3 +267,21 @@ func TestSizeSeededPlansNeverRise(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeSeedsFitTheSwarm: a swarm of two particles takes the pair plan
+// and one earlier plan, never more starts than it has particles.
+func TestSizeSeedsFitTheSwarm(t *testing.T) {
+	w := optimize.RandomWorkload(1, 30)
+	p, err := model.NewProblem(w, model.Cluster{Hosts: 6}.WithDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := optimize.Size(w, model.Cluster{}, 1.3*optimize.LowerBound(p), &optimize.SizeSettings{Method: optimize.MethodSwarm, MaxHosts: 30,
+		Solve: &optimize.Settings{Swarm: &pso.Settings{Particles: 2, Iterations: 2, Seed: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plans < 3 {
+		t.Errorf("%d plans; the test wants at least 3, so that two earlier plans could seed the last", res.Plans)
+	}
+}
