@@ -32,8 +32,8 @@ type SizeChoice struct {
 //
 // A candidate whose deadline is out of reach is kept with its error; when
 // every candidate's is, the error is the last one's, naming its disks per
-// host. Any other error (bad settings, deadline or workload) is returned at
-// once.
+// host (with one candidate, Size's error as it is). Any other error (bad
+// settings, deadline or workload) is returned at once.
 func SizeAmong(w *model.Workload, candidates []model.Cluster, deadline float64, set *SizeSettings) (*SizeChoice, error) {
 	if len(candidates) == 0 {
 		return nil, &SettingError{Field: "candidates", Value: 0, Rule: "must hold at least one cluster"}
@@ -50,8 +50,11 @@ func SizeAmong(w *model.Workload, candidates []model.Cluster, deadline float64, 
 		if err != nil && !errors.Is(err, ErrUnreachable) && !errors.Is(err, ErrJobTooLong) {
 			return nil, err
 		}
-		if err != nil {
-			last = fmt.Errorf("optimize: size: no candidate cluster meets the deadline; with %d disks per host: %w", c.WithDefaults().DisksPerHost, err)
+		switch {
+		case err != nil && len(candidates) == 1:
+			return nil, err
+		case err != nil:
+			last = fmt.Errorf("no candidate cluster meets the deadline; with %d disks per host: %w", c.WithDefaults().DisksPerHost, err)
 		}
 		choice.Options = append(choice.Options, SizeOption{Cluster: c.WithDefaults(), Result: res, Err: err})
 		if res != nil && (choice.Best < 0 || better(res, choice.Options[choice.Best].Result)) {

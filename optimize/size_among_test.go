@@ -48,3 +48,16 @@ func TestSizeAmong(t *testing.T) {
 		t.Errorf("no candidates: %v", err)
 	}
 }
+
+// TestSizeAmongOne: with one candidate, Size's own error, unwrapped.
+func TestSizeAmongOne(t *testing.T) {
+	w, err := workloads.Get("W3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = optimize.SizeAmong(w, []model.Cluster{{}}, 2400, &optimize.SizeSettings{MaxHosts: 3})
+	_, want := optimize.Size(w, model.Cluster{}, 2400, &optimize.SizeSettings{MaxHosts: 3})
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("got %v, want %v", err, want)
+	}
+}
