@@ -22,6 +22,16 @@ import (
 //     largest fractional parts (ties to the queue first seen). Bids $4, $1.5
 //     and $2 over 15 slots: quotas 8, 3 and 4 exactly.
 //
+// Between ticks the shares follow the queues with work: a queue whose first
+// job arrives takes part at once (its share is computed at arrival, at the
+// rates and budgets in force, and the next freed slot can be its), and a
+// queue whose last job finishes leaves at once, its share going to the
+// others; the DP paper recalculates the allocations whenever a slot becomes
+// available, for every user with a job pending or running. Billing,
+// rate changes and preemption wait for the tick. A 10× bidder arriving at
+// t = 5 on a full cluster thus starts when the first slot frees (t = 10),
+// not at the tick at 20.
+//
 // A free slot goes to the queue furthest below its share (fewest running ÷
 // share, ties to the queue first seen), FIFO within the queue. A queue that
 // cannot pay gets no share; with no queue able to pay DP is FIFO. With
@@ -187,13 +197,33 @@ func (d *DP) Exhausted() map[string]float64 {
 	return out
 }
 
-// JobArrived adds the job in FIFO order (arrivals come in time order).
-func (d *DP) JobArrived(_ *State, j int) { d.active = append(d.active, int32(j)) }
+// JobArrived adds the job in FIFO order (arrivals come in time order). A
+// queue that had no job in the system takes part from now on: the slots are
+// re-divided at once (before the tick), so the first slot freed after its
+// arrival can go to it, as the DP paper recalculates the allocations
+// whenever a slot becomes available and computes one for every user with a
+// job pending or running. Billing stays per interval.
+func (d *DP) JobArrived(s *State, j int) {
+	q := s.User(j)
+	joins := !d.queueBusy(s, q)
+	d.active = append(d.active, int32(j))
+	if joins && d.budget[q] > 0 && d.rate[q] > 0 {
+		d.divide(s)
+	}
+}
 
-// JobFinished removes the job.
-func (d *DP) JobFinished(_ *State, j int) {
+// JobFinished removes the job. A queue left with no job stops taking part
+// at once: its share goes to the queues with work, which may use slots it
+// no longer needs before the next tick.
+func (d *DP) JobFinished(s *State, j int) {
 	if i := slices.Index(d.active, int32(j)); i >= 0 {
 		d.active = slices.Delete(d.active, i, i+1)
+	}
+	if q := s.User(j); d.paying[q] && !d.queueBusy(s, q) {
+		d.divide(s)
+		for n := range s.Nodes() {
+			s.Wake(n)
+		}
 	}
 }
 
@@ -279,6 +309,20 @@ func (d *DP) Tick(s *State) {
 		}
 		d.changed++
 	}
+	d.divide(s)
+	if d.Preempt && !d.fifoMode {
+		for k := Map; k <= Reduce; k++ {
+			d.preempt(s, k, run[k])
+		}
+	}
+	for n := range s.Nodes() {
+		s.Wake(n)
+	}
+}
+
+// divide re-prices and re-divides the slots among the queues with work
+// (pending or running) that can pay, at the rates and budgets in force.
+func (d *DP) divide(s *State) {
 	busy := make([]bool, d.queues)
 	for _, j := range d.active {
 		busy[s.User(int(j))] = true
@@ -295,14 +339,16 @@ func (d *DP) Tick(s *State) {
 	for k := Map; k <= Reduce; k++ {
 		d.share[k] = Shares(rates, s.Nodes()*s.Slots(k))
 	}
-	if d.Preempt && !d.fifoMode {
-		for k := Map; k <= Reduce; k++ {
-			d.preempt(s, k, run[k])
+}
+
+// queueBusy reports whether queue q has a job in the system.
+func (d *DP) queueBusy(s *State, q int) bool {
+	for _, j := range d.active {
+		if s.User(int(j)) == q {
+			return true
 		}
 	}
-	for n := range s.Nodes() {
-		s.Wake(n)
-	}
+	return false
 }
 
 // preempt frees, for queues under their share with pending tasks, slots held

@@ -68,23 +68,23 @@ func TestDPBudgetExhaustionFallsBackToFIFO(t *testing.T) {
 func TestDPPreemption(t *testing.T) {
 	// One node, 2 map slots, ticks every 10 s, both queues rate 1, budget 100.
 	// A (2 maps × 30 s) runs alone from 0. B (2 maps × 5 s) arrives at 5:
-	// its share is 0 until the tick at 10 makes it 1 of 2; a holds 2 > 1,
-	// so A's most recent task (both began at 0: the higher id, task 1) is
-	// killed, 10 s lost. B runs 10–15 and 15–20. At 20 A is at its share
-	// (1 running) and the freed slot stays idle (no work conservation)
-	// until the tick at 30, after A's first map ends at 30, gives a both
-	// slots: the killed map runs again 30–60.
+	// the slots are re-divided at once, 1 and 1, but no slot is free and
+	// preemption waits for the tick. At 10 a holds 2 > 1, so A's most
+	// recent task (both began at 0: the higher id, task 1) is killed, 10 s
+	// lost. B runs 10–15 and 15–20. B finishes at 20: queue b leaves, a's
+	// share is 2 again at once, and the freed slot takes A's killed map,
+	// 20–50.
 	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
 		{Name: "A", User: "a", Maps: Tasks{Count: 2, Mean: 30}},
 		{Name: "B", User: "b", Arrival: 5, Maps: Tasks{Count: 2, Mean: 5}},
 	}}
 	p := &DP{Every: 10, DefaultBudget: 100, Preempt: true}
 	r := mustRun(t, w, p, &Settings{IgnoreLocality: true})
-	checkTimes(t, r, map[string][2]float64{"A": {0, 60}, "B": {10, 20}})
+	checkTimes(t, r, map[string][2]float64{"A": {0, 50}, "B": {10, 20}})
 	if p.Kills() != 1 || p.Wasted() != 10 {
 		t.Errorf("kills %d, wasted %v slot-seconds; want 1 and 10", p.Kills(), p.Wasted())
 	}
-	// Work conserving: the slot freed at 20 goes to A's killed map, 20–50.
+	// Work conserving: the same, the slot freed at 20 being a's by share.
 	p = &DP{Every: 10, DefaultBudget: 100, Preempt: true, WorkConserving: true}
 	r = mustRun(t, w, p, &Settings{IgnoreLocality: true})
 	checkTimes(t, r, map[string][2]float64{"A": {0, 50}, "B": {10, 20}})
@@ -301,17 +301,18 @@ func TestDPSpendingChange(t *testing.T) {
 	// 0–10. At 10 a bids 3: quotas 3/4·2 = 1.5 and 0.5, floors 1 and 0, the
 	// slot left to the first of the tied remainders: a 2, b 0. A runs 10–20
 	// (two maps) and 20–30 (its last; the other slot idles: b's share is 0).
-	// Tick 30 comes before A's last map ends, so b still has no share; tick
-	// 40 finds only b: share 2, B runs 40–50 and 50–60.
+	// Tick 30 comes before A's last map ends, so b still has no share; A
+	// finishes at 30, queue a leaves, b's share is 2 at once: B runs 30–40
+	// (two maps) and 40–50.
 	w := &Workload{Cluster: Cluster{Nodes: 1, MapSlots: 2}, Jobs: []Job{
 		{Name: "A", User: "a", Maps: Tasks{Count: 4, Mean: 10}},
 		{Name: "B", User: "b", Maps: Tasks{Count: 4, Mean: 10}},
 	}}
 	p := &DP{Every: 10, DefaultBudget: 1000, Changes: []DPChange{{At: 10, Queue: "a", Spending: 3}}}
-	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 50}})
 	// The policy value runs again from its own settings: the change does not
 	// stick.
-	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 60}})
+	checkTimes(t, mustRun(t, w, p, &Settings{IgnoreLocality: true}), map[string][2]float64{"A": {0, 30}, "B": {0, 50}})
 }
 
 func TestDPChangeBilledFromNextInterval(t *testing.T) {
