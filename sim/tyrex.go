@@ -36,7 +36,7 @@ import (
 // drops the finished jobs (270–277 in P1, but P1 is overloaded: median
 // slowdown about 40); CountWaiting adds the jobs that have completed nothing
 // yet, at size 0, which with CurrentOnly drives the cutoff towards 0 as soon
-// as a few jobs wait and moves most jobs out of P1 (15–89 stay).
+// as a few jobs wait and moves most jobs out of P1 (28–113 stay).
 //
 // Partitions are whole nodes, node i in the partition whose cumulative
 // capacity first exceeds i/N, so partition k has about C_k·N nodes; no
