@@ -31,6 +31,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Problem is a box-constrained minimisation problem with optional further
@@ -90,9 +91,13 @@ type Settings struct {
 	// Recorder, if not nil, is called by Minimize's goroutine after the
 	// initial evaluation (Iteration 0) and after every iteration.
 	Recorder func(Progress)
-	// Stop, if not nil, is asked after every iteration; true ends the run
-	// early with the best point so far (Result.Iterations says how many ran).
-	// Solvers use it for time limits.
+	// Stop, if not nil, is asked before every evaluation of the objective
+	// (on the Workers goroutines, so it must be safe for concurrent use)
+	// and after every iteration; true ends the run early with the best point
+	// so far (Result.Iterations says how many iterations ran, Stopped that
+	// Stop ended it). The Initial points are always evaluated, so a run that
+	// has one feasible start returns it however soon Stop says yes. Solvers
+	// use it for time limits and interrupts.
 	Stop func() bool
 }
 
@@ -151,6 +156,9 @@ type Result struct {
 	// Improved is the last iteration that improved the global best (0 when the
 	// initial swarm's best was never beaten).
 	Improved int
+	// Stopped is true when Settings.Stop ended the run, perhaps in the
+	// middle of an iteration (Evaluations then counts the particles seen).
+	Stopped bool
 	// Settings are the settings used, defaults filled in (Initial, Recorder
 	// and Stop are cleared).
 	Settings Settings
@@ -234,17 +242,18 @@ func Minimize(p Problem, settings *Settings) (*Result, error) {
 	res := &Result{Settings: s}
 	res.Settings.Initial, res.Settings.Recorder, res.Settings.Stop = nil, nil, nil
 	sw.record(0)
-	for it := 1; it <= s.Iterations && sw.best >= 0; it++ {
+	for it := 1; it <= s.Iterations && sw.best >= 0 && !sw.halted.Load(); it++ {
 		sw.step()
 		if sw.updateBests() {
 			res.Improved = it
 		}
 		res.Iterations = it
 		sw.record(it)
-		if s.Stop != nil && s.Stop() {
-			break
+		if !sw.halted.Load() && s.Stop != nil && s.Stop() {
+			sw.halted.Store(true)
 		}
 	}
+	res.Stopped = sw.halted.Load()
 	res.Evaluations = sw.evals
 	if sw.best < 0 {
 		res.Status, res.F = NoFeasiblePoint, math.Inf(1)
@@ -271,6 +280,9 @@ type swarm struct {
 	best     int // particle holding the global best; −1 while none is feasible
 	vmax     []float64
 	evals    int
+	// halted is set once Settings.Stop said yes: the particles not yet
+	// evaluated are left infeasible, and the run ends.
+	halted atomic.Bool
 }
 
 func newSwarm(p Problem, s Settings) *swarm {
@@ -301,12 +313,12 @@ func (sw *swarm) init() {
 	for i := range first {
 		first[i] = i
 	}
-	sw.evaluate(first)
+	sw.evaluateAll(first, false)
 	pending := make([]int, 0, len(sw.x))
 	for i := len(sw.s.Initial); i < len(sw.x); i++ {
 		pending = append(pending, i)
 	}
-	for try := 0; try < sw.s.MaxInitTries && len(pending) > 0; try++ {
+	for try := 0; try < sw.s.MaxInitTries && len(pending) > 0 && !sw.halted.Load(); try++ {
 		for _, i := range pending {
 			for d := range dim {
 				sw.x[i][d] = sw.p.Lower[d] + sw.rng.Float64()*(sw.p.Upper[d]-sw.p.Lower[d])
@@ -407,11 +419,23 @@ func (sw *swarm) updateBests() bool {
 }
 
 // evaluate computes feasibility and the objective for the listed particles on
-// Workers goroutines; each writes only its own particles' slots.
-func (sw *swarm) evaluate(idx []int) {
-	sw.evals += len(idx)
+// Workers goroutines; each writes only its own particles' slots. Once
+// Settings.Stop says yes, the particles left are marked infeasible unseen.
+func (sw *swarm) evaluate(idx []int) { sw.evaluateAll(idx, true) }
+
+// evaluateAll is evaluate; stoppable false evaluates every particle whatever
+// Stop says (the Initial points).
+func (sw *swarm) evaluateAll(idx []int, stoppable bool) {
+	var evals atomic.Int64
+	defer func() { sw.evals += int(evals.Load()) }()
 	one := func(i int) {
 		x := sw.x[i]
+		if stoppable && (sw.halted.Load() || (sw.s.Stop != nil && sw.s.Stop())) {
+			sw.halted.Store(true)
+			sw.feasible[i], sw.f[i] = false, math.Inf(1)
+			return
+		}
+		evals.Add(1)
 		if sw.p.Feasible != nil && !sw.p.Feasible(x) {
 			sw.feasible[i], sw.f[i] = false, math.Inf(1)
 			return

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -219,17 +220,38 @@ func ExampleMinimize() {
 	// IterationLimit: f = 0.000000 at (1.000, 1.000) after 4040 evaluations
 }
 
-// TestStop: a Stop that answers true after the third call ends the run after
-// iteration 3, with 10 initial evaluations + 3 × 10 and the best so far.
+// TestStop: Stop is asked before every evaluation and after every
+// iteration. On one worker, with 10 particles: calls 1–10 precede the
+// initial evaluations, 11–20 iteration 1's, 21 follows it, 22–24 precede
+// three of iteration 2's evaluations and call 25 says yes: the run ends
+// after 10 + 10 + 3 evaluations, the 7 unseen particles left out, with the
+// best so far.
 func TestStop(t *testing.T) {
 	lo, hi := box(2, -5, 5)
 	calls := 0
-	res, err := Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 10, Iterations: 100, Seed: 1,
-		Stop: func() bool { calls++; return calls >= 3 }})
+	res, err := Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 10, Iterations: 100, Seed: 1, Workers: 1,
+		Stop: func() bool { calls++; return calls >= 25 }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Iterations != 3 || res.Evaluations != 10+3*10 || res.Settings.Stop != nil || res.F != sphere(res.X) {
-		t.Errorf("%d iterations, %d evaluations, f %v at %v", res.Iterations, res.Evaluations, res.F, res.X)
+	if res.Iterations != 2 || res.Evaluations != 23 || !res.Stopped || res.Settings.Stop != nil || res.F != sphere(res.X) || calls != 25 {
+		t.Errorf("%d iterations, %d evaluations (stopped %v, %d calls), f %v at %v", res.Iterations, res.Evaluations, res.Stopped, calls, res.F, res.X)
+	}
+	// A Stop that says yes at once still evaluates the Initial points, and
+	// returns the best of them.
+	start := [][]float64{{0.5, 0.5}, {3, 3}}
+	var asked atomic.Int64
+	res, err = Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 50, Iterations: 100, Seed: 1, Initial: start,
+		Stop: func() bool { asked.Add(1); return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evaluations != 2 || !res.Stopped || res.X[0] != 0.5 || res.X[1] != 0.5 || asked.Load() == 0 {
+		t.Errorf("stopped at once: %d evaluations, stopped %v, best %v, Stop asked %d times", res.Evaluations, res.Stopped, res.X, asked.Load())
+	}
+	// Without a Stop the run is not marked stopped.
+	res, _ = Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 5, Iterations: 3, Seed: 1})
+	if res.Stopped || res.Iterations != 3 {
+		t.Errorf("unstopped run: stopped %v after %d iterations", res.Stopped, res.Iterations)
 	}
 }
