@@ -27,8 +27,11 @@ import (
 // found by bisection. The bound ignores that a phase lasts as long as its
 // slowest job and that extras need hosts, so it is loose when phases cannot
 // be filled evenly; `packer bench` prints how loose.
-func LowerBound(p *model.Problem) float64 {
-	ps := newPhaseSolver(p)
+func LowerBound(p *model.Problem) float64 { return lowerBound(newPhaseSolver(p)) }
+
+// lowerBound is LowerBound on p's phase solver, already built.
+func lowerBound(ps *phaseSolver) float64 {
+	p := ps.p
 	n, emax := float64(ps.n), float64(ps.emax)
 	type split struct{ a, e float64 }
 	flex := make([]split, 0, len(p.Jobs))

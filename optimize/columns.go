@@ -47,6 +47,9 @@ type ColumnsOptions struct {
 	// maxPivots, when not 0, replaces the 50·M pivots a round's LP solve
 	// may take (tests cut the solves short with it).
 	maxPivots int
+	// shared, when not nil, holds p's phase solver and LowerBound, which
+	// Solve has built already.
+	shared *sharedTables
 }
 
 // pivots is the most pivots a round's LP solve takes on m jobs.
@@ -145,8 +148,12 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.Rounds == 0 {
 		opt.Rounds = 1000
 	}
-	cg := newColumnGen(p, opt.cells, opt.grid)
-	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: LowerBound(p), RelaxedPricing: cg.scale > 1 || !cg.exact}
+	sh := opt.shared
+	if sh == nil {
+		sh = &sharedTables{p: p}
+	}
+	cg := newColumnGenOn(sh.solver(), opt.cells, opt.grid)
+	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: sh.bound(), RelaxedPricing: cg.scale > 1 || !cg.exact}
 	for _, s := range seeds {
 		if err := p.Check(s); err != nil {
 			return ColumnsResult{}, fmt.Errorf("optimize: columns: seed schedule: %w", err)
@@ -305,7 +312,12 @@ const maxCells = 101 * 101
 // cells bounds a full round's pricing table (0: maxCells) and grid the
 // durations it prices (0: as pricingWork allows).
 func newColumnGen(p *model.Problem, cells, grid int) *columnGen {
-	ps := newPhaseSolver(p)
+	return newColumnGenOn(newPhaseSolver(p), cells, grid)
+}
+
+// newColumnGenOn is newColumnGen on p's phase solver, already built.
+func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
+	p := ps.p
 	m := len(p.Jobs)
 	n := ps.n
 	single := make([]float64, m)

@@ -93,13 +93,87 @@ type PairResult struct {
 	// Exact is true when the pairing is provably the best of all pairings
 	// (M ≤ MaxExactPairJobs); false when the greedy fallback was used.
 	Exact bool
+	// Sparse is true when only each job's nearest partners were priced
+	// (past denseJobs jobs or densePairWork steps) and the greedy matching
+	// was not improved by swaps.
+	Sparse bool
 }
 
-// pairCosts prices every pair i < j at cost[i][j] and every job alone at
-// cost[i][i], the upper triangle the matchings read. It is PricePair's
-// arithmetic on runtimes tabulated once per job (M·N of them rather than
-// M²·N), without the phases: PairSchedule builds those for the chosen pairs.
-func pairCosts(p *model.Problem) [][]PairCost {
+// pairTable holds what the matchings read: the cost of every job alone and
+// of the candidate pairs. Dense (every pair i < j, in cost) up to denseJobs
+// jobs and densePairWork pricing steps; past them (sparse) only each job's
+// nearest partners are priced (pairNeighbours), so that time and memory grow
+// with M, not M².
+type pairTable struct {
+	m     int
+	alone []float64
+	cost  []float64 // dense: pair (i, j), i < j, at i·m + j
+	cands []pairCand
+	dense bool
+}
+
+// pairCand is a candidate pair and what pairing it saves against running
+// both alone.
+type pairCand struct {
+	i, j int32
+	cost float64
+	save float64
+}
+
+// The dense pair table's limits: up to 2,000 jobs (32 bytes a pair: 64 MB)
+// and 4·10⁸ steps of the concurrent split's search (M²/2 pairs × N VMs,
+// about a second). pairNeighbours is how many partners each job is priced
+// with past them, on each side of it in two orders.
+const (
+	denseJobs      = 2000
+	densePairWork  = 4e8
+	pairNeighbours = 8
+)
+
+// pairDense reports whether pairCosts prices every pair of m jobs on n
+// primary VMs.
+func pairDense(m, n int) bool {
+	return m <= denseJobs && float64(m)*float64(m-1)/2*float64(n) <= densePairWork
+}
+
+// pairBytes estimates the memory pairCosts and the matching hold for m jobs
+// on n primary VMs.
+func pairBytes(m, n int) float64 {
+	b := float64(m) * float64(n+4) * 8
+	if pairDense(m, n) {
+		return b + float64(m)*float64(m)*8 + float64(m)*float64(m-1)/2*float64(candBytes)
+	}
+	return b + 4*pairNeighbours*float64(m)*float64(candBytes)
+}
+
+// candBytes is the size of a pairCand in bytes.
+const candBytes = 24
+
+func (t *pairTable) pairCost(i, j int) float64 {
+	if j < 0 || i == j {
+		return t.alone[i]
+	}
+	if i > j {
+		i, j = j, i
+	}
+	return t.cost[i*t.m+j]
+}
+
+func (t *pairTable) get(i, j int) PairCost {
+	if j < 0 || i == j {
+		return PairCost{I: i, J: -1, Option: PairAlone, Cost: t.alone[i]}
+	}
+	if i > j {
+		i, j = j, i
+	}
+	return PairCost{I: i, J: j, Cost: t.pairCost(i, j)}
+}
+
+// pairCosts prices the candidate pairs (pairTable) and every job alone. It is
+// PricePair's arithmetic on runtimes tabulated once per job (M·N of them
+// rather than one per pair and VM count), without the phases: PairSchedule
+// builds those for the chosen pairs.
+func pairCosts(p *model.Problem) *pairTable {
 	m, c := len(p.Jobs), p.Cluster
 	n := c.PrimaryVMs()
 	e := c.ExtrasFor(n)
@@ -115,35 +189,76 @@ func pairCosts(p *model.Problem) [][]PairCost {
 			extra[j] = p.Runtime(j, e, model.Extra)
 		}
 	}
-	cost := make([][]PairCost, m)
-	for i := range m {
-		cost[i] = make([]PairCost, m)
-		for j := i + 1; j < m; j++ {
-			best := PairCost{I: i, J: j, Option: PairSequential, Cost: prim[i][n] + prim[j][n]}
-			cx := math.Inf(1)
-			for x := 1; x < n; x++ {
-				cx = min(cx, max(prim[i][x], prim[j][n-x]))
-			}
-			if cx < best.Cost {
-				best.Option, best.Cost = PairConcurrent, cx
-			}
-			ji, jj := p.Jobs[i], p.Jobs[j]
-			o := math.Inf(1)
-			switch {
-			case e == 0:
-			case ji.CanHost() && jj.CanBeExtra():
-				o = max(host[i], extra[j])
-			case jj.CanHost() && ji.CanBeExtra():
-				o = max(host[j], extra[i])
-			}
-			if o < best.Cost {
-				best.Option, best.Cost = PairOvercommit, o
-			}
-			cost[i][j] = best
+	price := func(i, j int) float64 {
+		best := prim[i][n] + prim[j][n]
+		for x := 1; x < n; x++ {
+			best = min(best, max(prim[i][x], prim[j][n-x]))
 		}
-		cost[i][i] = PairCost{I: i, J: -1, Option: PairAlone, Cost: prim[i][n]}
+		ji, jj := p.Jobs[i], p.Jobs[j]
+		switch {
+		case e == 0:
+		case ji.CanHost() && jj.CanBeExtra():
+			best = min(best, max(host[i], extra[j]))
+		case jj.CanHost() && ji.CanBeExtra():
+			best = min(best, max(host[j], extra[i]))
+		}
+		return best
 	}
-	return cost
+	t := &pairTable{m: m, alone: make([]float64, m), dense: pairDense(m, n)}
+	for i := range m {
+		t.alone[i] = prim[i][n]
+	}
+	add := func(i, j int, cost float64) {
+		t.cands = append(t.cands, pairCand{int32(i), int32(j), cost, t.alone[i] + t.alone[j] - cost})
+	}
+	if t.dense {
+		t.cost = make([]float64, m*m)
+		t.cands = make([]pairCand, 0, m*(m-1)/2)
+		for i := range m {
+			for j := i + 1; j < m; j++ {
+				t.cost[i*m+j] = price(i, j)
+				add(i, j, t.cost[i*m+j])
+			}
+		}
+		return t
+	}
+	seen := map[[2]int32]bool{}
+	near := func(order []int) {
+		for a, i := range order {
+			for b := a + 1; b < len(order) && b <= a+pairNeighbours; b++ {
+				lo, hi := min(i, order[b]), max(i, order[b])
+				if k := [2]int32{int32(lo), int32(hi)}; !seen[k] {
+					seen[k] = true
+					add(lo, hi, price(lo, hi))
+				}
+			}
+		}
+	}
+	// Jobs of about the same length share the cluster best side by side;
+	// an I/O job on all N VMs best overcommitted with a CPU job as long.
+	byLength := make([]int, m)
+	for i := range byLength {
+		byLength[i] = i
+	}
+	sort.SliceStable(byLength, func(a, b int) bool { return t.alone[byLength[a]] < t.alone[byLength[b]] })
+	near(byLength)
+	if e > 0 {
+		var both []int
+		for i := range m {
+			if p.Jobs[i].CanHost() || p.Jobs[i].CanBeExtra() {
+				both = append(both, i)
+			}
+		}
+		key := func(i int) float64 {
+			if p.Jobs[i].CanHost() {
+				return host[i]
+			}
+			return extra[i]
+		}
+		sort.SliceStable(both, func(a, b int) bool { return key(both[a]) < key(both[b]) })
+		near(both)
+	}
+	return t
 }
 
 // PairSchedule runs the packing paper's pair scheduler: it prices every pair of jobs
@@ -168,6 +283,7 @@ func PairSchedule(p *model.Problem) (PairResult, error) {
 	} else {
 		chosen = matchGreedy(cost)
 	}
+
 	var s model.Schedule
 	for k, c := range chosen {
 		if c.J < 0 {
@@ -181,15 +297,15 @@ func PairSchedule(p *model.Problem) (PairResult, error) {
 	if err := p.Check(s); err != nil {
 		return PairResult{}, fmt.Errorf("optimize: pair scheduler produced a bad schedule (a bug): %w", err)
 	}
-	return PairResult{Schedule: s, Pairs: chosen, Exact: exact}, nil
+	return PairResult{Schedule: s, Pairs: chosen, Exact: exact, Sparse: !cost.dense}, nil
 }
 
 // matchExact solves the matching by dynamic programming over the subsets of
 // jobs still to schedule. best[mask] is the least cost of scheduling the jobs
 // in mask; a lone job is allowed only when mask has an odd count, so exactly
 // one job runs alone when M is odd and none when it is even.
-func matchExact(cost [][]PairCost) []PairCost {
-	m := len(cost)
+func matchExact(cost *pairTable) []PairCost {
+	m := cost.m
 	full := uint32(1)<<m - 1
 	best := make([]float64, 1<<m)
 	next := make([]int8, 1<<m) // partner of the lowest job; itself for "alone"
@@ -198,11 +314,11 @@ func matchExact(cost [][]PairCost) []PairCost {
 		rest := mask &^ (1 << i)
 		b, nb := math.Inf(1), int8(-1)
 		if bits.OnesCount32(mask)%2 == 1 {
-			b, nb = cost[i][i].Cost+best[rest], int8(i)
+			b, nb = cost.alone[i]+best[rest], int8(i)
 		}
 		for r := rest; r != 0; r &= r - 1 {
 			j := bits.TrailingZeros32(r)
-			if t := cost[i][j].Cost + best[rest&^(1<<j)]; t < b {
+			if t := cost.pairCost(i, j) + best[rest&^(1<<j)]; t < b {
 				b, nb = t, int8(j)
 			}
 		}
@@ -212,53 +328,52 @@ func matchExact(cost [][]PairCost) []PairCost {
 	for mask := full; mask != 0; {
 		i := bits.TrailingZeros32(mask)
 		j := int(next[mask])
-		out = append(out, cost[i][j])
+		out = append(out, cost.get(i, j))
 		mask &^= 1<<i | 1<<j
 	}
 	return out
 }
 
-// matchGreedy pairs jobs for large M: repeatedly take the pair whose cost saves
-// most against running both alone, then improve by swapping partners between
-// two pairs while that lowers the total. It is not exact.
-func matchGreedy(cost [][]PairCost) []PairCost {
-	m := len(cost)
+// matchGreedy pairs jobs for large M: repeatedly take the candidate pair
+// whose cost saves most against running both alone, then, on a dense table,
+// improve by swapping partners between two pairs while that lowers the
+// total. It is not exact.
+func matchGreedy(cost *pairTable) []PairCost {
+	m := cost.m
 	used := make([]bool, m)
 	var out []PairCost
 	// Pairs by saving, largest first (ties in index order); taking each whose
-	// jobs are both free is the repeated "best pair left" in O(M² log M).
-	type cand struct {
-		i, j int
-		save float64
-	}
-	cands := make([]cand, 0, m*(m-1)/2)
-	for i := range m {
-		for j := i + 1; j < m; j++ {
-			cands = append(cands, cand{i, j, cost[i][i].Cost + cost[j][j].Cost - cost[i][j].Cost})
+	// jobs are both free is the repeated "best pair left" in O(C log C).
+	cands := cost.cands
+	sort.Slice(cands, func(a, b int) bool {
+		x, y := cands[a], cands[b]
+		if x.save != y.save {
+			return x.save > y.save
 		}
-	}
-	sort.SliceStable(cands, func(a, b int) bool { return cands[a].save > cands[b].save })
+		return x.i < y.i || (x.i == y.i && x.j < y.j)
+	})
 	for _, c := range cands {
 		if !used[c.i] && !used[c.j] {
 			used[c.i], used[c.j] = true, true
-			out = append(out, cost[c.i][c.j])
+			out = append(out, PairCost{I: int(c.i), J: int(c.j), Cost: c.cost})
 		}
 	}
 	for i := range m {
 		if !used[i] {
-			out = append(out, cost[i][i])
+			out = append(out, cost.get(i, -1))
 		}
 	}
-	get := func(a, b int) PairCost {
-		if b < 0 {
-			return cost[a][a]
-		}
-		if a > b {
-			a, b = b, a
-		}
-		return cost[a][b]
+	if cost.dense {
+		swapPairs(cost, out)
 	}
-	// Each pass is O(M²); passes are capped so that large M stays fast.
+	return out
+}
+
+// swapPairs improves a matching on a dense table by swapping partners
+// between two pairs (or a pair and a lone job) while that lowers the total.
+// Each pass is O(M²); passes are capped so that large M stays fast.
+func swapPairs(cost *pairTable, out []PairCost) {
+	get := cost.get
 	for pass, improved := 0, true; improved && pass < 50; pass++ {
 		improved = false
 		for x := range out {
@@ -268,13 +383,16 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 					px, py = py, px // keep any lone job in py
 				}
 				a, b, c, d := out[px].I, out[px].J, out[py].I, out[py].J
+				if b < 0 {
+					continue // two lone jobs: pairing them is the greedy's choice
+				}
 				now := out[px].Cost + out[py].Cost
-				var alts [][2]PairCost
+				var alts [2][2]PairCost
 				if d < 0 {
 					// A lone job c may swap with either member of the pair a–b.
-					alts = [][2]PairCost{{get(a, c), get(b, -1)}, {get(b, c), get(a, -1)}}
+					alts = [2][2]PairCost{{get(a, c), get(b, -1)}, {get(b, c), get(a, -1)}}
 				} else {
-					alts = [][2]PairCost{{get(a, c), get(b, d)}, {get(a, d), get(b, c)}}
+					alts = [2][2]PairCost{{get(a, c), get(b, d)}, {get(a, d), get(b, c)}}
 				}
 				for _, alt := range alts {
 					if alt[0].Cost+alt[1].Cost < now-1e-9 {
@@ -286,5 +404,4 @@ func matchGreedy(cost [][]PairCost) []PairCost {
 			}
 		}
 	}
-	return out
 }

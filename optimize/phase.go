@@ -257,3 +257,27 @@ func (pp phasePlan) phase() model.Phase {
 	}
 	return ph
 }
+
+// sharedTables builds p's phase solver and LowerBound once, when first
+// asked, for the solvers one Solve runs in turn: at 5,000 jobs on 200 hosts
+// each costs about a second.
+type sharedTables struct {
+	p     *model.Problem
+	ps    *phaseSolver
+	lb    float64
+	hasLB bool
+}
+
+func (sh *sharedTables) solver() *phaseSolver {
+	if sh.ps == nil {
+		sh.ps = newPhaseSolver(sh.p)
+	}
+	return sh.ps
+}
+
+func (sh *sharedTables) bound() float64 {
+	if !sh.hasLB {
+		sh.lb, sh.hasLB = lowerBound(sh.solver()), true
+	}
+	return sh.lb
+}

@@ -80,8 +80,26 @@ type Settings struct {
 	// generation up to four fifths and the integer search up to searchShare,
 	// leaving the rest to order and place the plan (at 1,000 jobs on 200
 	// hosts, with the plan document written, about 1.5 s). 0 means no limit.
-	// It is the only place Solve reads the clock.
+	// Solve reads the clock (Clock) only to keep it.
 	TimeLimit time.Duration
+	// Clock, if not nil, replaces the wall clock (time.Now) for TimeLimit:
+	// tests give one that jumps.
+	Clock func() time.Time
+	// Interrupt, if not nil, ends the search as soon as it is closed (a
+	// signal): every algorithm that searches asks it where it asks the time
+	// limit, and Solve returns the best plan and bound so far with
+	// Result.Interrupted set and a note saying so. It must be safe to read
+	// from several goroutines (a channel is).
+	Interrupt <-chan struct{}
+	// MaxMemory, if not 0, is the most bytes Solve may plan to hold: a
+	// problem whose tables are estimated (Estimate) to need more is refused,
+	// before they are allocated, with a *MemoryError naming the limit.
+	// MemorySource says what set it ("half of ulimit -v (8.0 GB)"); the
+	// error repeats it.
+	MaxMemory    int64
+	MemorySource string
+	// shared is the phase solver and bound the solvers of one Solve share.
+	shared *sharedTables
 	// Progress, if not nil, is called by column generation after every
 	// pricing round with the best plan's makespan and the best proven lower
 	// bound so far (seconds).
@@ -136,7 +154,28 @@ func FormatSwarmProgress(pr pso.Progress) string {
 // stopped reports whether the time limit ended a search begun at start: the
 // integer search stops at searchShare of it.
 func (s *Settings) stopped(start time.Time) bool {
-	return s.TimeLimit > 0 && time.Since(start).Seconds() >= searchShare*s.TimeLimit.Seconds()
+	return s.TimeLimit > 0 && s.now().Sub(start).Seconds() >= searchShare*s.TimeLimit.Seconds()
+}
+
+// now is Clock's time, else the wall clock's.
+func (s *Settings) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock()
+	}
+	return time.Now()
+}
+
+// interrupted reports whether Interrupt is closed.
+func (s *Settings) interrupted() bool {
+	if s.Interrupt == nil {
+		return false
+	}
+	select {
+	case <-s.Interrupt:
+		return true
+	default:
+		return false
+	}
 }
 
 // timeLimitNote says that a plan depends on how fast the machine was: a
@@ -145,14 +184,18 @@ func timeLimitNote(d time.Duration) string {
 	return fmt.Sprintf("the time limit (%v) ended the search: this plan depends on the machine's speed and load, not only on the seed; --time-limit 0 searches to the end and gives the same plan for the same seed every time", d)
 }
 
+// interruptedNote is the note of a search Settings.Interrupt ended.
+const interruptedNote = "interrupted: the search was stopped (a signal) before it ended; this is the best plan found so far, checked like any other, and its bound is the best proven so far"
+
 // stopAfter returns a function that reports whether fraction f of the time
-// limit has passed since start, or nil when there is no limit.
+// limit has passed since start or Interrupt is closed, or nil when there is
+// neither a limit nor an Interrupt.
 func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
-	if s.TimeLimit <= 0 {
+	if s.TimeLimit <= 0 && s.Interrupt == nil {
 		return nil
 	}
 	at := start.Add(time.Duration(f * float64(s.TimeLimit)))
-	return func() bool { return !time.Now().Before(at) }
+	return func() bool { return s.interrupted() || (s.TimeLimit > 0 && !s.now().Before(at)) }
 }
 
 // Validate reports a field of s that Solve refuses, as a *SettingError; a
@@ -173,6 +216,8 @@ func (s *Settings) validate() error {
 		return &SettingError{Field: "ExactJobs", Value: s.ExactJobs, Rule: fmt.Sprintf("must be between 1 and %d (0: %d)", MaxExactJobs, AutoExactJobs)}
 	case s.TimeLimit < 0:
 		return &SettingError{Field: "TimeLimit", Value: s.TimeLimit, Rule: "must not be negative (0: no limit)"}
+	case s.MaxMemory < 0:
+		return &SettingError{Field: "MaxMemory", Value: s.MaxMemory, Rule: "must not be negative (0: no limit)"}
 	case s.ExactJobs == 0:
 		s.ExactJobs = AutoExactJobs
 	}
@@ -193,6 +238,9 @@ type Result struct {
 	// makespan of the pair plan it started from.
 	Swarm        *pso.Result
 	PairMakespan float64
+	// Interrupted is true when Settings.Interrupt ended the search: the
+	// plan is the best found so far, and a note says so.
+	Interrupted bool
 }
 
 // Solve plans problem p with one method and returns the placed schedule with
@@ -230,6 +278,9 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err := CheckSize(p, swarmSet); err != nil {
 		return nil, err
 	}
+	if err := checkMemory(p, method, swarmSet, &set); err != nil {
+		return nil, err
+	}
 	var fallback model.Schedule
 	if set.WithinMeasured {
 		var err error
@@ -237,7 +288,8 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 			return nil, err
 		}
 	}
-	start := time.Now()
+	start := set.now()
+	set.shared = &sharedTables{p: p}
 	var sol model.Solution // notes, bounds and swarm settings until placed
 	auto := method == MethodAuto
 	if auto {
@@ -267,6 +319,10 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if (method == MethodSwarm || method == MethodColumns) && set.interrupted() {
+		r.Interrupted = true
+		sol.Notes = append(sol.Notes, interruptedNote)
 	}
 	if set.WithinMeasured {
 		if s, err = keepMeasured(p, s, fallback, &sol); err != nil {
@@ -306,9 +362,12 @@ func pairNotes(p *model.Problem, sol *model.Solution) (model.Schedule, error) {
 	if err != nil {
 		return model.Schedule{}, err
 	}
-	if res.Exact {
+	switch {
+	case res.Sparse:
+		sol.Notes = append(sol.Notes, fmt.Sprintf("pairing heuristic: %d jobs are too many to price every pair; each job was priced with its %d nearest partners by runtime (and I/O-bound with CPU-bound jobs), then matched greedily by saving", len(p.Jobs), 2*pairNeighbours))
+	case res.Exact:
 		sol.Notes = append(sol.Notes, fmt.Sprintf("pairing exact: the best of all pairings of the %d jobs (dynamic programming over subsets)", len(p.Jobs)))
-	} else {
+	default:
 		sol.Notes = append(sol.Notes, fmt.Sprintf("pairing heuristic: %d jobs exceed the exact limit of %d; greedy matching improved by pair swaps", len(p.Jobs), MaxExactPairJobs))
 	}
 	return res.Schedule, nil
@@ -343,7 +402,7 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 		sol.LowerBound = nil
 	}
 	res, err := Columns(p, seeds, ColumnsOptions{Stop: set.stopAfter(start, 0.8),
-		BoundStop: set.stopAfter(start, (0.8+searchShare)/2), BranchStop: set.stopAfter(start, searchShare), Progress: set.Progress})
+		BoundStop: set.stopAfter(start, (0.8+searchShare)/2), BranchStop: set.stopAfter(start, searchShare), Progress: set.Progress, shared: set.shared})
 	if err != nil {
 		return model.Schedule{}, err
 	}
@@ -356,7 +415,7 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 		state += "; LP value " + model.FormatSeconds(res.LPValue)
 	}
 	source := "Farley's bound on the LP duals"
-	if lb <= LowerBound(p) {
+	if lb <= set.shared.bound() {
 		source = "the area and longest-job bound: the LP's did not pass it"
 	}
 	if res.Ended == EndedStopped && res.Makespan > lb*(1+weakGap) {
@@ -368,7 +427,7 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 		res.Columns, res.Rounds, state, model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
 	// The limit cut the search if it stopped column generation (at four
 	// fifths) or the integer search (at searchShare).
-	if note := timeLimitNote(set.TimeLimit); (res.Ended == EndedStopped || set.stopped(start)) && !slices.Contains(sol.Notes, note) {
+	if note := timeLimitNote(set.TimeLimit); set.TimeLimit > 0 && !set.interrupted() && (res.Ended == EndedStopped || set.stopped(start)) && !slices.Contains(sol.Notes, note) {
 		sol.Notes = append(sol.Notes, note)
 	}
 	return res.Schedule, nil
@@ -386,9 +445,11 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, sto
 	var res SwarmResult
 	var err error
 	if pair != nil {
-		res, err = swarmFrom(p, &ps, *pair)
+		res, err = swarmFrom(set.shared.solver(), &ps, *pair)
+	} else if pr, perr := PairSchedule(p); perr != nil {
+		err = perr
 	} else {
-		res, err = Swarm(p, &ps)
+		res, err = swarmFrom(set.shared.solver(), &ps, pr)
 	}
 	if err != nil {
 		return model.Schedule{}, err
@@ -399,7 +460,7 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, sto
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
 	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%d run), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
 		run.Settings.Particles, run.Settings.Iterations, run.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
-	if stop != nil && run.Iterations < run.Settings.Iterations {
+	if run.Stopped && !set.interrupted() {
 		sol.Notes = append(sol.Notes, timeLimitNote(set.TimeLimit))
 	}
 	if len(p.Jobs) <= set.ExactJobs {
@@ -409,7 +470,7 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, sto
 		}
 		sol.Optimum = &ex.Makespan
 	} else {
-		lb := LowerBound(p)
+		lb := set.shared.bound()
 		sol.LowerBound = &lb
 	}
 	return res.Schedule, nil

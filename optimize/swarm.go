@@ -48,8 +48,11 @@ type decodeScratch struct {
 	order, jobs, roles, lo, hi []int
 }
 
-func newSwarmEncoding(p *model.Problem) *swarmEncoding {
-	e := &swarmEncoding{ps: newPhaseSolver(p), m: len(p.Jobs)}
+func newSwarmEncoding(p *model.Problem) *swarmEncoding { return encodingFor(newPhaseSolver(p)) }
+
+// encodingFor is newSwarmEncoding on a phase solver already built.
+func encodingFor(ps *phaseSolver) *swarmEncoding {
+	e := &swarmEncoding{ps: ps, m: len(ps.p.Jobs)}
 	m := e.m
 	e.pool.New = func() any {
 		mk := func() []int { return make([]int, m) }
@@ -185,13 +188,15 @@ func Swarm(p *model.Problem, settings *pso.Settings) (SwarmResult, error) {
 	if err != nil {
 		return SwarmResult{}, err
 	}
-	return swarmFrom(p, settings, pr)
+	return swarmFrom(newPhaseSolver(p), settings, pr)
 }
 
 // swarmFrom is Swarm started from the pair plan pr, which auto has already
 // made for column generation (at 1,000 jobs it costs seconds).
-func swarmFrom(p *model.Problem, settings *pso.Settings, pr PairResult) (SwarmResult, error) {
-	e := newSwarmEncoding(p)
+// ps is p's phase solver, which Solve shares with column generation.
+func swarmFrom(ps *phaseSolver, settings *pso.Settings, pr PairResult) (SwarmResult, error) {
+	p := ps.p
+	e := encodingFor(ps)
 	lo, hi := e.bounds()
 	var s pso.Settings
 	if settings != nil {

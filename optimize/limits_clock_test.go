@@ -1,0 +1,173 @@
+package optimize
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/pso"
+)
+
+// jumpClock is a clock for Settings.Clock that stands still for its first
+// after reads and then jumps by jump: the time limit passes at a known read,
+// whatever the machine's speed. It counts its reads (the solvers ask it
+// concurrently).
+type jumpClock struct {
+	t0    time.Time
+	after int64
+	jump  time.Duration
+	reads atomic.Int64
+}
+
+func (c *jumpClock) now() time.Time {
+	if c.reads.Add(1) <= c.after {
+		return c.t0
+	}
+	return c.t0.Add(c.jump)
+}
+
+func limitProblem(t *testing.T, m, hosts int) *model.Problem {
+	t.Helper()
+	cl := model.PaperCluster()
+	cl.Hosts = hosts
+	p, err := model.NewProblem(RandomWorkload(1, m), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTimeLimitEndsEverySearch: with a clock past the limit from the
+// second read on, pso, columns and auto each end at once with a valid,
+// placed plan and the note that the limit ended the search. The work
+// counters show how soon: the swarm evaluates only its start (the pair
+// plan), column generation prices one round.
+func TestTimeLimitEndsEverySearch(t *testing.T) {
+	p := limitProblem(t, 200, 9)
+	for _, method := range []Method{MethodSwarm, MethodColumns, MethodAuto} {
+		clock := &jumpClock{t0: time.Unix(1e9, 0), after: 1, jump: time.Hour}
+		res, err := Solve(p, method, &Settings{TimeLimit: 10 * time.Second, Clock: clock.now, Swarm: &pso.Settings{Seed: 1}})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if err := p.Check(res.Schedule); err != nil || len(res.Placement) != len(res.Schedule.Phases) {
+			t.Fatalf("%s: schedule %v, %d placements for %d phases", method, err, len(res.Placement), len(res.Schedule.Phases))
+		}
+		notes := strings.Join(res.Notes, "\n")
+		if !strings.Contains(notes, timeLimitNote(10*time.Second)) || res.Interrupted {
+			t.Errorf("%s: no time-limit note (interrupted %v):\n%s", method, res.Interrupted, notes)
+		}
+		if res.Swarm != nil && (res.Swarm.Evaluations != 1 || !res.Swarm.Stopped) {
+			t.Errorf("%s: the swarm evaluated %d points (stopped %v) after the limit passed; want only its start", method, res.Swarm.Evaluations, res.Swarm.Stopped)
+		}
+		if method != MethodSwarm && !strings.Contains(notes, "in 1 rounds, stopped before converging") {
+			t.Errorf("%s: column generation went on past the limit:\n%s", method, notes)
+		}
+		if clock.reads.Load() < 2 {
+			t.Errorf("%s: the clock was read %d times: the limit was not asked", method, clock.reads.Load())
+		}
+	}
+}
+
+// TestTimeLimitLaterJump: the swarm asks the clock before every evaluation,
+// so a limit that passes after a given number of reads ends it within that
+// many evaluations, not at the end of an iteration (1,500 particles).
+func TestTimeLimitLaterJump(t *testing.T) {
+	p := limitProblem(t, 60, 9)
+	clock := &jumpClock{t0: time.Unix(1e9, 0), after: 400, jump: time.Hour}
+	res, err := Solve(p, MethodSwarm, &Settings{TimeLimit: time.Minute, Clock: clock.now, Swarm: &pso.Settings{Seed: 1, Workers: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read 1 is Solve's start; reads 2–400 precede evaluations; read 401
+	// stops the run: the start point and 399 random particles.
+	if res.Swarm.Evaluations != 400 || !res.Swarm.Stopped || res.Swarm.Iterations != 0 {
+		t.Errorf("%d evaluations, %d iterations, stopped %v; want 400, 0, true", res.Swarm.Evaluations, res.Swarm.Iterations, res.Swarm.Stopped)
+	}
+}
+
+// TestInterruptEndsSearch: a closed Settings.Interrupt ends pso, columns and
+// auto with the best plan so far, marked interrupted (and not as cut by the
+// time limit, which there is none of); pair, which does not search, is not
+// marked.
+func TestInterruptEndsSearch(t *testing.T) {
+	p := limitProblem(t, 120, 9)
+	stop := make(chan struct{})
+	close(stop)
+	for _, method := range []Method{MethodSwarm, MethodColumns, MethodAuto, MethodPair} {
+		res, err := Solve(p, method, &Settings{Interrupt: stop})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if err := p.Check(res.Schedule); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		notes := strings.Join(res.Notes, "\n")
+		searches := method != MethodPair
+		if res.Interrupted != searches || strings.Contains(notes, interruptedNote) != searches || strings.Contains(notes, "the time limit") {
+			t.Errorf("%s: interrupted %v; notes:\n%s", method, res.Interrupted, notes)
+		}
+		if searches && method != MethodSwarm && res.LowerBound == nil {
+			t.Errorf("%s: interrupted without its bound", method)
+		}
+	}
+}
+
+// TestMemoryLimit: the estimate is refused before anything is allocated,
+// with a *MemoryError that names the limit; the swarm's 1,500 particles × 2M
+// coordinates (positions, velocities, personal bests) dominate pso's
+// estimate: 1,500 × 2,000 × 8 bytes × 3 = 72 MB at M = 1,000.
+func TestMemoryLimit(t *testing.T) {
+	p := limitProblem(t, 1000, 9)
+	var swarm float64
+	for _, part := range EstimateMemory(p, MethodSwarm, nil) {
+		if strings.Contains(part.What, "swarm") {
+			swarm = part.Bytes
+		}
+	}
+	if want := 1500.0 * 2000 * 8 * 3; swarm < want || swarm > want*1.1 {
+		t.Errorf("the swarm's estimate is %v bytes, want about %v", swarm, want)
+	}
+	_, err := Solve(p, MethodSwarm, &Settings{MaxMemory: 50e6, MemorySource: "a test's limit"})
+	var me *MemoryError
+	if !errors.As(err, &me) || !errors.Is(err, ErrOutOfMemory) || me.Limit != 50e6 {
+		t.Fatalf("pso under 50 MB: %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "50 MB (a test's limit)") || !strings.Contains(msg, "swarm") {
+		t.Errorf("error %q: want one line naming the limit, its source and the swarm", msg)
+	}
+	// The pair scheduler's costs fit the same limit.
+	if _, err := Solve(p, MethodPair, &Settings{MaxMemory: 50e6}); err != nil {
+		t.Errorf("pair under 50 MB: %v", err)
+	}
+	if err := (&Settings{MaxMemory: -1}).Validate(); err == nil {
+		t.Error("a negative MaxMemory passed")
+	}
+}
+
+// TestPairSparse: past denseJobs jobs the pair scheduler prices each job
+// with its nearest partners only: still every job once, never slower than
+// sequential, and it says so.
+func TestPairSparse(t *testing.T) {
+	p := limitProblem(t, denseJobs+101, 9)
+	res, err := Solve(p, MethodPair, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(res.Schedule); err != nil {
+		t.Fatal(err)
+	}
+	if ms, seq := p.Makespan(res.Schedule), p.SequentialMakespan(); ms > seq*(1+1e-12) || ms < LowerBound(p) {
+		t.Errorf("pair %v against sequential %v and bound %v", ms, seq, LowerBound(p))
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "nearest partners") {
+		t.Errorf("notes %q do not say how the pairs were priced", res.Notes)
+	}
+	// The sparse table prices about 4·pairNeighbours pairs a job, not M²/2.
+	if tab := pairCosts(p); tab.dense || len(tab.cands) > 2*pairNeighbours*len(p.Jobs) {
+		t.Errorf("dense %v, %d pairs priced for %d jobs", tab.dense, len(tab.cands), len(p.Jobs))
+	}
+}
