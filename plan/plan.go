@@ -55,8 +55,12 @@ type Plan struct {
 	GapPercent *float64 `json:"gap_percent,omitempty"`
 	// Notes are facts about how the plan was made that a reader should know
 	// (for example, that a pairing is exact or heuristic).
-	Notes  []string `json:"notes,omitempty"`
-	Phases []Phase  `json:"phases"`
+	Notes []string `json:"notes,omitempty"`
+	// Interrupted is true when a signal stopped the search before it ended:
+	// the plan is the best found so far (checked like any other), and its
+	// bound the best proven so far. A note says so too.
+	Interrupted bool    `json:"interrupted,omitempty"`
+	Phases      []Phase `json:"phases"`
 }
 
 // Cluster is the cluster a plan is for, with the derived numbers spelled
