@@ -184,10 +184,10 @@ func (f *File) check(file string) error {
 	if !namePattern.MatchString(f.Name) {
 		return bad(file, "name", f.Name, "want 1 to 50 letters, digits, '-', '_' or '.', starting with a letter or digit")
 	}
-	if f.Seeds == nil {
+	if len(f.Seeds) == 0 {
 		f.Seeds = []uint64{1}
 	}
-	if f.Options == nil {
+	if len(f.Options) == 0 {
 		f.Options = []Options{{Name: "default"}}
 	}
 	var err error

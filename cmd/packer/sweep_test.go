@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sweepFixture writes a 12-point simulate sweep (a workload file beside
@@ -157,5 +159,61 @@ func TestSweepEmitters(t *testing.T) {
 	out := mustPacker(t, "sweep", "show", "--shards", "3", sw)
 	if !strings.Contains(out, "Sweep cli (simulate, digest ") || !strings.Contains(out, ": 12 points in 3 shards") || !strings.Contains(out, "each task asks for 5 min and 192 MiB") {
 		t.Errorf("show:\n%s", out)
+	}
+}
+
+// TestSweepKilledProcess kills a real shard process (this test binary as
+// packer) with SIGKILL once its file holds its first point: merge names
+// the shard and the points it lacks, and rerunning that shard finishes it
+// (the points it had are not run again), the merge then the unsharded run.
+func TestSweepKilledProcess(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// 200,000 maps of 10 s: a few tenths of a second a point.
+	for name, data := range map[string]string{
+		"big.json": `{"cluster": {"nodes": 40}, "jobs": [
+  {"name": "a", "arrival": 0, "maps": {"count": 150000, "mean": 10}, "reduces": {"count": 2, "mean": 1}},
+  {"name": "b", "arrival": 5, "maps": {"count": 50000, "mean": 10}, "reduces": {"count": 1, "mean": 1}}]}`,
+		"s.json": `{"name": "kill", "run": "simulate", "workloads": ["big.json"], "nodes": [40, 50], "policies": ["fifo", "fair"], "seeds": [1, 2]}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw, res := filepath.Join(dir, "s.json"), filepath.Join(dir, "res")
+	cmd := exec.Command(self, "sweep", "run", "--shard", "0/2", "--out", res, sw)
+	cmd.Env = append(os.Environ(), "PACKER_RUN_MAIN=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	shard0 := filepath.Join(res, "shard-0-of-2.jsonl")
+	for lines := 0; lines < 2; {
+		select {
+		case <-exited:
+			t.Fatalf("the shard ended (exit %d) before it could be killed after its first point", cmd.ProcessState.ExitCode())
+		case <-time.After(5 * time.Millisecond):
+		}
+		data, _ := os.ReadFile(shard0)
+		lines = strings.Count(string(data), "\n")
+	}
+	cmd.Process.Kill()
+	<-exited
+	code, _, errs := packer(t, "", "sweep", "merge", res)
+	if code != 1 || !strings.Contains(errs, "2 of 2 shards not finished: shard 0/2 (shard-0-of-2.jsonl, unfinished: still running, or stopped) lacks ") ||
+		!strings.Contains(errs, "shard 1/2 (shard-1-of-2.jsonl, no file) lacks 4 points: 1, 3, 5, 7; rerun: ") {
+		t.Fatalf("merge after the kill: exit %d: %s", code, errs)
+	}
+	out := mustPacker(t, "sweep", "run", "--shard", "0/2", "--out", res, sw)
+	if !strings.Contains(out, "shard 0/2 (--shard): ran ") || strings.Contains(out, "ran 4 points") {
+		t.Errorf("the rerun ran the killed shard's finished points again: %s", out)
+	}
+	mustPacker(t, "sweep", "run", "--shard", "1/2", "--out", res, sw)
+	if got, want := mustPacker(t, "sweep", "merge", "--format", "jsonl", res), mustPacker(t, "sweep", "run", "--format", "jsonl", sw); got != want {
+		t.Errorf("after the reruns:\n%s\nwant\n%s", got, want)
 	}
 }
