@@ -66,14 +66,14 @@ func sweepRunAction(c *cli.Context) error {
 	if sharded && dir == "" {
 		return badUsage("sweep run: shard %s (%s) needs --out DIR, where the shards' results meet", sh, from)
 	}
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return badInput(fmt.Errorf("--out: %w", err))
-		}
-	}
 	s, err := loadSweep(c, c.Args().First(), sh)
 	if err != nil {
 		return err
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil { // after the checks: bad input leaves nothing behind
+			return badInput(fmt.Errorf("--out: %w", err))
+		}
 	}
 	line := progress.New(c.App.ErrWriter)
 	report := func(p sweep.Point, n, of int) {
