@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Entry is one policy of a comparison, as listed.
@@ -644,10 +645,15 @@ func classChanges(m RankMetric, class []int, r, best *Result) []ClassChange {
 	return out
 }
 
+// RankWidth is the widest line Lines writes for policy names of up to 20
+// characters: a longer name widens the table of reasons with it.
+const RankWidth = 100
+
 // Lines are the ranking for printing: one line per policy, best first,
-// then why: for each other policy and size class, the metric over the
-// class's jobs against the best's, and how many of them ran faster or
-// slower.
+// then why, as a table: for each other policy and size class, the metric
+// over the class's jobs against the best's over the same jobs, how many of
+// them ran faster or slower, and the change in their mean response; then
+// what the sizes and columns mean, wrapped to RankWidth.
 func (rk *Ranking) Lines() []string {
 	m := rk.metric
 	if m.Name == "" {
@@ -664,26 +670,82 @@ func (rk *Ranking) Lines() []string {
 	}
 	width := 0
 	for _, p := range rk.Places {
-		width = max(width, len(p.Policy))
+		width = max(width, utf8.RuneCountInString(p.Policy))
 	}
 	lines := []string{fmt.Sprintf("Ranked by %s (lower is better):", m.Label)}
 	for _, p := range rk.Places {
-		lines = append(lines, fmt.Sprintf("  %d. %-*s  %s", p.Rank, width, p.Policy, value(p.Value)))
+		lines = append(lines, fmt.Sprintf("  %d. %s  %s", p.Rank, pad(p.Policy, width), value(p.Value)))
 	}
 	if len(rk.Places) < 2 {
 		return lines
 	}
+	header := []string{"policy", "size", "jobs", m.Label, rk.Against + "'s", "faster", "slower", "mean response"}
+	rows := [][]string{header}
+	for _, p := range rk.Places[1:] {
+		for _, c := range p.Classes {
+			rows = append(rows, []string{p.Policy, c.Class, strconv.Itoa(c.Jobs), value(c.Value), value(c.AgainstValue),
+				strconv.Itoa(c.Faster), strconv.Itoa(c.Slower), fmt.Sprintf("%+.1f s", c.ResponseChange)})
+		}
+	}
+	lines = append(lines, "Why, against "+rk.Against+", by job size:")
+	lines = append(lines, alignColumns(rows, 2)...)
 	var classes []string
 	for _, c := range SizeClasses {
 		classes = append(classes, c.String())
 	}
-	lines = append(lines, fmt.Sprintf("Why, against %s, by job size (%s);", rk.Against, strings.Join(classes, ", ")),
-		"faster and slower count the jobs whose response is shorter or longer:")
-	for _, p := range rk.Places[1:] {
-		for _, c := range p.Classes {
-			lines = append(lines, fmt.Sprintf("  %-*s  %-6s %6d jobs: %s %s against %s; %d faster, %d slower, mean response %+.1f s",
-				width, p.Policy, c.Class, c.Jobs, m.Label, value(c.Value), value(c.AgainstValue), c.Faster, c.Slower, c.ResponseChange))
+	note := "Sizes: " + strings.Join(classes, ", ") + ". Faster and slower count the class's jobs whose " +
+		"response is shorter or longer than under " + rk.Against + "; mean response is the change in their mean."
+	return append(lines, wrapLine(note, RankWidth)...)
+}
+
+// pad is s followed by spaces to width runes.
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-utf8.RuneCountInString(s)))
+}
+
+// alignColumns lays rows out in columns two spaces apart after indent
+// spaces: the first two columns (names) left-aligned, the others (numbers)
+// right-aligned; trailing spaces are trimmed.
+func alignColumns(rows [][]string, indent int) []string {
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	return lines
+	out := make([]string, len(rows))
+	for k, r := range rows {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", indent))
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i < 2 {
+				b.WriteString(pad(c, widths[i]))
+			} else {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)) + c)
+			}
+		}
+		out[k] = strings.TrimRight(b.String(), " ")
+	}
+	return out
+}
+
+// wrapLine breaks s at spaces into lines of at most width runes (a longer
+// word stays whole).
+func wrapLine(s string, width int) []string {
+	var out []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
+			out, line = append(out, line), w
+		default:
+			line += " " + w
+		}
+	}
+	return append(out, line)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/packer-sched/packer/sim"
 )
@@ -65,8 +66,11 @@ func TestRankP95Slowdown(t *testing.T) {
 		"  1. fair  2.40",
 		"  2. fifo  5.00",
 		"  2. same  5.00",
-		"Why, against fair, by job size (small ≤ 10 tasks, medium 11–100 tasks, large > 100 tasks);",
-		"  fifo  small       1 jobs: p95 slowdown 5.00 against 2.00; 0 faster, 1 slower, mean response +6.0 s",
+		"Why, against fair, by job size:",
+		"  policy  size    jobs  p95 slowdown  fair's  faster  slower  mean response",
+		"  fifo    small      1          5.00    2.00       0       1         +6.0 s",
+		"  fifo    large      1          1.00    1.10       1       0       -100.0 s",
+		"Sizes: small ≤ 10 tasks, medium 11–100 tasks, large > 100 tasks.",
 	} {
 		if !strings.Contains(lines, want) {
 			t.Errorf("lines lack %q:\n%s", want, lines)
@@ -148,5 +152,27 @@ func TestCompareSaysSame(t *testing.T) {
 	want := "fair: every job starts and finishes as under fifo: their rows and slowdown lines are the same"
 	if got := strings.Join(sim.NoteLines(out), "\n"); !strings.Contains(got, want) || !strings.Contains(got, "sequential: every job starts and finishes as under fifo") {
 		t.Errorf("notes %q lack %q and sequential's", got, want)
+	}
+}
+
+// TestRankLinesWidth: with the longest built-in policy names and response
+// times in seconds, every line of the ranking fits sim.RankWidth columns.
+func TestRankLinesWidth(t *testing.T) {
+	w, rs := rankCase()
+	for i, name := range []string{"tyrex-dynamic", "fair-by-tasks", "tyrex-static"} {
+		r := *rs[i]
+		r.Policy = name
+		rs[i] = &r
+	}
+	for _, metric := range sim.RankMetricNames() {
+		rk, err := sim.Rank(w, rs, metric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range rk.Lines() {
+			if n := utf8.RuneCountInString(l); n > sim.RankWidth {
+				t.Errorf("%s: line of %d columns: %q", metric, n, l)
+			}
+		}
 	}
 }

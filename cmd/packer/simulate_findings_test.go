@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestSimulateIdleNote: the small workload's 76 tasks on 400 nodes leave the
@@ -55,10 +57,29 @@ func TestSimulateRankBy(t *testing.T) {
 	}
 	// fair 2.20, fifo 3.50, sequential 18.40 (simulate-small.txt's p95 slowdowns).
 	for _, want := range []string{"Ranked by p95 slowdown (lower is better):\n  1. fair        2.20\n  2. fifo        3.50\n  3. sequential  18.40\n",
-		"Why, against fair, by job size (small ≤ 10 tasks, medium 11–100 tasks, large > 100 tasks);",
-		"  sequential  small       3 jobs: p95 slowdown 18.40 against 2.20; 0 faster, 3 slower"} {
+		"Why, against fair, by job size:\n  policy      size    jobs  p95 slowdown  fair's  faster  slower  mean response\n",
+		"  sequential  small      3         18.40    2.20       0       3"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// With --format csv the ranking goes to stderr: stdout is the CSV
+	// alone, every record as wide as the header; the ranking's lines fit
+	// 100 columns.
+	code, out, errs = packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "-p", "fifo,fair,sequential", "--rank-by", "p95-slowdown", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	records, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(records) != 4 || strings.Contains(out, "Ranked") {
+		t.Errorf("csv stdout: %v, %d records:\n%s", err, len(records), out)
+	}
+	if !strings.Contains(errs, "Ranked by p95 slowdown (lower is better):") || !strings.Contains(errs, "Why, against fair, by job size:") {
+		t.Errorf("csv: ranking not on stderr:\n%s", errs)
+	}
+	for _, l := range strings.Split(errs, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("csv: stderr line of %d columns: %q", n, l)
 		}
 	}
 	code, out, errs = packer(t, "", "simulate", "-w", "testdata/simulate-small.json", "-p", "fifo,fair", "--rank-by", "makespan", "--format", "json")
