@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -75,4 +76,35 @@ func Select(names []string) ([]Experiment, error) {
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Tally is how many of one paper's claims hold over a set of results.
+type Tally struct {
+	Paper  Paper `json:"paper"`
+	Holds  int   `json:"holds"`
+	Claims int   `json:"claims"`
+}
+
+// Summary tallies the results' checks by paper, papers in the order they
+// first appear, and adds the total over all of them as the last entry (its
+// Paper zero).
+func Summary(results []*Result) []Tally {
+	var out []Tally
+	var all Tally
+	for _, r := range results {
+		i := slices.IndexFunc(out, func(t Tally) bool { return t.Paper.Name == r.Paper.Name })
+		if i < 0 {
+			out = append(out, Tally{Paper: r.Paper})
+			i = len(out) - 1
+		}
+		for _, c := range r.Checks {
+			out[i].Claims++
+			all.Claims++
+			if c.Holds {
+				out[i].Holds++
+				all.Holds++
+			}
+		}
+	}
+	return append(out, all)
 }

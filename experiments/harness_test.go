@@ -253,3 +253,24 @@ func TestRunReportsProgress(t *testing.T) {
 		t.Errorf("progress calls %q, want %q", got, want)
 	}
 }
+
+// TestSummaryTalliesByPaper: two dp results with checks (holds, does not)
+// and (holds), one delay result with (does not): dp 2 of 3, delay 0 of 1,
+// all 2 of 4; papers in the order they first appear.
+func TestSummaryTalliesByPaper(t *testing.T) {
+	rs := []*Result{
+		{Paper: DPPaper, Checks: []Check{{Holds: true}, {Holds: false}}},
+		{Paper: DelayPaper, Checks: []Check{{Holds: false}}},
+		{Paper: DPPaper, Checks: []Check{{Holds: true}}},
+	}
+	got := Summary(rs)
+	want := []Tally{{DPPaper, 2, 3}, {DelayPaper, 0, 1}, {Paper{}, 2, 4}}
+	if len(got) != len(want) {
+		t.Fatalf("Summary = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Paper.Name != want[i].Paper.Name || got[i].Holds != want[i].Holds || got[i].Claims != want[i].Claims {
+			t.Errorf("Summary[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

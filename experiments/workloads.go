@@ -250,24 +250,30 @@ func DPBoost(seed uint64) (*sim.Workload, float64) {
 	return w, period
 }
 
-// DelaySmallJobs is the delay scheduling paper's head-of-line setting: 100 nodes in 5 racks with
-// 2 map slots each, kept busy by a big job of 4000 maps of 5–15 s (varied, so
-// slots free up one at a time), while 100 small jobs of 2 maps × 10 s arrive
-// one a second from 5 s on. Blocks are placed HDFS-style from the run's
-// random seed.
+// DelaySmallJobs is the delay scheduling paper's head-of-line setting at its
+// p = 0.1: 30 nodes in 3 racks with 2 map slots each, kept busy by a big job
+// of 1500 maps of 5–15 s (varied, so slots free up one at a time), while 100
+// small jobs of 1 map × 10 s arrive one a second from 5 s on. A small job's
+// block has 3 replicas on 3 of the 30 nodes, so it has local data on a share
+// p = 3/30 = 0.1 of the nodes, the paper's example for 1 − (1 − p)^D. Blocks
+// are placed HDFS-style from the run's random seed.
 func DelaySmallJobs(seed uint64) *sim.Workload {
 	rng := expRNG(seed, 1)
-	d := make([]float64, 4000)
+	d := make([]float64, 1500)
 	for i := range d {
 		d[i] = 5 + 10*rng.Float64()
 	}
-	w := &sim.Workload{Name: "delay-small-jobs", Cluster: sim.Cluster{Nodes: 100, Racks: 5, MapSlots: 2}}
+	w := &sim.Workload{Name: "delay-small-jobs", Cluster: sim.Cluster{Nodes: DelayNodes, Racks: 3, MapSlots: 2}}
 	w.Jobs = append(w.Jobs, sim.Job{Name: "big", Maps: sim.Tasks{Durations: d}})
 	for i := range 100 {
-		w.Jobs = append(w.Jobs, sim.Job{Name: fmt.Sprintf("small-%d", i), Arrival: float64(5 + i), Maps: sim.Tasks{Count: 2, Mean: 10}})
+		w.Jobs = append(w.Jobs, sim.Job{Name: fmt.Sprintf("small-%d", i), Arrival: float64(5 + i), Maps: sim.Tasks{Count: 1, Mean: 10}})
 	}
 	return w
 }
+
+// DelayNodes is DelaySmallJobs' cluster size: with 3 replicas a one-map job
+// has data on p = 3/DelayNodes = 0.1 of the nodes.
+const DelayNodes = 30
 
 // DPTwoQueues is the DP paper's first experiment in open loop: queues q1 and q2
 // each submit jobs Pi-estimator jobs of 300 maps, one every 60 s from 0, on

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -83,24 +82,7 @@ func experimentRun(c *cli.Context) error {
 			return err
 		}
 	}
-	return nil
-}
-
-func printExperiment(w io.Writer, r *experiments.Result) error {
-	fmt.Fprintf(w, "%s (%s): %s — median [min–max] over %d seeds\n", r.Name, r.Paper.Cite(), r.Title, len(r.Seeds))
-	t := newTable(w, append(append([]string{""}, r.Columns...), "PAPER")...)
-	for _, row := range r.Rows {
-		cells := []string{row.Label}
-		for _, v := range row.Values {
-			cells = append(cells, v.Format(len(r.Seeds)))
-		}
-		t.Append(append(cells, row.Paper))
-	}
-	if err := t.Render(); err != nil {
-		return err
-	}
-	for _, ch := range r.Checks {
-		fmt.Fprintf(w, "  %s: %s\n", ch.Verdict(), ch.Claim)
-	}
+	fmt.Fprintln(c.App.Writer)
+	printExperimentSummary(c.App.Writer, results)
 	return nil
 }
