@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
+	"os/signal"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -23,6 +27,12 @@ import (
 	"github.com/packer-sched/packer/pso"
 )
 
+// plan catches SIGINT and SIGTERM itself (planSignals).
+func init() {
+	i, _ := slices.BinarySearch(ownSignals, "plan")
+	ownSignals = slices.Insert(ownSignals, i, "plan")
+}
+
 var planCommand = &cli.Command{
 	Name:  "plan",
 	Usage: "plan a workload onto the cluster: phases, VM counts, roles, hosts and disks",
@@ -36,6 +46,9 @@ var planCommand = &cli.Command{
 		"columns seeded with a pso run given a third of --time-limit, and never worse than that run).\n" +
 		"--time-limit stops pso, columns and auto with the best plan and bound so far; a plan it cut\n" +
 		"short says so and depends on timing (0: no limit, the same plan for the same seed).\n" +
+		"Ctrl-C or SIGTERM ends the search the same way: the best plan so far is checked, written\n" +
+		"and marked interrupted, and plan exits 130 (143 for SIGTERM). --max-memory refuses, before\n" +
+		"allocating, what the chosen algorithm is estimated to need beyond it.\n" +
 		"exact, pso, columns and auto order the phases for the least mean job\n" +
 		"completion time (Smith's rule; the makespan is unchanged) and record the optimum, or a\n" +
 		"lower bound, and the gap. --output writes the plan document (JSON) for apply and simulate;\n" +
@@ -54,11 +67,16 @@ var planCommand = &cli.Command{
 		formatFlag,
 		planDeadlineFlag,
 		withinMeasuredFlag,
+		planMaxMemoryFlag,
 	}, clusterFlags...),
 	Action: planAction,
 }
 
 func planAction(c *cli.Context) error {
+	ctx, stopCtx := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	sig := catchPlanSignals(ctx, stopCtx)
+	defer sig.stop()
+	c.Context = context.WithValue(ctx, planSignalsKey{}, sig)
 	if c.NArg() > 0 {
 		return badUsage("plan takes no arguments, got %q (did you mean --workload %s?)", c.Args().First(), c.Args().First())
 	}
@@ -133,13 +151,13 @@ func planAction(c *cli.Context) error {
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
 		printDeadline(c.App.ErrWriter, pl.Makespan, deadline) // stdout is the document
-		return err
+	} else if err = printPlan(c.App.Writer, pl); err == nil {
+		printDeadline(c.App.Writer, pl.Makespan, deadline)
 	}
-	if err := printPlan(c.App.Writer, pl); err != nil {
-		return err
+	if s := sig.signalled(); s != nil && err == nil {
+		return interruptedExit(s, pl, c.String("output"))
 	}
-	printDeadline(c.App.Writer, pl.Makespan, deadline)
-	return nil
+	return err
 }
 
 // makePlan solves p with the named algorithm (optimize.Solve), the swarm
@@ -168,11 +186,12 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 	} else {
 		set.Swarm.Recorder = func(pr pso.Progress) { report(optimize.FormatSwarmProgress(pr)) }
 	}
+	set.Interrupt = planSignalsOf(c).interrupt()
 	res, err := optimize.Solve(p, method, set)
 	if errors.Is(err, optimize.ErrRangeDoesNotFit) {
 		return nil, badInput(fmt.Errorf("--within-measured: %w", err))
 	} else if err != nil {
-		return nil, err
+		return nil, solveError(err)
 	}
 	if shown.Load() && res.Method == optimize.MethodColumns && res.LowerBound != nil {
 		// The last pricing round's numbers are not the result's: the
@@ -180,7 +199,13 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 		// progress ends with what the summary prints.
 		line.Report(true, "%s", optimize.FormatProgress(p.Makespan(res.Schedule), *res.LowerBound))
 	}
-	return plan.New(p, workload, res.Solution)
+	pl, err := plan.New(p, workload, res.Solution)
+	if err != nil || !res.Interrupted {
+		return pl, err
+	}
+	// Cut short anywhere: checked once more, as any reader will.
+	pl.Interrupted = true
+	return pl, pl.Verify()
 }
 
 // planSettings are the solver settings the flags give for a problem of the
@@ -191,8 +216,12 @@ func planSettings(c *cli.Context, jobs int) (*optimize.Settings, error) {
 	if !c.IsSet("time-limit") {
 		limit = optimize.DefaultTimeLimit(jobs)
 	}
+	mem, source, err := planMemory(c)
+	if err != nil {
+		return nil, err
+	}
 	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
-		TimeLimit: limit, WithinMeasured: c.Bool("within-measured")}
+		TimeLimit: limit, WithinMeasured: c.Bool("within-measured"), MaxMemory: mem, MemorySource: source}
 	return set, settingUsage(c, set.Validate())
 }
 
@@ -234,77 +263,6 @@ func (b *progressBar) done() {
 	if b.last >= 0 {
 		fmt.Fprint(b.w, "\r\033[K")
 	}
-}
-
-// printPlan renders a plan for people: a header line, one job table and one
-// placement table per phase, and the totals.
-func printPlan(w io.Writer, pl *plan.Plan) error {
-	cl := pl.Cluster
-	fmt.Fprintf(w, "Plan %s: workload %s (%d jobs), algorithm %s\n", pl.ID, pl.Workload, len(pl.Jobs), pl.Algorithm)
-	fmt.Fprintf(w, "Cluster: %d hosts × %d disks = %d primary VMs, up to %d extra VMs (r = %d), alpha = %g, %d vCPUs and %d MiB per VM\n",
-		cl.Hosts, cl.DisksPerHost, cl.PrimaryVMs, cl.MaxExtraVMs, cl.ExtraRatio, cl.Alpha, cl.VCPUsPerVM, cl.MemoryMiBPerVM)
-	classes := map[string]string{}
-	for _, j := range pl.Jobs {
-		classes[j.Name] = j.Class()
-	}
-	extrapolated := false
-	for _, ph := range pl.Phases {
-		fmt.Fprintf(w, "\nPhase %d: starts at %s, lasts %s\n", ph.Index+1, seconds(ph.Start), seconds(ph.Duration))
-		t := newTable(w, "job", "class", "VMs", "role", "runtime")
-		for _, j := range ph.Jobs {
-			vms := strconv.Itoa(j.VMs)
-			if j.Extrapolated {
-				vms += " *"
-				extrapolated = true
-			}
-			t.Append([]string{j.Name, classes[j.Name], vms, string(j.Role), seconds(j.Runtime)})
-		}
-		if err := t.Render(); err != nil {
-			return err
-		}
-		header := []string{"host"}
-		for d := range cl.DisksPerHost {
-			header = append(header, fmt.Sprintf("disk %d", d))
-		}
-		header = append(header, "extra")
-		t = newTable(w, header...)
-		for _, h := range ph.Hosts {
-			row := make([]string, cl.DisksPerHost+2)
-			row[0] = strconv.Itoa(h.Host)
-			var extras []string
-			for _, v := range h.VMs {
-				name := fmt.Sprintf("%s[%d]", v.Job, v.Index)
-				if v.Disk == nil {
-					extras = append(extras, name)
-				} else {
-					row[1+*v.Disk] = name
-				}
-			}
-			row[len(row)-1] = strings.Join(extras, " ")
-			t.Append(row)
-		}
-		if err := t.Render(); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w)
-	if extrapolated {
-		fmt.Fprintln(w, "* VM count outside the job's measured range: the runtime is an extrapolation of its model (the notes say by how far).")
-	}
-	for _, n := range pl.Notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
-	}
-	fmt.Fprintf(w, "Makespan:            %s\n", seconds(pl.Makespan))
-	fmt.Fprintf(w, "Sequential makespan: %s (every job alone on all %d VMs)\n", seconds(pl.SequentialMakespan), cl.PrimaryVMs)
-	fmt.Fprintf(w, "Saving:              %.1f %%\n", pl.SavingPercent)
-	fmt.Fprintf(w, "Mean job completion: %s\n", seconds(pl.MeanCompletion))
-	switch {
-	case pl.Optimum != nil:
-		fmt.Fprintf(w, "Optimum:             %s (gap %.2f %%)\n", seconds(*pl.Optimum), *pl.GapPercent)
-	case pl.LowerBound != nil:
-		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
-	}
-	return nil
 }
 
 // printJSON prints v as indented JSON and a newline.

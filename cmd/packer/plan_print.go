@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/packer-sched/packer/plan"
+)
+
+// printPlan renders a plan for people: a header line, one job table and one
+// placement table per phase, and the totals.
+func printPlan(w io.Writer, pl *plan.Plan) error {
+	cl := pl.Cluster
+	fmt.Fprintf(w, "Plan %s: workload %s (%d jobs), algorithm %s\n", pl.ID, pl.Workload, len(pl.Jobs), pl.Algorithm)
+	fmt.Fprintf(w, "Cluster: %d hosts × %d disks = %d primary VMs, up to %d extra VMs (r = %d), alpha = %g, %d vCPUs and %d MiB per VM\n",
+		cl.Hosts, cl.DisksPerHost, cl.PrimaryVMs, cl.MaxExtraVMs, cl.ExtraRatio, cl.Alpha, cl.VCPUsPerVM, cl.MemoryMiBPerVM)
+	classes := map[string]string{}
+	for _, j := range pl.Jobs {
+		classes[j.Name] = j.Class()
+	}
+	extrapolated := false
+	for _, ph := range pl.Phases {
+		fmt.Fprintf(w, "\nPhase %d: starts at %s, lasts %s\n", ph.Index+1, seconds(ph.Start), seconds(ph.Duration))
+		t := newTable(w, "job", "class", "VMs", "role", "runtime")
+		for _, j := range ph.Jobs {
+			vms := strconv.Itoa(j.VMs)
+			if j.Extrapolated {
+				vms += " *"
+				extrapolated = true
+			}
+			t.Append([]string{j.Name, classes[j.Name], vms, string(j.Role), seconds(j.Runtime)})
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+		header := []string{"host"}
+		for d := range cl.DisksPerHost {
+			header = append(header, fmt.Sprintf("disk %d", d))
+		}
+		header = append(header, "extra")
+		t = newTable(w, header...)
+		for _, h := range ph.Hosts {
+			row := make([]string, cl.DisksPerHost+2)
+			row[0] = strconv.Itoa(h.Host)
+			var extras []string
+			for _, v := range h.VMs {
+				name := fmt.Sprintf("%s[%d]", v.Job, v.Index)
+				if v.Disk == nil {
+					extras = append(extras, name)
+				} else {
+					row[1+*v.Disk] = name
+				}
+			}
+			row[len(row)-1] = strings.Join(extras, " ")
+			t.Append(row)
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	if extrapolated {
+		fmt.Fprintln(w, "* VM count outside the job's measured range: the runtime is an extrapolation of its model (the notes say by how far).")
+	}
+	for _, n := range pl.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	if pl.Interrupted {
+		fmt.Fprintln(w, "Interrupted:         yes, by a signal: the best plan found so far, and the best bound proven so far")
+	}
+	fmt.Fprintf(w, "Makespan:            %s\n", seconds(pl.Makespan))
+	fmt.Fprintf(w, "Sequential makespan: %s (every job alone on all %d VMs)\n", seconds(pl.SequentialMakespan), cl.PrimaryVMs)
+	fmt.Fprintf(w, "Saving:              %.1f %%\n", pl.SavingPercent)
+	fmt.Fprintf(w, "Mean job completion: %s\n", seconds(pl.MeanCompletion))
+	switch {
+	case pl.Optimum != nil:
+		fmt.Fprintf(w, "Optimum:             %s (gap %.2f %%)\n", seconds(*pl.Optimum), *pl.GapPercent)
+	case pl.LowerBound != nil:
+		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
+	}
+	return nil
+}
