@@ -15,7 +15,8 @@ var experimentCommand = &cli.Command{
 	Usage: "regenerate the papers' headline comparisons in the simulator",
 	Description: "packer experiment list names the experiments and their papers; packer experiment run NAME... (or all)\n" +
 		"runs each over --seeds random seeds (1..N), prints every number as the median over seeds with\n" +
-		"min–max, the paper's number beside it, and whether the paper's direction holds on the medians.",
+		"min–max, the paper's number beside or below it, and whether the paper's direction holds on the\n" +
+		"medians; it ends with how many claims hold, by paper. Lines fit 100 columns.",
 	Subcommands: []*cli.Command{
 		{
 			Name:   "list",
