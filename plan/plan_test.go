@@ -485,3 +485,21 @@ func TestNewNamesExtrapolations(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMarshalIndentCompactsHugePlans: up to plan.CompactBytes the document is
+// json.MarshalIndent's; past it, json.Marshal's on one line; both parse back
+// to the same plan.
+func TestMarshalIndentCompactsHugePlans(t *testing.T) {
+	pl := &plan.Plan{Version: plan.Version, ID: "x-00000000", Workload: "x", Notes: []string{"a note"}}
+	small, err := pl.MarshalIndent()
+	want, _ := json.MarshalIndent(pl, "", "  ")
+	if err != nil || string(small) != string(want)+"\n" {
+		t.Fatalf("small plan: %q, %v; want json.MarshalIndent's %q", small, err, want)
+	}
+	pl.Notes = []string{strings.Repeat("n", plan.CompactBytes)}
+	big, err := pl.MarshalIndent()
+	compact, _ := json.Marshal(pl)
+	if err != nil || string(big) != string(compact)+"\n" {
+		t.Fatalf("big plan: %d bytes, %v; want json.Marshal's %d bytes and a newline", len(big), err, len(compact))
+	}
+}
