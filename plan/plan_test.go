@@ -179,14 +179,33 @@ func TestParseErrors(t *testing.T) {
 
 // FuzzParse: never panics; anything accepted verifies and round-trips.
 func FuzzParse(f *testing.F) {
-	p := &model.Problem{Jobs: []model.Job{modeltest.Job("A", 240, -1, false, true), modeltest.Job("B", 120, -1, true, false), modeltest.Job("C", 48, -1, false, false)}, Cluster: modeltest.SmallCluster()}
-	res, _ := optimize.PairSchedule(p)
-	pl := newPlan(f, p, res.Schedule, "fuzz", "pair")
-	b, _ := pl.MarshalIndent()
-	f.Add(b)
+	doc := threeJobPlan(f)
+	f.Add(doc)
+	implausibleSeeds(f, doc)
 	f.Add([]byte(`{"version": 1, "jobs": [], "phases": []}`))
 	f.Add([]byte(`{"version": 1, "cluster": {"hosts": 1}}`))
 	f.Fuzz(checkParsedPlan)
+}
+
+// threeJobPlan is the pair scheduler's plan of an I/O job, a CPU job and a
+// job of neither class on a small cluster, as a compact document.
+func threeJobPlan(t testing.TB) []byte {
+	p := &model.Problem{Jobs: []model.Job{modeltest.Job("A", 240, -1, false, true), modeltest.Job("B", 120, -1, true, false), modeltest.Job("C", 48, -1, false, false)}, Cluster: modeltest.SmallCluster()}
+	res, err := optimize.PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compactPlan(t, newPlan(t, p, res.Schedule, "fuzz", "pair"))
+}
+
+// compactPlan is pl's document without indentation: 1.5 KB where indented
+// it is 3.3 KB, so that the fuzzer mutates and minimizes half the bytes.
+func compactPlan(t testing.TB, pl *plan.Plan) []byte {
+	b, err := json.Marshal(pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // checkParsedPlan is the fuzz property of every plan reader: never a panic;
@@ -199,6 +218,7 @@ func checkParsedPlan(t *testing.T, data []byte) {
 	if err := pl.Verify(); err != nil {
 		t.Fatalf("accepted a plan that does not verify: %v", err)
 	}
+	checkPlausible(t, pl)
 	b, err := pl.MarshalIndent()
 	if err != nil {
 		t.Fatal(err)
@@ -343,11 +363,9 @@ func FuzzParseBound(f *testing.F) {
 		} else {
 			pl.SetLowerBound(optimize.LowerBound(p))
 		}
-		b, err := pl.MarshalIndent()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+		doc := compactPlan(f, pl)
+		f.Add(doc)
+		implausibleSeeds(f, doc)
 	}
 	f.Fuzz(checkParsedPlan)
 }
