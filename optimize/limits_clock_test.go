@@ -171,3 +171,28 @@ func TestPairSparse(t *testing.T) {
 		t.Errorf("dense %v, %d pairs priced for %d jobs", tab.dense, len(tab.cands), len(p.Jobs))
 	}
 }
+
+// TestReserveShortensSearch: Reserve comes off the time the searches share
+// (at most half of TimeLimit): at 5.8 s of a 10 s limit a swarm with 4 s
+// reserved has passed 95 % of its 6 s and stops at its next evaluation, one
+// with none has not; a reserve of an hour counts as 5 s.
+func TestReserveShortensSearch(t *testing.T) {
+	p := limitProblem(t, 40, 9)
+	for _, c := range []struct {
+		reserve time.Duration
+		stopped bool
+	}{{0, false}, {4 * time.Second, true}, {time.Hour, true}} {
+		clock := &jumpClock{t0: time.Unix(1e9, 0), after: 1, jump: 5800 * time.Millisecond}
+		res, err := Solve(p, MethodSwarm, &Settings{TimeLimit: 10 * time.Second, Reserve: c.reserve, Clock: clock.now,
+			Swarm: &pso.Settings{Particles: 20, Iterations: 5, Seed: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Swarm.Stopped != c.stopped || (c.stopped && res.Swarm.Evaluations != 1) {
+			t.Errorf("reserve %v: stopped %v after %d evaluations, want stopped %v", c.reserve, res.Swarm.Stopped, res.Swarm.Evaluations, c.stopped)
+		}
+	}
+	if got := PlanWriteReserve(limitProblem(t, 5000, 200)); got != 3*time.Second {
+		t.Errorf("PlanWriteReserve at 5,000 jobs on 200 hosts: %v, want 2,500 phases × 600 VMs × 2 µs = 3 s", got)
+	}
+}
