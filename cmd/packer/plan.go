@@ -145,8 +145,10 @@ func planAction(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := writeChart(c, chart.Gantt(pl)); err != nil {
-		return err
+	if c.String("chart") != "" { // drawing costs seconds at 5,000 jobs
+		if err := writeChart(c, chart.Gantt(pl)); err != nil {
+			return err
+		}
 	}
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
@@ -187,6 +189,7 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 		set.Swarm.Recorder = func(pr pso.Progress) { report(optimize.FormatSwarmProgress(pr)) }
 	}
 	set.Interrupt = planSignalsOf(c).interrupt()
+	set.Reserve = optimize.PlanWriteReserve(p)
 	res, err := optimize.Solve(p, method, set)
 	if errors.Is(err, optimize.ErrRangeDoesNotFit) {
 		return nil, badInput(fmt.Errorf("--within-measured: %w", err))
