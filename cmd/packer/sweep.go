@@ -11,6 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/internal/progress"
+	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/sim"
 	"github.com/packer-sched/packer/sweep"
 )
 
@@ -32,6 +34,8 @@ var sweepOutputFlags = []cli.Flag{
 	&cli.StringFlag{Name: "format", Value: "table", Usage: "standard output: table, csv or jsonl (a JSON line a point)"},
 	&cli.StringFlag{Name: "jsonl", Usage: "also write the results as JSON lines to `FILE`"},
 	&cli.StringFlag{Name: "csv", Usage: "also write the results as CSV to `FILE`"},
+	&cli.StringFlag{Name: "chart", Usage: "also draw --metric against cluster size to `FILE` (.svg or .png): a panel per workload, a line per policy or algorithm"},
+	&cli.StringFlag{Name: "metric", Value: "makespan", Usage: "what --chart draws of a simulate sweep: `NAME`, one of " + strings.Join(sim.RankMetricNames(), ", ") + " (a plan sweep: makespan)"},
 }
 
 var sweepRunCommand = &cli.Command{
@@ -66,9 +70,15 @@ func sweepRunAction(c *cli.Context) error {
 	if sharded && dir == "" {
 		return badUsage("sweep run: shard %s (%s) needs --out DIR, where the shards' results meet", sh, from)
 	}
+	if sharded && c.String("chart") != "" {
+		return badUsage("sweep run: --chart draws the whole sweep: give it to sweep merge, not to shard %s", sh)
+	}
 	s, err := loadSweep(c, c.Args().First(), sh)
 	if err != nil {
 		return err
+	}
+	if err := sweep.CheckChartMetric(s.Run, c.String("metric")); err != nil {
+		return badUsage("--metric: %v", err)
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil { // after the checks: bad input leaves nothing behind
@@ -212,16 +222,34 @@ func checkSweepOutputs(c *cli.Context) error {
 	if _, err := checkFormat(c, "table", "csv", "jsonl"); err != nil {
 		return err
 	}
+	if err := checkChart(c); err != nil {
+		return err
+	}
 	return checkOutputs(c, "jsonl", "csv")
 }
 
-// writeSweepResults writes the files asked for and standard output.
+// writeSweepResults writes the files asked for and standard output; the
+// chart is drawn first, so that a metric it cannot draw leaves no file.
 func writeSweepResults(c *cli.Context, res *sweep.Results) error {
+	var pic []byte
+	if path := c.String("chart"); path != "" {
+		var err error
+		if pic, err = sweepChart(res, c.String("metric"), path); err != nil {
+			return err
+		}
+	} else if err := sweep.CheckChartMetric(res.Run, c.String("metric")); err != nil {
+		return badUsage("--metric: %v", err)
+	}
 	for flag, data := range map[string]func() []byte{"jsonl": res.JSONL, "csv": res.CSV} {
 		if path := c.String(flag); path != "" {
 			if err := writeOutput(path, data()); err != nil {
 				return err
 			}
+		}
+	}
+	if pic != nil {
+		if err := safefile.WriteFile(c.String("chart"), pic, 0o644); err != nil {
+			return err
 		}
 	}
 	switch c.String("format") {
