@@ -128,6 +128,11 @@ fuzz-workloads:
 bench-workloads:
 	$(GO) test ./workloads/traces -run '^$$' -bench FB2010 -benchtime 1x -pgo='$(PGO_FLAG)' -policies $(POLICIES)
 
+# fuzz-sweep runs the sweep file parser's fuzzer, FUZZTIME.
+.PHONY: fuzz-sweep
+fuzz-sweep:
+	$(GO) test ./sweep -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+
 # pictures regenerates the README's pictures and the example report with the tool itself.
 .PHONY: pictures
 pictures: deps
