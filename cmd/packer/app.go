@@ -58,6 +58,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {}, // run decides the exit code
 	}
 	setUsageErrors(app.Commands, "")
+	setEmptyFileChecks(app.Commands, "")
 	setSubcommandActions(app.Commands)
 	return app
 }
@@ -165,11 +166,12 @@ func setUsageErrors(cmds []*cli.Command, parent string) {
 	for _, c := range cmds {
 		name := strings.TrimSpace(parent + " " + c.Name)
 		flags := c.Flags
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		c.OnUsageError = func(ctx *cli.Context, err error, _ bool) error {
 			if err := shell.BadDuration(flags, err); err != nil {
 				return usageError{err}
 			}
-			return usageError{fmt.Errorf("%s: %w (see: packer %s --help)", name, err, name)}
+			// The program's name as run (jpacker, beside HashiCorp's packer).
+			return usageError{fmt.Errorf("%s: %w (see: %s %s --help)", name, err, ctx.App.Name, name)}
 		}
 		if name != "help" { // urfave/cli's, which, once run, may be its own subcommand
 			setUsageErrors(c.Subcommands, name)

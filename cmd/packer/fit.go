@@ -73,6 +73,20 @@ var fitCommand = &cli.Command{
 	Action: fitAction,
 }
 
+// openInput opens the file --flag names for a streaming reader (which bounds
+// what it reads itself, as profile's observations reader does): an empty
+// name is one line naming the flag, not "open : no such file".
+func openInput(flag, path string) (*os.File, error) {
+	if path == "" {
+		return nil, badUsage("--%s: the file name is empty", flag)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput(&model.InputError{File: path, Err: err})
+	}
+	return f, nil
+}
+
 func fitAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return badUsage("fit takes no arguments, got %q (did you mean --observations %s?)", c.Args().First(), c.Args().First())
@@ -101,9 +115,9 @@ func fitAction(c *cli.Context) error {
 			files = append(files, profile.ObservationFile{R: c.App.Reader, File: "<stdin>"})
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := openInput("observations", path)
 		if err != nil {
-			return badInput(&model.InputError{File: path, Err: err})
+			return err
 		}
 		defer f.Close()
 		files = append(files, profile.ObservationFile{R: f, File: path})

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,9 +15,9 @@ import (
 // checkFit reads --check's runs and predicts them, before anything is
 // written: a bad check file leaves no workload behind.
 func checkFit(c *cli.Context, path string, w *model.Workload) ([]profile.Prediction, error) {
-	f, err := os.Open(path)
+	f, err := openInput("check", path)
 	if err != nil {
-		return nil, badInput(&model.InputError{File: path, Err: err})
+		return nil, err
 	}
 	defer f.Close()
 	ps, unfitted, err := profile.CheckPredictions(w, []profile.ObservationFile{{R: f, File: path}})

@@ -258,3 +258,73 @@ func argsAndFlags(c *cli.Context, cmd string) ([]string, error) {
 	})
 	return args, err
 }
+
+// setEmptyFileChecks makes every command refuse a file flag given an empty
+// value (`-w ”`, `--plan "$UNSET"`), which would otherwise act as if the
+// flag were not given, or say "open : no such file".
+func setEmptyFileChecks(cmds []*cli.Command, parent string) {
+	for _, c := range cmds {
+		if c.Name == "help" { // urfave/cli's
+			continue
+		}
+		name := strings.TrimSpace(parent + " " + c.Name)
+		if c.Before == nil {
+			c.Before = func(ctx *cli.Context) error { return refuseEmptyFiles(ctx, name) }
+		}
+		setEmptyFileChecks(c.Subcommands, name)
+	}
+}
+
+// refuseEmptyFiles is a usage error, naming the command cmd and the flag,
+// for the first file flag of ctx's command given an empty value.
+func refuseEmptyFiles(ctx *cli.Context, cmd string) error {
+	for _, f := range ctx.Command.Flags {
+		what := fileFlag(f)
+		name := f.Names()[0]
+		if what == "" || !ctx.IsSet(name) {
+			continue
+		}
+		values := []string{ctx.String(name)}
+		if _, ok := f.(*cli.StringSliceFlag); ok {
+			values = ctx.StringSlice(name)
+		}
+		for _, v := range values {
+			if strings.TrimSpace(v) == "" {
+				if r, ok := f.(cli.RequiredFlag); ok && r.IsRequired() {
+					return badUsage("%s: --%s is empty: name a %s", cmd, name, what)
+				}
+				return badUsage("%s: --%s is empty: name a %s, or leave the flag out", cmd, name, what)
+			}
+		}
+	}
+	return nil
+}
+
+// fileFlag says what a flag names when it names a file or directory, as its
+// definition says: "file" for a `FILE` placeholder in its usage (shown in
+// help as --plan FILE), "directory" for `DIR`, "workload or workload file"
+// for the workload flags; else "".
+func fileFlag(f cli.Flag) string {
+	var usage string
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		usage = f.Usage
+	case *cli.StringSliceFlag:
+		usage = f.Usage
+	default:
+		return ""
+	}
+	placeholder := ""
+	if _, rest, ok := strings.Cut(usage, "`"); ok {
+		placeholder, _, _ = strings.Cut(rest, "`") // as urfave/cli's help reads it
+	}
+	switch {
+	case f.Names()[0] == workloadFlag.Name || f.Names()[0] == workloadFlag.Name+"s":
+		return "workload or workload file"
+	case placeholder == "FILE":
+		return "file"
+	case placeholder == "DIR":
+		return "directory"
+	}
+	return ""
+}
