@@ -36,7 +36,7 @@ func TestRefactorInvertsTheBasis(t *testing.T) {
 		for k := range lp.binv {
 			lp.binv[k][rng.IntN(m)] += 0.5
 		}
-		lp.refactor()
+		lp.refactor(nil)
 		for k, b := range lp.basis {
 			col := make([]float64, m)
 			if b < 0 {
@@ -93,5 +93,28 @@ func TestColumnsDoNotStall(t *testing.T) {
 		if res.Ended == EndedRounds {
 			t.Errorf("random-m30-seed%d: column generation ran its %d rounds without ending (LP %.1f, bound %.1f)", seed, res.Rounds, res.LPValue, res.LowerBound)
 		}
+	}
+}
+
+// TestRefactorStops: a stop that says yes at its first question (after 8
+// columns of the elimination) leaves B⁻¹ and the pivot count as they were;
+// one that never does asks once every 8 columns and rebuilds B⁻¹.
+func TestRefactorStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	m := 40
+	lp := randomCoverLP(rng, m, 10*m)
+	lp.solve(50*m, nil)
+	lp.binv[0][1] += 0.5 // spoilt: a refactorisation would mend it
+	before := lp.binv[0][1]
+	pivots := lp.pivots
+	asked := 0
+	lp.refactor(func() bool { asked++; return true })
+	if asked != 1 || lp.binv[0][1] != before || lp.pivots != pivots {
+		t.Errorf("stopped refactor: asked %d times, B⁻¹[0][1] %v (was %v), pivots %d (were %d)", asked, lp.binv[0][1], before, lp.pivots, pivots)
+	}
+	asked = 0
+	lp.refactor(func() bool { asked++; return false })
+	if asked != m/8 || lp.binv[0][1] == before || lp.pivots != 0 {
+		t.Errorf("unstopped refactor: asked %d times (want %d), B⁻¹[0][1] %v, pivots %d", asked, m/8, lp.binv[0][1], lp.pivots)
 	}
 }
