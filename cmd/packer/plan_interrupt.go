@@ -12,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/packer-sched/packer/internal/memlimit"
 	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
@@ -29,7 +28,7 @@ func planMemory(c *cli.Context) (int64, string, error) {
 		return memoryBudget.Bytes, memoryBudget.Source, nil
 	}
 	b, err := maxMemoryBytes(c)
-	return b, "--max-memory " + memlimit.Human(b), err
+	return b, fmt.Sprintf("--max-memory %d MiB", c.Int64("max-memory")), err
 }
 
 // planSignals is plan's handling of SIGINT and SIGTERM (plan is in

@@ -94,3 +94,22 @@ func TestPlanInterruptedWritesBestPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanMaxMemory: a swarm estimated past --max-memory is refused before
+// it is built, in one line naming the limit as given, exit 2, no file
+// written; the pair scheduler fits the same limit.
+func TestPlanMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p.json")
+	code, stdout, stderr := packer(t, "", "plan", "-w", "random-m3000-seed1", "-a", "pso", "--max-memory", "100", "-o", out)
+	want := "more than the memory limit of 105 MB (--max-memory 100 MiB)"
+	if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "swarm") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line containing %q", code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s written after the refusal (%v)", out, err)
+	}
+	if code, _, stderr := packer(t, "", "plan", "-w", "random-m3000-seed1", "-a", "pair", "--max-memory", "100", "-o", out); code != 0 {
+		t.Errorf("pair under 100 MiB: exit %d, stderr %q", code, stderr)
+	}
+}
