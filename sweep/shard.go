@@ -166,3 +166,32 @@ func envInt(name, v string) (int, error) {
 	}
 	return n, nil
 }
+
+// Choose is the shard a run is: flag ("i/N", --shard) if not empty, else a
+// batch system's index (FromEnv) with count shards (--shards; 0: the
+// engine's or EnvShards'), else none (All, ok false). Errors name the flag
+// or variable at fault.
+func Choose(flag string, count int, lookup func(string) (string, bool)) (s Shard, from string, ok bool, err error) {
+	if count < 0 {
+		return Shard{}, "", false, fmt.Errorf("--shards: want at least 1, got %d", count)
+	}
+	if flag != "" {
+		if s, err = ParseShard(flag); err != nil {
+			return s, "", false, fmt.Errorf("--shard: %w", err)
+		}
+		if count > 0 && count != s.Count {
+			return s, "", false, fmt.Errorf("--shard %s and --shards %d disagree", flag, count)
+		}
+		return s, "--shard", true, nil
+	}
+	if s, from, ok, err = FromEnv(lookup, count); err != nil {
+		return s, "", false, err
+	}
+	if !ok && count > 0 {
+		return s, "", false, fmt.Errorf("--shards %d: no shard index (give --shard i/%d, or run under a Slurm array or an Indexed Job)", count, count)
+	}
+	if !ok {
+		return All, "", false, nil
+	}
+	return s, from, true, nil
+}

@@ -116,32 +116,13 @@ func sweepRunAction(c *cli.Context) error {
 }
 
 // sweepShard is the shard to run: --shard, else a batch system's index
-// (sweep.FromEnv), else none.
+// (sweep.Choose), else none; a bad one exits 2.
 func sweepShard(c *cli.Context) (sweep.Shard, string, bool, error) {
-	count := c.Int("shards")
-	if count < 0 {
-		return sweep.Shard{}, "", false, badUsage("--shards: want at least 1, got %d", count)
-	}
-	if v := c.String("shard"); v != "" {
-		sh, err := sweep.ParseShard(v)
-		if err != nil {
-			return sh, "", false, badUsage("--shard: %v", err)
-		}
-		if count > 0 && count != sh.Count {
-			return sh, "", false, badUsage("--shard %s and --shards %d disagree", v, count)
-		}
-		return sh, "--shard", true, nil
-	}
-	sh, from, ok, err := sweep.FromEnv(os.LookupEnv, count)
+	sh, from, ok, err := sweep.Choose(c.String("shard"), c.Int("shards"), os.LookupEnv)
 	if err != nil {
-		return sh, "", false, badUsage("sweep run: %v", err)
+		return sh, "", false, badUsage("%v", err)
 	}
-	if !ok && count > 0 {
-		return sh, "", false, badUsage("--shards %d: no shard index (give --shard i/%d, or run under a Slurm array or an Indexed Job)", count, count)
-	} else if !ok {
-		return sweep.All, "", false, nil
-	}
-	return sh, from, true, nil
+	return sh, from, ok, nil
 }
 
 // loadSweep reads the sweep file with its workloads; bad input exits 2.
