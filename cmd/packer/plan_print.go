@@ -11,7 +11,8 @@ import (
 
 // maxPlacementRows is the most host rows printPlan prints in placement
 // tables: past it (5,000 jobs on 200 hosts have 500,000, 18 s of CPU to
-// render) it prints the job tables and says where the placement is.
+// render) it prints the job tables and says where the placement is; past
+// as many jobs, no phase tables at all (100,000 jobs: 30 s of CPU).
 const maxPlacementRows = 20_000
 
 // printPlan renders a plan for people: a header line, one job table and (up
@@ -32,7 +33,11 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 		rows += len(ph.Hosts)
 	}
 	placed := rows <= maxPlacementRows
-	for _, ph := range pl.Phases {
+	phases := pl.Phases
+	if len(pl.Jobs) > maxPlacementRows {
+		phases = nil // 100,000 jobs: 50,000 tables
+	}
+	for _, ph := range phases {
 		fmt.Fprintf(w, "\nPhase %d: starts at %s, lasts %s\n", ph.Index+1, seconds(ph.Start), seconds(ph.Duration))
 		t := newTable(w, "job", "class", "VMs", "role", "runtime")
 		for _, j := range ph.Jobs {
@@ -75,7 +80,10 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 		}
 	}
 	fmt.Fprintln(w)
-	if !placed {
+	if phases == nil && len(pl.Phases) > 0 {
+		fmt.Fprintf(w, "Phases: %d with %d jobs, too many to list (more than %d rows); the plan document (--output, --format json) holds every phase.\n",
+			len(pl.Phases), len(pl.Jobs), maxPlacementRows)
+	} else if !placed {
 		fmt.Fprintf(w, "Placement: %d host rows over %d phases, too many to print (more than %d); the plan document (--output, --format json) holds every VM's host and disk.\n",
 			rows, len(pl.Phases), maxPlacementRows)
 	}

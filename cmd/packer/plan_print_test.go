@@ -22,3 +22,15 @@ func TestPlanPrintLeavesOutHugePlacements(t *testing.T) {
 		t.Errorf("W1: exit %d, stderr %q, want placement tables:\n%.2000s", code, errs, out)
 	}
 }
+
+// TestPlanPrintLeavesOutHugePhaseLists: past maxPlacementRows jobs no phase
+// is listed: one line says how many there are and where they are.
+func TestPlanPrintLeavesOutHugePhaseLists(t *testing.T) {
+	code, out, errs := packer(t, "", "plan", "-w", "random-m20001-seed1", "-a", "sequential")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if strings.Contains(out, "Phase 1:") || !strings.Contains(out, "Phases: 20001 with 20001 jobs, too many to list") || !strings.Contains(out, "Makespan:") {
+		t.Errorf("20,001 jobs alone: phases listed, or no line saying why not:\n%.2000s", out)
+	}
+}
