@@ -58,7 +58,7 @@ func TestCloseField(t *testing.T) {
 
 func TestFieldNames(t *testing.T) {
 	got := FieldNames(Job{})
-	want := []string{"name", "model", "cpu_intensive", "io_intensive", "description", "measured_range", "profile", "run"}
+	want := []string{"name", "model", "cpu_intensive", "io_intensive", "description", "measured_range", "vm_shape", "profile", "run"}
 	if !slices.Equal(got, want) {
 		t.Errorf("FieldNames(Job{}) = %q, want %q", got, want)
 	}

@@ -20,6 +20,9 @@ type Job struct {
 	// Range is the span of VM counts the model was measured on, when known.
 	// A plan that gives the job a VM count outside it is an extrapolation.
 	Range *NodeRange `json:"measured_range,omitempty"`
+	// Shape is the VM shape (vCPUs, memory) the model was measured on, when
+	// known: F(n) holds for n VMs of this shape (ShapeNotes, CheckShapes).
+	Shape *VMShape `json:"vm_shape,omitempty"`
 	// Profile records the measurements and fit the model and class came
 	// from, when the job was profiled (packer profile, packer fit).
 	Profile *Profile `json:"profile,omitempty"`
@@ -79,6 +82,11 @@ func (j Job) Validate() error {
 	}
 	if r := j.Range; r != nil && (r.Min < 1 || r.Max < r.Min || r.Max > MaxPrimaryVMs) {
 		return fmt.Errorf("job %q: measured_range must have 1 ≤ min ≤ max ≤ %d, got [%d, %d]", j.Name, MaxPrimaryVMs, r.Min, r.Max)
+	}
+	if j.Shape != nil {
+		if err := j.Shape.Validate(); err != nil {
+			return fmt.Errorf("job %q: %w", j.Name, err)
+		}
 	}
 	if j.Run != nil {
 		if err := j.Run.Validate(); err != nil {

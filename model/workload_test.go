@@ -119,6 +119,11 @@ func FuzzParseWorkload(f *testing.F) {
 	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "measured_range": {"min": 1, "max": 1e9}}]}`))
 	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"kind": "table", "nodes": [1, 4194304], "seconds": [9, 1e-9]}}]}`))
 	f.Add([]byte(`{"name": "", "jobs": [{"name": "", "model": {"a": 1, "b": 0}}]}`))
+	// VM shapes: recorded, vCPUs only, and implausible.
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "vm_shape": {"vcpus": 2, "memory_mib": 4096}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "vm_shape": {"vcpus": 1}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "vm_shape": {"vcpus": 0, "memory_mib": 1e12}}]}`))
+	f.Add([]byte(`{"jobs": [{"name": "j", "model": {"a": 1500, "b": -0.5}, "vm_shape": null}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ParseWorkload(data, "fuzz.json")
 		if err != nil {
@@ -136,6 +141,9 @@ func FuzzParseWorkload(f *testing.F) {
 		for _, j := range w.Jobs {
 			if f1 := j.Seconds(1); j.Model.Kind() != KindTable && !(f1 >= MinJobSeconds && f1 <= MaxJobSeconds) {
 				t.Fatalf("accepted job %q with F(1) = %v s, past the plausibility bounds", j.Name, f1)
+			}
+			if s := j.Shape; s != nil && (s.VCPUs < 1 || s.VCPUs > MaxCoresPerHost || s.MemoryMiB < 0 || s.MemoryMiB > MaxMemoryMiBPerHost) {
+				t.Fatalf("accepted job %q with vm_shape %+v, past the plausibility bounds", j.Name, *s)
 			}
 		}
 		b, err := w.MarshalIndent()
