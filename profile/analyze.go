@@ -28,6 +28,10 @@ type Settings struct {
 	// otherwise such jobs are skipped and named (Fitted.Skipped), as a real
 	// job history always has some.
 	Strict bool
+	// Shape is the VM shape (vCPUs, memory) the runs were measured on,
+	// recorded in every fitted job (model.Job.Shape) so that a plan on
+	// VMs of another shape says so; nil records none.
+	Shape *model.VMShape
 }
 
 func (s *Settings) validate() (Settings, error) {
@@ -49,6 +53,13 @@ func (s *Settings) validate() (Settings, error) {
 		if _, err := model.ParseKind(string(v.Form)); err != nil {
 			return v, fmt.Errorf("profile: Form: %w", err)
 		}
+	}
+	if v.Shape != nil {
+		if err := v.Shape.Validate(); err != nil {
+			return v, fmt.Errorf("profile: %w", err)
+		}
+		shape := *v.Shape // each job its own copy
+		v.Shape = &shape
 	}
 	return v, nil
 }
@@ -206,6 +217,7 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 		CPUIntensive: cpuOK && cpuInt,
 		IOIntensive:  ioOK && ioInt,
 		Range:        &model.NodeRange{Min: lo, Max: hi},
+		Shape:        set.Shape,
 		Profile:      p,
 	}
 	return r, nil
