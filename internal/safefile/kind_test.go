@@ -350,3 +350,65 @@ func TestInPlace(t *testing.T) {
 		}
 	}
 }
+
+// failingReader gives some bytes, then an error: a write that fails part
+// way, as a full disk does.
+type failingReader struct{ n int }
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, errors.New("disk full")
+	}
+	n := min(len(p), r.n)
+	for i := range n {
+		p[i] = 'x'
+	}
+	r.n -= n
+	return n, nil
+}
+
+// TestSymlinkTargetIsReplacedWhole: a link to a file with no other hard
+// link is written as a regular file is, by a rename over the target's name:
+// the link stays, the target has the new content, its mode and (as root)
+// its owner, and a write that fails part way leaves it as it was, with no
+// temporary file left. (With another hard link the target is rewritten in
+// place instead: TestSymlinkIsWrittenThrough.)
+func TestSymlinkTargetIsReplacedWhole(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	target := filepath.Join(outside, "journal.json")
+	os.WriteFile(target, []byte("old"), 0o640)
+	owner := os.Getuid()
+	if os.Geteuid() == 0 {
+		owner = 65534 // nobody: the new file must be theirs too
+		if err := os.Chown(target, owner, owner); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "state.json")
+	os.Symlink(target, link)
+	before, _ := os.Stat(target)
+	if err := writeThrough(link, target, &failingReader{n: 10000}, 0o644); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("a write failing part way: %v", err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "old" {
+		t.Fatalf("after a failed write the target holds %d bytes, want the old 3", len(b))
+	}
+	noTemps(t, dir, outside)
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "new" || os.SameFile(before, after) || after.Mode() != 0o640 {
+		t.Errorf("through the link: %q, same inode %v (want a new file), mode %v", b, os.SameFile(before, after), after.Mode())
+	}
+	if st, ok := after.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != owner {
+		t.Errorf("the target's owner is now %v, want %d", after.Sys(), owner)
+	}
+	if to, err := os.Readlink(link); err != nil || to != target {
+		t.Errorf("the link now leads to %q (%v)", to, err)
+	}
+	noTemps(t, dir, outside)
+}

@@ -5,13 +5,16 @@
 // Only a regular file (or a path that does not exist yet) is replaced so. A
 // symbolic link is written through, as cp and a shell's > do (install, mv
 // and sed -i would instead put a new file where the link was, and the link
-// would be gone): the file it leads to is rewritten in place, so it keeps
-// its inode, owner, mode and hard links, and a file the user may not write
-// is refused rather than replaced by a rename in its directory (which only
-// needs the directory to be writable). The data is complete before the
-// target is opened, so a failure while making it leaves the target as it
-// was; a reader may see the target while it is rewritten. A link to nothing
-// creates the file it names. A character device (/dev/null), a FIFO (a pipe, as in bash's -o >(jq .)) or
+// would be gone): the file it leads to is replaced as a regular file is, by
+// a temporary file in its own directory renamed over its name, with its
+// mode and owner, so the link survives and readers see the old content or
+// the new. A file the user may not write is refused rather than replaced
+// (a rename only needs the directory to be writable). Only where a rename
+// would change the file people see (it has other hard links, or its owner
+// cannot be kept) or cannot be made (its directory is not writable) is it
+// rewritten in place, keeping its inode; the data is complete before it is
+// opened, but a failure while writing (a full disk) leaves it cut short. A
+// link to nothing creates the file it names. A character device (/dev/null), a FIFO (a pipe, as in bash's -o >(jq .)) or
 // one of the process's own descriptors (/dev/stdout, /dev/fd/N, whatever
 // file the shell opened there) is written in place, since renaming over it
 // would destroy the device, the pipe or the file the user redirected to.
@@ -31,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // temps lists the temporary files that exist, by name; after RemoveTemps,
@@ -233,9 +237,22 @@ func (w *File) Abort() {
 }
 
 // writeThrough writes what r holds into target, the file the symbolic link
-// path leads to, in place: truncated and rewritten, keeping its inode,
-// owner, mode and hard links; created with perm if it does not exist.
+// path leads to. It replaces target atomically, as WriteFile replaces a
+// regular file: a temporary file in target's directory, with target's mode
+// (perm for a new file) and, where it differs from ours and we may set it,
+// its owner, renamed over target's name, so the link, which leads there by
+// name, survives and a reader sees the old content or the new. Where that
+// would change what the user sees of the file (it has other hard links, its
+// owner cannot be kept) or cannot be done (its directory is not writable),
+// target is rewritten in place instead, keeping its inode: then a failure
+// part way leaves it cut short, which the package comment says.
 func writeThrough(path, target string, r io.Reader, perm os.FileMode) error {
+	if err := replaceThrough(target, r, perm); err != errInPlace {
+		if err != nil {
+			return fmt.Errorf("write %s (a link to %s): %w", path, target, unwrapPath(err))
+		}
+		return nil
+	}
 	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return fmt.Errorf("write %s (a link to %s): %w", path, target, unwrapPath(err))
@@ -251,6 +268,69 @@ func writeThrough(path, target string, r io.Reader, perm os.FileMode) error {
 		return fmt.Errorf("write %s (a link to %s): %w", path, target, unwrapPath(err))
 	}
 	return nil
+}
+
+// accessWrite is access(2)'s W_OK.
+const accessWrite = 2
+
+// errInPlace is replaceThrough's answer when target must be rewritten in
+// place: nothing was written.
+var errInPlace = errors.New("rewrite in place")
+
+// replaceThrough replaces target by rename, as writeThrough says, or
+// answers errInPlace having written nothing.
+func replaceThrough(target string, r io.Reader, perm os.FileMode) (err error) {
+	uid, gid := -1, -1
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && !st.Mode().IsRegular():
+		return errInPlace
+	case err == nil:
+		perm = st.Mode().Perm()
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			if sys.Nlink > 1 {
+				return errInPlace
+			}
+			uid, gid = int(sys.Uid), int(sys.Gid)
+		}
+		if syscall.Access(target, accessWrite) != nil {
+			return fs.ErrPermission // as opening it to write would say
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	f, err := createTemp(filepath.Dir(target), filepath.Base(target))
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return errInPlace // its directory is not ours to write
+	} else if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+		forget(tmp)
+	}()
+	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) {
+		if f.Chown(uid, gid) != nil {
+			return errInPlace // the owner could not be kept (the deferred cleanup removes tmp)
+		}
+	}
+	if _, err = io.Copy(f, r); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, target)
 }
 
 // unwrapPath drops an *fs.PathError's operation and path, which the caller's
