@@ -67,7 +67,7 @@ func TestUnknownCommands(t *testing.T) {
 // goes to standard output with exit code 0, and `packer` alone still shows
 // the app's help.
 func TestCommandsWithSubcommandsNeedOne(t *testing.T) {
-	for cmd, subs := range map[string]string{"hosts": "check", "experiment": "list, run"} {
+	for cmd, subs := range map[string]string{"hosts": "check", "experiment": "list, run, merge"} {
 		code, out, errs := packerProcess(t, cmd)
 		if code != 2 || out != "" || !strings.Contains(errs, "USAGE:\n   packer "+cmd) ||
 			!strings.HasSuffix(errs, "\npacker: "+cmd+": name a subcommand: "+subs+"\n") {

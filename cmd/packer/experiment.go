@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -30,8 +29,18 @@ var experimentCommand = &cli.Command{
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "seeds", Value: experiments.DefaultSeeds, Usage: "random seeds 1..N; numbers are medians over them"},
 				formatFlag,
+				&cli.StringFlag{Name: "shard", Usage: "run shard `i/N` (i from 0) of the experiments, as packer sweep run does"},
+				&cli.IntFlag{Name: "shards", Usage: "the shard count under a batch system (Slurm array task ids or a Kubernetes completion index)"},
+				&cli.StringFlag{Name: "out", Usage: "with a shard: write its results to `DIR` (made if missing) for experiment merge"},
 			},
 			Action: experimentRun,
+		},
+		{
+			Name:      "merge",
+			Usage:     "print the results of a sharded run from its shards' files",
+			ArgsUsage: "DIR",
+			Flags:     []cli.Flag{formatFlag},
+			Action:    experimentMerge,
 		},
 	},
 }
@@ -48,11 +57,7 @@ func experimentList(c *cli.Context) error {
 }
 
 func experimentRun(c *cli.Context) error {
-	// Flags may also follow the names: run dp-shares --seeds 1.
-	names, err := argsAndFlags(c, "experiment run")
-	if err != nil {
-		return err
-	}
+	names := c.Args().Slice() // flags may follow the names: run dp-shares --seeds 1
 	format, err := checkFormat(c, "table", "json")
 	if err != nil {
 		return err
@@ -61,17 +66,37 @@ func experimentRun(c *cli.Context) error {
 	if n < 1 || n > experiments.MaxSeeds {
 		return badUsage("--seeds must be between 1 and %d, got %d", experiments.MaxSeeds, n)
 	}
-	line, tty := progress.New(c.App.ErrWriter), progress.IsTerminal(c.App.ErrWriter)
-	results, err := experiments.Run(names, &experiments.Settings{Seeds: n, Progress: func(done, total int, name string) {
-		line.Report(tty && done == total, "experiment: %d of %d runs done (last: %s)", done, total, name)
-	}})
-	line.Done()
-	if errors.Is(err, experiments.ErrUnknown) {
-		return badInput(err)
-	}
+	sh, _, sharded, err := sweepShard(c)
 	if err != nil {
 		return err
 	}
+	if sharded != (c.String("out") != "") {
+		return badUsage("a shard needs --out DIR for its results, and --out a shard (--shard i/N, or a batch system's index)")
+	}
+	selection, owned, err := experiments.Owned(names, sh.Index, sh.Count)
+	if err != nil {
+		return badInput(err)
+	}
+	var results []*experiments.Result
+	if len(owned) > 0 { // none: more shards than experiments
+		line, tty := progress.New(c.App.ErrWriter), progress.IsTerminal(c.App.ErrWriter)
+		results, err = experiments.Run(owned, &experiments.Settings{Seeds: n, Progress: func(done, total int, name string) {
+			line.Report(tty && done == total, "experiment: %d of %d runs done (last: %s)", done, total, name)
+		}})
+		line.Done()
+		if err != nil {
+			return err
+		}
+	}
+	if sharded {
+		return writeExperimentShard(c, experiments.ShardFile{Selection: selection, Seeds: n, Shard: sh.Index, Shards: sh.Count, Results: results})
+	}
+	return printExperimentResults(c, format, results)
+}
+
+// printExperimentResults prints a run's results, as a document or tables
+// and the tally of claims.
+func printExperimentResults(c *cli.Context, format string, results []*experiments.Result) error {
 	if format == "json" {
 		return printJSON(c.App.Writer, results)
 	}

@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"xenlibvirt":             {"model", "plan", "profile", "internal/safefile"},
 	"xenlibvirt/libvirttest": {"model", "plan", "xenlibvirt"},
 	"workloads/traces":       {"model", "profile", "sim", "workloads"},
-	"experiments":            {"model", "pso", "optimize", "plan", "sim", "workloads"},
+	"experiments":            {"model", "pso", "optimize", "plan", "sim", "workloads", "internal/safefile"},
 	"sweep":                  {"model", "pso", "optimize", "plan", "sim", "workloads", "workloads/traces", "internal/safefile", "internal/memlimit"},
 }
 
