@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -208,55 +207,6 @@ func writeChart(c *cli.Context, pic chart.Picture) error {
 		return err
 	}
 	return safefile.WriteFile(path, b, 0o644)
-}
-
-// argsAndFlags parses the flags given among and after a command's
-// arguments, which urfave/cli leaves unparsed (it stops at the first
-// argument), into c itself, so c.String, c.IsSet and the rest see them: people
-// write `workloads import --format swim FILE --output w.json` and `workloads
-// merge a.json b.json -o w.json`. A flag given before and after the arguments
-// takes its later value. Arguments that are not flags stay positional
-// wherever they stand, and after "--" every argument is positional; they are
-// returned. An unknown flag is a usage error that starts with the command's
-// name, cmd.
-func argsAndFlags(c *cli.Context, cmd string) ([]string, error) {
-	after := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	after.SetOutput(io.Discard)
-	primary := map[string]string{}
-	for _, f := range c.Command.Flags {
-		if err := f.Apply(after); err != nil {
-			return nil, err
-		}
-		for _, n := range f.Names() {
-			primary[n] = f.Names()[0]
-		}
-	}
-	var args []string
-	rest := c.Args().Slice()
-	for len(rest) > 0 {
-		if err := after.Parse(rest); err != nil {
-			return nil, badUsage("%s: %v", cmd, err)
-		}
-		left := after.Args()
-		if n := len(rest) - len(left); n > 0 && rest[n-1] == "--" {
-			args = append(args, left...) // the flag set stopped at "--"
-			break
-		}
-		if len(left) > 0 {
-			args = append(args, left[0])
-			left = left[1:]
-		}
-		rest = left
-	}
-	var err error
-	after.Visit(func(f *flag.Flag) {
-		if err == nil {
-			// Each alias is its own flag in the set: set the flag by its
-			// primary name, which is the name commands read.
-			err = c.Set(primary[f.Name], f.Value.String())
-		}
-	})
-	return args, err
 }
 
 // setEmptyFileChecks makes every command refuse a file flag given an empty

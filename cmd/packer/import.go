@@ -58,10 +58,7 @@ var workloadsImportCommand = &cli.Command{
 }
 
 func workloadsImportAction(c *cli.Context) error {
-	args, err := argsAndFlags(c, "workloads import")
-	if err != nil {
-		return err
-	}
+	args := c.Args().Slice() // flags among them were moved before them (shell.NormalArgs)
 	switch {
 	case len(args) < 1:
 		return badUsage("workloads import takes one trace FILE, got none")

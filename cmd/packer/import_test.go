@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/sim"
@@ -158,52 +154,5 @@ func TestFitRumen(t *testing.T) {
 	code, _, errs = packer(t, "", "fit", "--rumen", importRumen19, "--observations", "x.csv")
 	if code != 2 || !strings.Contains(errs, "--rumen and --observations are two sources of runs") {
 		t.Errorf("both sources: exit %d %s", code, errs)
-	}
-}
-
-// TestArgsAndFlags reads flags before, among and after the positional
-// arguments, with aliases, "=" values, "--" and the later value winning.
-func TestArgsAndFlags(t *testing.T) {
-	type seen struct {
-		args      []string
-		output    string
-		n         int
-		all, setN bool
-	}
-	var got seen
-	app := &cli.App{Writer: io.Discard, ErrWriter: io.Discard, Commands: []*cli.Command{{
-		Name: "cmd",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}},
-			&cli.IntFlag{Name: "n", Value: 7},
-			&cli.BoolFlag{Name: "all"},
-		},
-		Action: func(c *cli.Context) error {
-			args, err := argsAndFlags(c, "cmd")
-			got = seen{args, c.String("output"), c.Int("n"), c.Bool("all"), c.IsSet("n")}
-			return err
-		},
-	}}}
-	for _, c := range []struct {
-		in   []string
-		want seen
-	}{
-		{[]string{"a", "b"}, seen{[]string{"a", "b"}, "", 7, false, false}},
-		{[]string{"-o", "x", "a", "--n=3", "b", "--all"}, seen{[]string{"a", "b"}, "x", 3, true, true}},
-		// The value given after the arguments wins over the one before.
-		{[]string{"--output", "x", "a", "-o", "y"}, seen{[]string{"a"}, "y", 7, false, false}},
-		// After "--" a flag is an argument; "-" alone is one too.
-		{[]string{"a", "--", "--n", "4", "-"}, seen{[]string{"a", "--n", "4", "-"}, "", 7, false, false}},
-		{[]string{"-", "--n", "2"}, seen{[]string{"-"}, "", 2, false, true}},
-	} {
-		if err := app.Run(append([]string{"packer", "cmd"}, c.in...)); err != nil {
-			t.Fatalf("%v: %v", c.in, err)
-		}
-		if !slices.Equal(got.args, c.want.args) || got.output != c.want.output || got.n != c.want.n || got.all != c.want.all || got.setN != c.want.setN {
-			t.Errorf("%v: got %+v, want %+v", c.in, got, c.want)
-		}
-	}
-	if err := app.Run([]string{"packer", "cmd", "a", "--bogus"}); err == nil || err.Error() != "cmd: flag provided but not defined: -bogus" {
-		t.Errorf("unknown flag: %v", err)
 	}
 }

@@ -88,10 +88,7 @@ var workloadsMergeCommand = &cli.Command{
 		&cli.StringFlag{Name: "name", Usage: "name of the merged workload (default: the inputs' names joined by +)"},
 	},
 	Action: func(c *cli.Context) error {
-		files, err := argsAndFlags(c, "workloads merge")
-		if err != nil {
-			return err
-		}
+		files := c.Args().Slice()
 		output, name := c.String("output"), c.String("name")
 		if len(files) < 1 {
 			return badUsage("workloads merge takes one or more workload files, got none")
