@@ -74,7 +74,7 @@ func ShapeNotes(jobs []Job, c Cluster) []string {
 	switch {
 	case len(unchecked) == 0:
 	case len(unchecked) == len(jobs):
-		notes = append(notes, fmt.Sprintf("VM shape unchecked: no job records the VM shape it was measured on (vm_shape); the runtimes assume this plan's VMs (%s) are of that shape", planned))
+		notes = append(notes, fmt.Sprintf("VM shape unchecked: no job records the shape (vCPUs, memory) of the VMs it was measured on (vm_shape); the runtimes hold only if those were like this plan's VMs, %s each", planned))
 	default:
 		names := unchecked[:min(len(unchecked), maxUncheckedNames)]
 		more := ""
