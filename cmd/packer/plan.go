@@ -67,6 +67,7 @@ var planCommand = &cli.Command{
 		formatFlag,
 		planDeadlineFlag,
 		withinMeasuredFlag,
+		&cli.BoolFlag{Name: "strict-shape", Usage: "refuse a plan whose VMs (vCPUs, memory) differ from those a job was measured on (vm_shape)"},
 		planMaxMemoryFlag,
 	}, clusterFlags...),
 	Action: planAction,
@@ -115,6 +116,9 @@ func planAction(c *cli.Context) error {
 	p, err := model.NewProblem(w, cl)
 	if err != nil {
 		return badInput(fmt.Errorf("%s: %w", c.String("workload"), err))
+	}
+	if err := model.CheckShapes(p.Jobs, p.Cluster); err != nil && c.Bool("strict-shape") {
+		return badInput(fmt.Errorf("--strict-shape: %s: %w", c.String("workload"), err))
 	}
 	if err := optimize.Accepts(optimize.Method(algo), p); err != nil {
 		return badUsage("--algorithm %s: %v; use --algorithm pso or auto", algo, err)
@@ -202,6 +206,7 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 		// progress ends with what the summary prints.
 		line.Report(true, "%s", optimize.FormatProgress(p.Makespan(res.Schedule), *res.LowerBound))
 	}
+	res.Solution.Notes = append(res.Solution.Notes, model.ShapeNotes(p.Jobs, p.Cluster)...)
 	pl, err := plan.New(p, workload, res.Solution)
 	if err != nil || !res.Interrupted {
 		return pl, err
