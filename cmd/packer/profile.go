@@ -73,8 +73,8 @@ func profileAction(c *cli.Context) error {
 	if c.Int("repeat") < 1 {
 		return badUsage("--repeat: must be at least 1, got %d", c.Int("repeat"))
 	}
-	if c.Int("vcpus-per-node") < 1 {
-		return badUsage("--vcpus-per-node: must be at least 1, got %d", c.Int("vcpus-per-node"))
+	if v := c.Int("vcpus-per-node"); v < 1 || v > model.MaxCoresPerHost {
+		return badUsage("--vcpus-per-node: must be between 1 and %d, got %d", model.MaxCoresPerHost, v)
 	}
 	job := strings.TrimSpace(c.String("job"))
 	if job == "" {
@@ -83,6 +83,9 @@ func profileAction(c *cli.Context) error {
 	set, err := analysisSettings(c)
 	if err != nil {
 		return err
+	}
+	if c.IsSet("vcpus-per-node") { // the profile records the shape it knows
+		set.Shape = &model.VMShape{VCPUs: c.Int("vcpus-per-node")}
 	}
 	argv := c.Args().Slice()
 	if c.IsSet("run") {
@@ -119,7 +122,7 @@ func profileAction(c *cli.Context) error {
 		return profile.DryRun(c.App.Writer, argv, ms)
 	}
 	if c.IsSet("inventory") {
-		obs, err = profileOnVMs(ctx, c, job, argv, ms)
+		obs, err = profileOnVMs(ctx, c, job, argv, ms, set)
 		if c.Bool("dry-run") || err != nil && !errors.Is(err, profile.ErrInterrupted) {
 			return err
 		}
@@ -156,17 +159,16 @@ func profileAction(c *cli.Context) error {
 
 // profileOnVMs measures on the inventory's VMs (--inventory); its log
 // lines, one per action and one per run, are the progress.
-func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string, ms *profile.MeasureSettings) ([]model.Observation, error) {
+func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string, ms *profile.MeasureSettings, fit *profile.Settings) ([]model.Observation, error) {
 	inv, err := xenlibvirt.ReadInventoryFile(c.String("inventory"))
 	if err != nil {
 		return nil, badInput(err)
 	}
+	fit.Shape = inventoryShape(inv, fit.Shape)
 	set := &xenlibvirt.ProfileSettings{Inventory: inv, Connector: connector, Job: job, Nodes: ms.Nodes, Design: ms.Design, Repeat: ms.Repeat,
 		RunTimeout: c.Duration("run-timeout"), DryRun: c.Bool("dry-run"), Log: c.App.ErrWriter, Progress: ms.Progress,
 		StatePath: cmp.Or(c.String("state"), xenlibvirt.ProfileStateFile(job))}
-	if c.IsSet("vcpus-per-node") {
-		set.VCPUs = ms.VCPUsPerNode
-	}
+	set.VCPUs, set.MemoryMiB = fit.Shape.VCPUs, fit.Shape.MemoryMiB
 	if set.DryRun {
 		set.Log = c.App.Writer
 	}
@@ -175,6 +177,22 @@ func profileOnVMs(ctx context.Context, c *cli.Context, job string, argv []string
 		return obs, badInput(err)
 	}
 	return obs, err
+}
+
+// inventoryShape is the shape of the VMs profiled on the inventory: the
+// given vCPUs, else the fewest cores of any host over its disks; the
+// inventory's vm_memory_mib, else the least memory over the disks, as
+// xenlibvirt.ProfileSettings sizes them (and is told to).
+func inventoryShape(inv *xenlibvirt.Inventory, given *model.VMShape) *model.VMShape {
+	disks, cores, mem := len(inv.Hosts[0].Disks), inv.Hosts[0].Cores, inv.Hosts[0].MemoryMiB
+	for _, h := range inv.Hosts {
+		disks, cores, mem = min(disks, len(h.Disks)), min(cores, h.Cores), min(mem, h.MemoryMiB)
+	}
+	shape := &model.VMShape{VCPUs: max(1, cores/disks), MemoryMiB: cmp.Or(inv.VMMemoryMiB, mem/disks)}
+	if given != nil {
+		shape.VCPUs = given.VCPUs
+	}
+	return shape
 }
 
 // parseNodes reads --nodes (profile.ParseNodes).
