@@ -8,7 +8,7 @@
 // place in that order) and an ID (a hash of its coordinates, the same
 // whatever else the file lists). A Shard i of N runs the points whose index
 // is i modulo N (Shard.Owns); Run writes its results as one JSON line a
-// point into the shard's file, rewritten atomically after every point, so
+// point, appended to the shard's file and synced as the point ends, so
 // that a shard killed half-way leaves a file naming what it finished. Merge
 // reads a directory of shard files, names any shard that has not finished
 // and the points it lacks (MissingError), and otherwise returns the points'

@@ -7,17 +7,19 @@ import "encoding/json"
 type Progress func(p Point, n, of int)
 
 // RunShard runs the shard's points that its file in dir lacks, one after
-// another, rewriting the file after each. It returns how many it ran.
-func (s *Sweep) RunShard(dir string, sh Shard, progress Progress) (int, error) {
+// another, appending each one's line to the file as it ends. It returns
+// how many it ran.
+func (s *Sweep) RunShard(dir string, sh Shard, progress Progress) (ran int, err error) {
 	w, err := OpenShard(dir, s, sh)
 	if err != nil {
 		return 0, err
 	}
-	if err := w.Flush(); err != nil { // a shard that started says so, even if it dies at once
-		return 0, err
-	}
+	defer func() {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}()
 	points := sh.Select(s.points)
-	ran := 0
 	for n, p := range points {
 		if w.Done(p.Index) {
 			continue

@@ -160,14 +160,22 @@ var ErrPointFailed = errors.New("point failed")
 // wraps ErrPointFailed.
 func (s *Sweep) RunPoint(p Point) ([]byte, error) {
 	l := Line{Index: p.Index, ID: p.ID, Run: s.Run, Workload: p.Workload, Seed: p.Seed, Options: p.Options.Name}
+	// The size recorded is the one the run used: a sweep that lists no
+	// sizes runs each workload on its own cluster, or plans on the
+	// packing paper's hosts, and says how many.
 	size := p.Size
 	var err error
 	if s.Run == Plan {
+		size = p.Options.planCluster(p.Size).Hosts
 		l.Hosts, l.Algorithm = &size, p.Policy
 		l.Plan, err = s.planPoint(p)
 	} else {
 		l.Nodes, l.Policy = &size, p.Policy
-		l.Simulate, err = s.simulatePoint(p)
+		var w *sim.Workload
+		if w, err = s.simulateWorkload(p); err == nil {
+			size = w.Cluster.WithDefaults().Nodes
+			l.Simulate, err = s.simulatePoint(p, w)
+		}
 	}
 	var ie *InputError
 	if errors.As(err, &ie) {
@@ -180,10 +188,8 @@ func (s *Sweep) RunPoint(p Point) ([]byte, error) {
 	return json.Marshal(l)
 }
 
-// simulatePoint runs the point's policy on its workload and cluster, as
-// packer simulate -p POLICY would (sim.Compare: the run and the jobs'
-// alone times for slowdowns).
-func (s *Sweep) simulatePoint(p Point) (*SimMetrics, error) {
+// simulateWorkload is the point's workload on its cluster.
+func (s *Sweep) simulateWorkload(p Point) (*sim.Workload, error) {
 	in, err := s.workload(p.Workload)
 	if err != nil {
 		return nil, err
@@ -199,6 +205,12 @@ func (s *Sweep) simulatePoint(p Point) (*SimMetrics, error) {
 	} else if w, err = sim.FromModel(in.jobs, p.Options.cluster(p.Size), p.Options.waves()); err != nil {
 		return nil, err
 	}
+	return w, nil
+}
+
+// simulatePoint runs the point's policy on w, as packer simulate -p POLICY
+// would (sim.Compare: the run and the jobs' alone times for slowdowns).
+func (s *Sweep) simulatePoint(p Point, w *sim.Workload) (*SimMetrics, error) {
 	entries, err := sim.ParsePolicies([]string{p.Policy}, p.Options.policyOptions())
 	if err != nil {
 		return nil, err

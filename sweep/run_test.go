@@ -76,7 +76,7 @@ func TestShardedMergeIsTheUnshardedRun(t *testing.T) {
 }
 
 // TestKilledShardIsNamedAndFinished: a shard killed after its first point
-// (what the atomic rewrite leaves: the header and one line) and a shard
+// (what a kill between points leaves: the header and one line) and a shard
 // that never started are both named with their points; rerunning them
 // runs only what they lack and completes the sweep identically.
 func TestKilledShardIsNamedAndFinished(t *testing.T) {

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -41,44 +39,70 @@ type shardFile struct {
 	header Header
 	lines  map[int][]byte
 	bad    string // why a line could not be read, if one could not
+	// whole is how many bytes from the start hold the header and the
+	// lines kept, each with its newline: where the next line goes.
+	whole int64
+	// unended is the index of a last line kept without its newline (a
+	// write cut short just before it), or -1.
+	unended int
 }
 
+// ErrBadShards is a results directory whose shard files merge cannot
+// join: not shard files, or shards of different sweeps or counts.
+var ErrBadShards = errors.New("not one sweep's shard files")
+
 // readShardFile reads a shard file, keeping the lines up to the first one
-// that is not a result of this shard (a file cut short by a copy).
+// that is not a result of this shard (a file cut short by a copy, or by a
+// kill in the middle of a line's write).
 func readShardFile(path string) (*shardFile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	f := &shardFile{path: path, lines: map[int][]byte{}}
-	if !sc.Scan() || json.Unmarshal(sc.Bytes(), &f.header) != nil || f.header.Shards < 1 || f.header.Points < 0 {
-		return nil, fmt.Errorf("%s: line 1 is not a shard file's header", path)
+	f := &shardFile{path: path, lines: map[int][]byte{}, unended: -1}
+	first, rest, ended := cutLine(data)
+	if json.Unmarshal(first, &f.header) != nil || f.header.Shards < 1 || f.header.Points < 0 || f.header.Shard < 0 || f.header.Shard >= f.header.Shards {
+		return nil, fmt.Errorf("%w: %s: line 1 is not a shard file's header", ErrBadShards, path)
+	}
+	if ended {
+		f.whole = int64(len(first) + 1)
 	}
 	s := Shard{f.header.Shard, f.header.Shards}
-	for n := 2; sc.Scan(); n++ {
+	for n := 2; len(rest) > 0 && ended; n++ {
+		var raw []byte
+		raw, rest, ended = cutLine(rest)
 		var l Line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || !s.Owns(l.Index) || l.Index >= f.header.Points || f.lines[l.Index] != nil {
+		if err := json.Unmarshal(raw, &l); err != nil || !s.Owns(l.Index) || l.Index >= f.header.Points || f.lines[l.Index] != nil {
 			f.bad = fmt.Sprintf("line %d unreadable", n)
 			break
 		}
-		f.lines[l.Index] = slices.Clone(sc.Bytes())
-	}
-	if sc.Err() != nil && f.bad == "" {
-		f.bad = sc.Err().Error()
+		f.lines[l.Index] = slices.Clone(raw)
+		if ended {
+			f.whole += int64(len(raw) + 1)
+		} else {
+			f.unended = l.Index
+		}
 	}
 	return f, nil
 }
 
-// ShardWriter keeps a shard's file: after every point the whole file is
-// written anew beside it and renamed over it (safefile), so that the file
-// always holds whole lines, and a shard killed half-way leaves the points
-// it finished.
+// cutLine splits data at its first newline; ended says there was one.
+func cutLine(data []byte) (line, rest []byte, ended bool) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return data[:i], data[i+1:], true
+	}
+	return data, nil, false
+}
+
+// ShardWriter keeps a shard's file: each point's line is appended to it
+// with its newline and synced to disk before the next point starts, so
+// that a shard killed half-way leaves the points it finished. A kill in
+// the middle of a write leaves at most the last line cut short, which
+// readShardFile stops before and the next OpenShard cuts off.
 type ShardWriter struct {
-	path   string
-	header Header
-	lines  map[int][]byte
+	path  string
+	file  *os.File
+	lines map[int][]byte
 }
 
 // ErrDirInUse is a results directory that holds shard files merge could
@@ -96,7 +120,8 @@ func OpenShard(dir string, s *Sweep, sh Shard) (*ShardWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &ShardWriter{path: filepath.Join(dir, FileName(sh)), header: h, lines: map[int][]byte{}}
+	w := &ShardWriter{path: filepath.Join(dir, FileName(sh)), lines: map[int][]byte{}}
+	var mine *shardFile
 	for _, path := range others {
 		f, err := readShardFile(path)
 		if err != nil {
@@ -110,10 +135,40 @@ func OpenShard(dir string, s *Sweep, sh Shard) (*ShardWriter, error) {
 			return nil, fmt.Errorf("%w: %s holds %s, this sweep cut into %d shards, not %d: use the same count (rerunning one shard: --shard %d/%d) or another directory",
 				ErrDirInUse, dir, filepath.Base(path), f.header.Shards, h.Shards, sh.Index, f.header.Shards)
 		case path == w.path:
-			w.lines = f.lines
+			mine = f
 		}
 	}
+	if err := w.open(h, mine); err != nil {
+		return nil, err
+	}
 	return w, nil
+}
+
+// open opens the shard's file for appending. A file the shard left is cut
+// after its last whole line (a line a kill cut short is dropped, to be
+// run again); without one, the header is written first, whole (safefile),
+// so that a shard that started says so even if it dies at once.
+func (w *ShardWriter) open(h Header, old *shardFile) error {
+	if old != nil && old.whole > 0 {
+		w.lines = old.lines
+		if old.unended >= 0 {
+			delete(w.lines, old.unended)
+		}
+		if err := os.Truncate(w.path, old.whole); err != nil {
+			return err
+		}
+	} else {
+		head, _ := json.Marshal(h)
+		if err := safefile.WriteFile(w.path, append(head, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	w.file = f
+	return nil
 }
 
 // shardFiles lists dir's shard files, which must be a directory.
@@ -137,33 +192,20 @@ func (w *ShardWriter) Done(index int) bool { return w.lines[index] != nil }
 // Path is the shard's file.
 func (w *ShardWriter) Path() string { return w.path }
 
-// Add records a point's line and rewrites the file.
+// Add appends a point's line to the file, in one write, and syncs it.
 func (w *ShardWriter) Add(index int, line []byte) error {
+	if _, err := w.file.Write(append(slices.Clip(line), '\n')); err != nil {
+		return err
+	}
+	if err := w.file.Sync(); err != nil {
+		return err
+	}
 	w.lines[index] = line
-	return w.Flush()
+	return nil
 }
 
-// Flush writes the file: the header, then the lines in index order.
-func (w *ShardWriter) Flush() error {
-	h, _ := json.Marshal(w.header)
-	var b bytes.Buffer
-	b.Write(h)
-	b.WriteByte('\n')
-	for _, i := range sortedKeys(w.lines) {
-		b.Write(w.lines[i])
-		b.WriteByte('\n')
-	}
-	return safefile.WriteFile(w.path, b.Bytes(), 0o644)
-}
-
-func sortedKeys(m map[int][]byte) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	return keys
-}
+// Close closes the file.
+func (w *ShardWriter) Close() error { return w.file.Close() }
 
 // Gap is one shard that has not finished: its file is missing, cut
 // short, or lacks points.
@@ -226,11 +268,11 @@ func Merge(dir string) (*Header, *Results, error) {
 		if first == nil {
 			first = f
 		} else if fh := first.header; h.Digest != fh.Digest || h.Shards != fh.Shards || h.Points != fh.Points || h.Run != fh.Run {
-			return nil, nil, fmt.Errorf("%s: %s (sweep %s, digest %s, %d shards) and %s (sweep %s, digest %s, %d shards) are not of one run: merge one sweep's shards of one count",
-				dir, filepath.Base(first.path), fh.Sweep, fh.Digest, fh.Shards, filepath.Base(path), h.Sweep, h.Digest, h.Shards)
+			return nil, nil, fmt.Errorf("%w: %s: %s (sweep %s, digest %s, %d shards) and %s (sweep %s, digest %s, %d shards) are not of one run: merge one sweep's shards of one count",
+				ErrBadShards, dir, filepath.Base(first.path), fh.Sweep, fh.Digest, fh.Shards, filepath.Base(path), h.Sweep, h.Digest, h.Shards)
 		}
 		if filepath.Base(path) != FileName(Shard{h.Shard, h.Shards}) {
-			return nil, nil, fmt.Errorf("%s: its header says shard %d of %d", path, h.Shard, h.Shards)
+			return nil, nil, fmt.Errorf("%w: %s: its header says shard %d of %d", ErrBadShards, path, h.Shard, h.Shards)
 		}
 		files[h.Shard] = f
 	}
