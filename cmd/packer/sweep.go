@@ -45,7 +45,7 @@ var sweepRunCommand = &cli.Command{
 	Description: "Without a shard, runs every point and prints the results. With --shard i/N, or the index a\n" +
 		"batch system gives (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT and SLURM_ARRAY_TASK_MIN;\n" +
 		"Kubernetes' JOB_COMPLETION_INDEX with --shards or PACKER_SWEEP_SHARDS), runs that shard's points\n" +
-		"into --out DIR/shard-i-of-N.jsonl, rewritten after every point: a rerun goes on where it stopped.",
+		"into --out DIR/shard-i-of-N.jsonl, a line added after every point: a rerun goes on where it stopped.",
 	Flags: append([]cli.Flag{
 		&cli.StringFlag{Name: "shard", Usage: "run shard `i/N` (i from 0)"},
 		&cli.IntFlag{Name: "shards", Usage: "the shard count under a batch system (Slurm: then the array's task ids are the shard numbers)"},
@@ -142,7 +142,7 @@ func loadSweep(c *cli.Context, path string, sh sweep.Shard) (*sweep.Sweep, error
 // sweepRunError words a failed shard: the point it stopped at, and how to
 // finish it.
 func sweepRunError(c *cli.Context, err error, s *sweep.Sweep, sh sweep.Shard, dir string) error {
-	if errors.Is(err, sweep.ErrDirInUse) {
+	if errors.Is(err, sweep.ErrDirInUse) || errors.Is(err, sweep.ErrBadShards) {
 		return badInput(fmt.Errorf("--out: %w", err))
 	} else if !errors.Is(err, sweep.ErrPointFailed) {
 		return fmt.Errorf("sweep %s, shard %s: %w", s.Name, sh, err)
@@ -163,7 +163,8 @@ var sweepMergeCommand = &cli.Command{
 	ArgsUsage: "DIR",
 	Description: "Reads DIR/shard-i-of-N.jsonl for every i and prints the results of all points in order, the\n" +
 		"same bytes as an unsharded run. A shard whose file is missing or lacks points fails the merge\n" +
-		"(exit 1) with one line naming it and its points: rerun that shard alone to finish the sweep.",
+		"(exit 1, incomplete) with one line naming it and its points: rerun that shard alone to finish\n" +
+		"the sweep. Files of two sweeps or shard counts, or one that is not a shard file, exit 2.",
 	Flags:  sweepOutputFlags,
 	Action: sweepMergeAction,
 }
@@ -192,6 +193,8 @@ func sweepMergeOutputs(c *cli.Context, dir string) error {
 		}
 		return fmt.Errorf("sweep merge: %w; rerun: packer sweep run --out %s --shard S %s, for S in %s",
 			err, sweep.ShellQuote(dir), sweep.ShellQuote(h.File), strings.Join(shards, ", "))
+	} else if errors.Is(err, sweep.ErrBadShards) {
+		return badInput(fmt.Errorf("sweep merge: %w", err))
 	} else if err != nil {
 		return fmt.Errorf("sweep merge: %w", err)
 	}
@@ -221,9 +224,18 @@ func writeSweepResults(c *cli.Context, res *sweep.Results) error {
 	} else if err := sweep.CheckChartMetric(res.Run, c.String("metric")); err != nil {
 		return badUsage("--metric: %v", err)
 	}
-	for flag, data := range map[string]func() []byte{"jsonl": res.JSONL, "csv": res.CSV} {
-		if path := c.String(flag); path != "" {
-			if err := writeOutput(path, data()); err != nil {
+	// Every path is checked again before any is written (a run takes long,
+	// and a directory may go meanwhile): one that cannot be written leaves
+	// no other half-made. Then the files go in a fixed order.
+	if err := checkOutputs(c, "jsonl", "csv", "chart"); err != nil {
+		return err
+	}
+	for _, out := range []struct {
+		flag string
+		data func() []byte
+	}{{"jsonl", res.JSONL}, {"csv", res.CSV}} {
+		if path := c.String(out.flag); path != "" {
+			if err := writeOutput(path, out.data()); err != nil {
 				return err
 			}
 		}
