@@ -19,6 +19,9 @@ type JobObservations struct {
 	// Line is the line of the job's first row, for messages.
 	Line         int
 	Observations []model.Observation
+	// Shape is the VM shape the runs were on, when the file has the
+	// columns vcpus (and memory_mib); nil otherwise.
+	Shape *model.VMShape
 }
 
 // Observation file columns. job, nodes and seconds are required; the others
@@ -29,12 +32,20 @@ const (
 	colSeconds = "seconds"
 	colCPU     = "cpu_util"
 	colIO      = "io_mbps"
+	colVCPUs   = "vcpus"
+	colMemory  = "memory_mib"
 )
 
-var knownColumns = []string{colJob, colNodes, colSeconds, colCPU, colIO}
+// runColumns are those WriteObservations writes; knownColumns add the VM
+// shape a file may give (one per job).
+var (
+	runColumns   = []string{colJob, colNodes, colSeconds, colCPU, colIO}
+	knownColumns = append(slices.Clone(runColumns), colVCPUs, colMemory)
+)
 
 // ReadObservations reads an observations file: CSV with a header naming the
-// columns job, nodes, seconds and optionally cpu_util (0–1) and io_mbps, in any
+// columns job, nodes, seconds and optionally cpu_util (0–1), io_mbps and the
+// VM shape, vcpus and memory_mib (one shape per job), in any
 // order, one run per row, any number of jobs. Jobs come back in the order of
 // their first row. Every error is an *model.InputError naming file, line and
 // column: a missing or unknown column, a non-numeric value, nodes not a
@@ -111,11 +122,18 @@ func readObservationRows(r io.Reader, file string) ([]JobObservations, columns, 
 		if err != nil {
 			return nil, nil, bad(err)
 		}
+		shape, err := col.shape(rec, line)
+		if err != nil {
+			return nil, nil, bad(err)
+		}
 		k, seen := index[name]
 		if !seen {
 			k = len(jobs)
 			index[name] = k
 			jobs = append(jobs, JobObservations{Job: name, Line: line})
+		}
+		if jobs[k].Shape, err = sameShape(name, jobs[k].Shape, shape); err != nil {
+			return nil, nil, bad(fmt.Errorf("line %d: %w", line, err))
 		}
 		jobs[k].Observations = append(jobs[k].Observations, o)
 	}
@@ -133,7 +151,7 @@ type columns map[string]int
 func readHeader(cr *csv.Reader) (col columns, width int, err error) {
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, 0, errors.New("the file is empty; want a header line: job,nodes,seconds[,cpu_util][,io_mbps]")
+		return nil, 0, errors.New("the file is empty; want a header line: job,nodes,seconds[,cpu_util][,io_mbps][,vcpus][,memory_mib]")
 	}
 	if err != nil {
 		return nil, 0, csvError(err)
@@ -210,6 +228,49 @@ func (col columns) row(rec []string, line int) (string, model.Observation, error
 	return name, o, nil
 }
 
+// shape parses a run's VM shape from the optional columns vcpus and
+// memory_mib: nil when the row gives no vcpus. memory_mib needs vcpus.
+func (col columns) shape(rec []string, line int) (*model.VMShape, error) {
+	cell := func(name string) (string, string) {
+		i, ok := col[name]
+		if !ok {
+			return "", ""
+		}
+		return strings.TrimSpace(rec[i]), fmt.Sprintf("line %d, column %d (%s)", line, i+1, name)
+	}
+	v, where := cell(colVCPUs)
+	m, mwhere := cell(colMemory)
+	if v == "" {
+		if m != "" {
+			return nil, fmt.Errorf("%s: memory_mib needs vcpus in the same row", mwhere)
+		}
+		return nil, nil
+	}
+	var s model.VMShape
+	var err error
+	if s.VCPUs, err = strconv.Atoi(v); err != nil || s.VCPUs < 1 || s.VCPUs > model.MaxCoresPerHost {
+		return nil, fmt.Errorf("%s: vcpus must be an integer from 1 to %d, got %q", where, model.MaxCoresPerHost, v)
+	}
+	if m != "" {
+		if s.MemoryMiB, err = strconv.Atoi(m); err != nil || s.MemoryMiB < 1 || s.MemoryMiB > model.MaxMemoryMiBPerHost {
+			return nil, fmt.Errorf("%s: memory_mib must be an integer from 1 to %d, got %q", mwhere, model.MaxMemoryMiBPerHost, m)
+		}
+	}
+	return &s, nil
+}
+
+// sameShape is a job's shape once a run of the given shape is added: one
+// shape for all its runs that give one, else an error naming both.
+func sameShape(job string, have, run *model.VMShape) (*model.VMShape, error) {
+	switch {
+	case run == nil:
+		return have, nil
+	case have == nil || *have == *run:
+		return run, nil
+	}
+	return have, fmt.Errorf("job %s: runs on VMs of %s and of %s; a job's model holds for one VM shape (fit them as two jobs)", job, *have, *run)
+}
+
 // checkNodeCounts rejects a job measured at a single node count: no power
 // law can be fitted through one x value.
 func (col columns) checkNodeCounts(jobs []JobObservations) error {
@@ -242,7 +303,7 @@ func csvError(err error) error {
 // with packer fit.
 func WriteObservations(w io.Writer, job string, obs []model.Observation) error {
 	cw := csv.NewWriter(w)
-	cw.Write(knownColumns)
+	cw.Write(runColumns)
 	opt := func(v *float64) string {
 		if v == nil {
 			return ""

@@ -80,6 +80,9 @@ func FuzzReadObservations(f *testing.F) {
 		"job,nodes,seconds\na,1,\"10\n",
 		"job,nodes,seconds\na,1,1e309\na,2,1\n",
 		"\ufeffjob,nodes,seconds\n\"a,b\",1,1\n\"a,b\",3,1\n",
+		"job,nodes,seconds,vcpus,memory_mib\na,1,10,2,4096\na,2,5,2,\nb,1,3,,\nb,2,2,,\n",
+		"job,nodes,seconds,vcpus\na,1,10,2\na,2,5,4\n",
+		"job,nodes,seconds,vcpus,memory_mib\na,1,10,0,99999999999\na,2,5,,1\n",
 	} {
 		f.Add(s)
 	}
@@ -90,6 +93,9 @@ func FuzzReadObservations(f *testing.F) {
 			return
 		}
 		for _, j := range jobs {
+			if s := j.Shape; s != nil && s.Validate() != nil {
+				t.Fatalf("accepted job %q with shape %+v: %v", j.Job, *s, s.Validate())
+			}
 			if _, err := Analyze(j.Job, j.Observations, nil); err != nil {
 				t.Fatalf("accepted job %q cannot be analysed: %v", j.Job, err)
 			}

@@ -87,7 +87,7 @@ func FitObservationFiles(files []ObservationFile, name string, s *Settings) (*Fi
 		if err != nil {
 			reason = fmt.Sprintf("measured at a single node count (%d): a model needs at least two", j.Observations[0].Nodes)
 			err = &model.InputError{File: j.file, Err: err}
-		} else if res, err = Analyze(j.Job, j.Observations, s); err != nil {
+		} else if res, err = Analyze(j.Job, j.Observations, withShape(s, j.Shape)); err != nil {
 			if errors.Is(err, ErrTooFewNodeCounts) || errors.Is(err, model.ErrTooFewNodeCounts) {
 				reason = skipReason(j.Job, err)
 			}
@@ -108,6 +108,20 @@ func FitObservationFiles(files []ObservationFile, name string, s *Settings) (*Fi
 		return nil, first
 	}
 	return out, nil
+}
+
+// withShape is s recording shape in the fitted job when the file gave
+// one, else s as it is.
+func withShape(s *Settings, shape *model.VMShape) *Settings {
+	if shape == nil {
+		return s
+	}
+	v := Settings{}
+	if s != nil {
+		v = *s
+	}
+	v.Shape = shape
+	return &v
 }
 
 // skipReason is why Analyze could not fit job: its error without the
@@ -142,6 +156,9 @@ func readObservationFiles(files []ObservationFile) ([]*observed, error) {
 		}
 		for _, j := range js {
 			if have, ok := byName[j.Job]; ok {
+				if have.Shape, err = sameShape(j.Job, have.Shape, j.Shape); err != nil {
+					return nil, &model.InputError{File: f.File, Err: fmt.Errorf("line %d: %w", j.Line, err)}
+				}
 				have.Observations = append(have.Observations, j.Observations...)
 				continue
 			}

@@ -54,3 +54,49 @@ func TestProfileRefusesImplausibleShape(t *testing.T) {
 		t.Fatalf("FitMeasured with 0 vCPUs: %v", err)
 	}
 }
+
+// packer fit records the shape when the observations file gives it: the
+// columns vcpus and memory_mib, one shape per job over all its runs.
+func TestFitRecordsShapeFromColumns(t *testing.T) {
+	csv := "job,nodes,seconds,vcpus,memory_mib\n" +
+		"sort,2,40,2,4096\nsort,4,21,2,4096\n" +
+		"grep,2,30,4,\ngrep,4,16,4,\n" +
+		"wc,2,10,,\nwc,4,6,,\n"
+	f, err := FitObservations(strings.NewReader(csv), "runs.csv", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]*model.VMShape{"sort": {VCPUs: 2, MemoryMiB: 4096}, "grep": {VCPUs: 4}, "wc": nil}
+	for _, j := range f.Workload.Jobs {
+		w := want[j.Name]
+		if (j.Shape == nil) != (w == nil) || w != nil && *j.Shape != *w {
+			t.Errorf("job %s: shape %+v, want %+v", j.Name, j.Shape, w)
+		}
+	}
+	if len(f.Workload.Jobs) != 3 {
+		t.Fatalf("%d jobs fitted, want 3", len(f.Workload.Jobs))
+	}
+}
+
+func TestFitShapeColumnsBadInput(t *testing.T) {
+	for _, tc := range []struct{ csv, want string }{
+		{"job,nodes,seconds,vcpus\nsort,2,40,2\nsort,4,21,4\n",
+			"runs.csv: line 3: job sort: runs on VMs of 2 vCPUs (memory not recorded) and of 4 vCPUs (memory not recorded)"},
+		{"job,nodes,seconds,vcpus,memory_mib\nsort,2,40,,512\n", "runs.csv: line 2, column 5 (memory_mib): memory_mib needs vcpus"},
+		{"job,nodes,seconds,vcpus\nsort,2,40,0\n", `runs.csv: line 2, column 4 (vcpus): vcpus must be an integer from 1 to 4096, got "0"`},
+		{"job,nodes,seconds,vcpus,memory_mib\nsort,2,40,2,1e12\n", `line 2, column 5 (memory_mib): memory_mib must be an integer from 1 to 67108864, got "1e12"`},
+	} {
+		_, err := FitObservations(strings.NewReader(tc.csv), "runs.csv", "", nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line containing %q", tc.csv, err, tc.want)
+		}
+	}
+	// Across files, too.
+	_, err := FitObservationFiles([]ObservationFile{
+		{R: strings.NewReader("job,nodes,seconds,vcpus\nsort,2,40,2\n"), File: "a.csv"},
+		{R: strings.NewReader("job,nodes,seconds,vcpus\nsort,4,21,8\n"), File: "b.csv"},
+	}, "", nil)
+	if err == nil || !strings.Contains(err.Error(), "b.csv: line 2: job sort: runs on VMs of 2 vCPUs") {
+		t.Errorf("two files, two shapes: %v", err)
+	}
+}
