@@ -12,11 +12,16 @@ import (
 // The search of Size: bounds, plans and what is learnt per host count.
 
 // budgetShares are the shares of SizeSettings.Budget the first plans get,
-// in fifths: the first, at the fewest hosts the area bound leaves, gets
+// in sixths: the first, at the fewest hosts the area bound leaves, gets
 // more, since its bound may rule that count out and every later plan starts
-// from it. Plans past them get half a fifth, and only while no plan has met
-// the deadline.
+// from it. They leave a sixth for the plans past them, made only while no
+// plan has met the deadline: a twelfth, then each half the one before, so
+// that the search never runs past the Budget (--time-limit) however many
+// it makes.
 var budgetShares = []time.Duration{2, 1, 1, 1}
+
+// budgetParts is what budgetShares count in.
+const budgetParts = 6
 
 // bound returns the point at hosts with LowerBound computed, computing it
 // once.
@@ -87,7 +92,8 @@ func (z *sizer) timed() bool {
 
 // settings returns the next plan's Solve settings and whether to make it:
 // with a Budget, a timed plan gets its share (budgetShares) while there are
-// shares left, then, only if it must be made, a tenth.
+// shares left, then, only if it must be made, half what the one before it
+// got of the last sixth.
 func (z *sizer) settings(must bool) (*Settings, bool) {
 	var s Settings
 	if z.set.Solve != nil {
@@ -98,9 +104,10 @@ func (z *sizer) settings(must bool) (*Settings, bool) {
 	}
 	switch {
 	case z.paid < len(budgetShares):
-		s.TimeLimit = z.set.Budget * budgetShares[z.paid] / 5
+		s.TimeLimit = z.set.Budget * budgetShares[z.paid] / budgetParts
 	case must:
-		s.TimeLimit = z.set.Budget / 10
+		// At least a microsecond: 0 would be no limit at all.
+		s.TimeLimit = max(time.Microsecond, z.set.Budget/(2*budgetParts)>>min(z.paid-len(budgetShares), 62))
 	default:
 		return nil, false
 	}

@@ -205,10 +205,11 @@ func TestSizeResultBetween(t *testing.T) {
 	}
 }
 
-// TestSizeBudget: plans past the exact size share the budget, two fifths
-// for the first, a fifth each for the next three and a tenth for any the
-// upward search still needs; exact plans take none of it. Size reads no
-// clock, so the sums are exact.
+// TestSizeBudget: plans past the exact size share the budget, two sixths
+// for the first, a sixth each for the next three, and of the last sixth a
+// twelfth, then each half the one before, for any the upward search still
+// needs, so that they never add up to more than the budget; exact plans
+// take none of it. Size reads no clock, so the sums are exact.
 func TestSizeBudget(t *testing.T) {
 	w := optimize.RandomWorkload(7, 24)
 	budget := 2 * time.Second
@@ -217,11 +218,15 @@ func TestSizeBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := budget / 5 * time.Duration(min(res.Plans, 4)+1)
-	if res.Plans > 4 {
-		want += budget / 10 * time.Duration(res.Plans-4)
+	var want time.Duration
+	for i := range res.Plans {
+		if i < 4 {
+			want += budget * []time.Duration{2, 1, 1, 1}[i] / 6
+		} else {
+			want += budget / 12 >> (i - 4)
+		}
 	}
-	if res.Plans == 0 || res.Spent != want {
+	if res.Plans == 0 || res.Spent != want || res.Spent > budget {
 		t.Errorf("%d plans spent %v, want %v", res.Plans, res.Spent, want)
 	}
 	res, err = optimize.Size(optimize.RandomWorkload(7, 8), model.Cluster{}, 3600, &optimize.SizeSettings{Budget: budget})
