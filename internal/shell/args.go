@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -165,8 +166,11 @@ func takesValue(f cli.Flag) bool {
 func normalValue(f cli.Flag, v string) string {
 	switch {
 	case isDuration(f):
-		if _, err := strconv.ParseFloat(v, 64); err == nil {
-			return v + "s"
+		// A number of seconds in any form ParseFloat reads (1e3 included),
+		// as a duration; one no duration holds (inf, 1e300) stays as typed,
+		// for the flag's error to quote.
+		if sec, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(sec) <= maxDurationSeconds {
+			return time.Duration(math.Round(sec * 1e9)).String()
 		}
 	case isSeconds(f):
 		if d, err := time.ParseDuration(v); err == nil {
@@ -177,6 +181,9 @@ func normalValue(f cli.Flag, v string) string {
 	}
 	return v
 }
+
+// maxDurationSeconds is about the longest time.Duration, in seconds.
+const maxDurationSeconds = float64(math.MaxInt64/int64(time.Second)) - 1
 
 // isDuration tells a flag read as a Go duration.
 func isDuration(f cli.Flag) bool {

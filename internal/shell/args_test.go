@@ -114,3 +114,31 @@ func TestFlagHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestBareSecondsAsDurations: a duration flag's bare number is seconds in
+// every form a number is written (1e3, 0.5, -0); one no duration holds
+// stays as typed, so the flag's error quotes what the user gave.
+func TestBareSecondsAsDurations(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"90": 90 * time.Second, "1e3": 1000 * time.Second, "0.5": 500 * time.Millisecond,
+		"0": 0, "2m": 2 * time.Minute, "1h30m": 90 * time.Minute,
+	} {
+		app := testApp()
+		var limit time.Duration
+		app.Commands[0].Subcommands[0].Action = func(c *cli.Context) error {
+			limit = c.Duration("limit")
+			return nil
+		}
+		args, _ := NormalArgs(app, []string{"p", "group", "leaf", "--limit", in})
+		if err := app.Run(args); err != nil || limit != want {
+			t.Errorf("--limit %s: %v, %v; want %v", in, limit, err, want)
+		}
+	}
+	for _, in := range []string{"inf", "1e300", "NaN"} {
+		app := testApp()
+		args, _ := NormalArgs(app, []string{"p", "group", "leaf", "--limit", in})
+		if args[len(args)-1] != in {
+			t.Errorf("--limit %s became %q", in, args[len(args)-1])
+		}
+	}
+}
