@@ -194,6 +194,10 @@ type run struct {
 	// launches do not queue up behind each other's fsync.
 	saving sync.Mutex
 	saved  int
+	// shown holds, in step order, the log lines of steps not yet in the
+	// state file: each is printed once the step is durable, so the log never
+	// claims a step a crash could leave out of the journal.
+	shown []shownLine
 	// consoles are the VMs' console copies in flight, by host URI and name.
 	consoles map[consoleKey]*consoleCopy
 }
@@ -253,8 +257,10 @@ func (r *run) save(change func(j *Journal), show bool, format string, a ...any) 
 	r.j.Step++
 	step := r.j.Step
 	r.j.Log = append(r.j.Log, fmt.Sprintf("%d %s", step, msg))
-	if show {
+	if show && r.set.StatePath == "" {
 		fmt.Fprintln(r.set.Log, msg)
+	} else if show {
+		r.shown = append(r.shown, shownLine{step, msg})
 	}
 	r.mu.Unlock()
 	if r.set.StatePath == "" {
@@ -276,7 +282,21 @@ func (r *run) save(change func(j *Journal), show bool, format string, a ...any) 
 		return fmt.Errorf("journal: %w", err)
 	}
 	r.saved = upTo
+	r.mu.Lock()
+	n := 0
+	for n < len(r.shown) && r.shown[n].step <= upTo {
+		fmt.Fprintln(r.set.Log, r.shown[n].msg)
+		n++
+	}
+	r.shown = r.shown[n:]
+	r.mu.Unlock()
 	return nil
+}
+
+// shownLine is a step's line for the log, waiting for the step to be saved.
+type shownLine struct {
+	step int
+	msg  string
 }
 
 func (r *run) apply(ctx context.Context) error {
