@@ -1,8 +1,6 @@
 package plan_test
 
 import (
-	"flag"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,26 +8,12 @@ import (
 
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/plan"
+
+	"github.com/packer-sched/packer/internal/fuzzmin"
 )
 
-// TestMain bounds how long `go test -fuzz` minimizes each new input to 1,000
-// tries, unless -fuzzminimizetime is given. Go's default is 60 s an input,
-// and its minimizer tries every cut of an input, O(n²) runs for a plan
-// document of n bytes (a kilobyte or more), during which nothing else is
-// fuzzed (golang/go#48820, "fuzzing is getting stuck in minimization"):
-// FuzzParse ran 5 executions in 10 s and FuzzParseBound 3, all of the rest
-// minimizing. Minimizing a crasher further is -fuzzminimizetime 60s.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.fuzzminimizetime" })
-	if !given {
-		if err := flag.Set("test.fuzzminimizetime", "1000x"); err != nil {
-			panic(err)
-		}
-	}
-	os.Exit(m.Run())
-}
+// TestMain bounds how long `go test -fuzz` minimizes an input (fuzzmin).
+func TestMain(m *testing.M) { fuzzmin.Main(m) }
 
 // implausible are edits of a plan document that put a value past model's
 // plausibility bounds: the first number of key becomes to, and the plan

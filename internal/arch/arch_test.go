@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"model/modeltest":        {"model"},
 	"internal/docs":          {},
 	"internal/goldenfile":    {},
+	"internal/fuzzmin":       {},
 	"workloads":              {"model"},
 	"profile":                {"model"},
 	"optimize":               {"model", "pso"},
