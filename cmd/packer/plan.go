@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -74,10 +71,9 @@ var planCommand = &cli.Command{
 }
 
 func planAction(c *cli.Context) error {
-	ctx, stopCtx := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	sig := catchPlanSignals(ctx, stopCtx)
+	sig := catchPlanSignals(c.Context)
 	defer sig.stop()
-	c.Context = context.WithValue(ctx, planSignalsKey{}, sig)
+	c.Context = context.WithValue(sig.ctx, planSignalsKey{}, sig)
 	if c.NArg() > 0 {
 		return badUsage("plan takes no arguments, got %q (did you mean --workload %s?)", c.Args().First(), c.Args().First())
 	}

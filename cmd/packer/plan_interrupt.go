@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,21 +36,23 @@ func planMemory(c *cli.Context) (int64, string, error) {
 // far before it exits with 128 + the signal's number; a second removes the
 // outputs being written and exits at once, for a user who will not wait.
 type planSignals struct {
-	done    <-chan struct{}
-	got     atomic.Value // os.Signal
-	sigs    chan os.Signal
-	stopCtx context.CancelFunc
+	ctx    context.Context // done at the first signal
+	cancel context.CancelFunc
+	got    atomic.Value // os.Signal, stored before ctx is cancelled
+	sigs   chan os.Signal
 }
 
 // planSignalsKey holds the *planSignals in the command's context, where
 // makePlan finds it.
 type planSignalsKey struct{}
 
-// catchPlanSignals starts the handling; ctx is done at the first signal
-// (signal.NotifyContext), stopCtx stops that. It records which signal came
-// and handles a second.
-func catchPlanSignals(ctx context.Context, stopCtx context.CancelFunc) *planSignals {
-	ps := &planSignals{done: ctx.Done(), sigs: make(chan os.Signal, 2), stopCtx: stopCtx}
+// catchPlanSignals starts the handling, with one registration for both
+// signals: the first is recorded, then ps.ctx (a child of parent) is
+// cancelled, so whoever sees it done finds which signal it was; a second is
+// handled at once.
+func catchPlanSignals(parent context.Context) *planSignals {
+	ps := &planSignals{sigs: make(chan os.Signal, 2)}
+	ps.ctx, ps.cancel = context.WithCancel(parent)
 	signal.Notify(ps.sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		first := true
@@ -59,6 +60,7 @@ func catchPlanSignals(ctx context.Context, stopCtx context.CancelFunc) *planSign
 			if first {
 				first = false
 				ps.got.Store(sig)
+				ps.cancel()
 				continue
 			}
 			safefile.RemoveTemps()
@@ -79,29 +81,19 @@ func planSignalsOf(c *cli.Context) *planSignals {
 }
 
 func (ps *planSignals) stop() {
-	ps.stopCtx()
 	signal.Stop(ps.sigs)
 	close(ps.sigs)
+	ps.cancel()
 }
 
-// signalled is the first signal caught, or nil. The context is done at
-// once; the goroutine that records which signal it was may lag a moment.
+// signalled is the first signal caught, or nil: the signal is recorded
+// before the context is cancelled, so it is there once the context is done.
 func (ps *planSignals) signalled() os.Signal {
 	if ps == nil {
 		return nil
 	}
-	select {
-	case <-ps.done:
-	default:
-		return nil
-	}
-	for range 1000 {
-		if sig, _ := ps.got.Load().(os.Signal); sig != nil {
-			return sig
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return os.Interrupt
+	sig, _ := ps.got.Load().(os.Signal)
+	return sig
 }
 
 func signalName(sig os.Signal) string {
@@ -117,7 +109,7 @@ func (ps *planSignals) interrupt() <-chan struct{} {
 	if ps == nil {
 		return nil
 	}
-	return ps.done
+	return ps.ctx.Done()
 }
 
 // interruptedExit is plan's ending after a signal: the plan (pl, checked
