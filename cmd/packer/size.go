@@ -24,7 +24,7 @@ var sizeCommand = &cli.Command{
 		"--deadline (4h, 90m, 3600s, or seconds), and proves that P - 1 cannot: its lower bound is\n" +
 		"above the deadline. Where the bounds cannot settle it, it says so: \"between P_lo and P\".\n" +
 		"The search bisects on the cheap area bound (it never rises with hosts) and plans only a\n" +
-		"few host counts (optimize.Size); the table is the cost curve of the counts it examined:\n" +
+		"few host counts; the table is the cost curve of the counts it examined:\n" +
 		"the plan's makespan and the bound it proved where it planned, and the area bound.\n" +
 		"Up to 16 jobs every plan is the exact optimum, so the answer is always exact; past that\n" +
 		"the plans share --time-limit. --disks-options 1,2,4 sizes each disks-per-host value and\n" +

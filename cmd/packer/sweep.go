@@ -191,8 +191,8 @@ func sweepMergeOutputs(c *cli.Context, dir string) error {
 		for i, g := range missing.Gaps {
 			shards[i] = g.Shard.String()
 		}
-		return fmt.Errorf("sweep merge: %w; rerun: packer sweep run --out %s --shard S %s, for S in %s",
-			err, sweep.ShellQuote(dir), sweep.ShellQuote(h.File), strings.Join(shards, ", "))
+		return fmt.Errorf("sweep merge: %w; rerun: %s sweep run --out %s --shard S %s, for S in %s",
+			err, c.App.Name, sweep.ShellQuote(dir), sweep.ShellQuote(h.File), strings.Join(shards, ", "))
 	} else if errors.Is(err, sweep.ErrBadShards) {
 		return badInput(fmt.Errorf("sweep merge: %w", err))
 	} else if err != nil {
