@@ -73,7 +73,18 @@ type State struct {
 	// this State's policy: the State then only shows the policy the
 	// reference engine's state, and the policy's actions go to it
 	// (refrun.go).
-	ref *refAdapter
+	ref refEngine
+}
+
+// refEngine is the reference engine's side of a run (refAdapter), an
+// interface so that a program that never calls CompileReference does not
+// link the reference engine: nothing reachable makes one.
+type refEngine interface {
+	run(h Hooks) error
+	kill(task int) bool
+	wake(node int)
+	setSlowdown(node int, factor float64)
+	bestLocality(j, node int, k Kind) Locality
 }
 
 // Run runs the compiled state under the policy h, to its end. A State runs
