@@ -164,12 +164,21 @@ func (cc *crashCluster) assertClean(t *testing.T) {
 // The dead process's goroutines are let go when the test ends.
 func crashApply(t *testing.T, cc *crashCluster, c *crash) string {
 	t.Helper()
+	return crashApplyParallel(t, cc, c, 1)
+}
+
+// crashApplyParallel is crashApply with parallel VM operations at a time:
+// the other workers' calls in flight when the process dies complete, and
+// every later call fails, as in a process that died; their journal writes
+// go to disk together (a group commit).
+func crashApplyParallel(t *testing.T, cc *crashCluster, c *crash, parallel int) string {
+	t.Helper()
 	hs := cc.hosts(t, func(hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor { return crashing{hv, c} })
 	dir := t.TempDir()
 	state := filepath.Join(dir, "packer-run.state.json")
 	done := make(chan error, 1)
 	go func() {
-		_, err := xenlibvirt.Apply(context.Background(), cc.pl, hs, &xenlibvirt.Settings{Parallel: 1, StatePath: state, RunDir: xenlibvirt.RunDir(state)})
+		_, err := xenlibvirt.Apply(context.Background(), cc.pl, hs, &xenlibvirt.Settings{Parallel: parallel, StatePath: state, RunDir: xenlibvirt.RunDir(state)})
 		done <- err
 	}()
 	t.Cleanup(func() { close(c.release); <-done })
@@ -490,4 +499,46 @@ func TestEveryCallIsAnnouncedOnDisk(t *testing.T) {
 		t.Errorf("%d calls checked, want %d", calls, want)
 	}
 	cc.assertClean(t)
+}
+
+// TestCrashWithParallelLaunchesLeavesNothing is TestCrashAtEveryStepLeavesNothing
+// with both of phase 1's VMs launched at once, so that their steps may be
+// journaled in one write (a group commit): killed while seeding, defining or
+// starting the second (before libvirt acts and after), with the first's
+// launch in flight, destroy and apply --resume leave nothing packer made and
+// every foreign domain as it was.
+func TestCrashWithParallelLaunchesLeavesNothing(t *testing.T) {
+	for _, method := range []string{"Define", "Start", "UploadVolume"} {
+		for _, after := range []bool{false, true} {
+			for _, then := range []string{"destroy", "resume"} {
+				t.Run(fmt.Sprintf("%s/after=%v/%s", method, after, then), func(t *testing.T) {
+					cc := newCrashCluster(t)
+					d, err := xenlibvirt.NewDeployment(cc.pl, cc.c.Inventory, cc.hs.Facts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if n := len(d.Phases[0].VMs); n < 2 {
+						t.Fatalf("phase 1 has %d VMs: too few for launches to overlap", n)
+					}
+					killed := crashApplyParallel(t, cc, newCrash(method, d.Phases[0].VMs[1].Name, 1, after), 2)
+					j, err := xenlibvirt.ReadJournalFile(killed)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if then == "destroy" {
+						var log bytes.Buffer
+						if _, err := xenlibvirt.Destroy(j, cc.c.Connector(nil), killed, &log); err != nil {
+							t.Fatalf("destroy: %v\n%s", err, log.String())
+						}
+					} else {
+						j, err := xenlibvirt.Apply(context.Background(), cc.pl, cc.hosts(t, nil), &xenlibvirt.Settings{Resume: true, StatePath: killed})
+						if err != nil || j.Status != xenlibvirt.StatusDone || len(j.LiveVMs()) != 0 {
+							t.Fatalf("resume: %v", err)
+						}
+					}
+					cc.assertClean(t)
+				})
+			}
+		}
+	}
 }
