@@ -46,7 +46,7 @@ func TestHostsCheckCanary(t *testing.T) {
 	if code != 1 || errs != want {
 		t.Errorf("exit %d, stderr %q; want 1, %q", code, errs, want)
 	}
-	for _, w := range []string{"CANARY", "powered off in 1.5 s", "failed: canary on h1"} {
+	for _, w := range []string{"│ canary", "powered off in 1.5 s", "failed: canary on h1"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

@@ -22,7 +22,7 @@ func TestExperimentCLI(t *testing.T) {
 		}
 	}
 	// The list names each experiment's paper, not a number.
-	if !strings.Contains(out, "PAPER") || strings.Contains(out, "SEED") || !strings.Contains(out, "dp (Sandholm & Lai, JSSPP 2010)") {
+	if !strings.Contains(out, "│ paper") || strings.Contains(out, "│ seed") || !strings.Contains(out, "dp (Sandholm & Lai, JSSPP 2010)") {
 		t.Errorf("list does not name the papers:\n%s", out)
 	}
 	code, out, _ = packer(t, "", "experiment", "run", "--seeds", "1", "--format", "json", "hybs-exp2")

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/urfave/cli/v2"
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/progress"
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/internal/table"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/plan"
@@ -279,19 +278,8 @@ func printJSON(w io.Writer, v any) error {
 	return err
 }
 
-// newTable starts a table with the house style: headers as given (no upper
-// casing, which would turn "VMs" into "V MS"), left-aligned.
-func newTable(w io.Writer, header ...string) *tablewriter.Table {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft))
-	h := make([]any, len(header))
-	for i, s := range header {
-		h[i] = s
-	}
-	t.Header(h...)
-	return t
-}
+// newTable starts a table in the house style (internal/table).
+func newTable(w io.Writer, header ...string) *table.Table { return table.New(w, header...) }
 
 // seconds renders a duration in seconds as plans' notes do (model.FormatSeconds).
 func seconds(s float64) string { return model.FormatSeconds(s) }

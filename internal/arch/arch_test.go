@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/docs":          {},
 	"internal/goldenfile":    {},
 	"internal/fuzzmin":       {},
+	"internal/table":         {},
 	"workloads":              {"model"},
 	"profile":                {"model"},
 	"optimize":               {"model", "pso"},
