@@ -65,6 +65,7 @@ var planCommand = &cli.Command{
 		withinMeasuredFlag,
 		&cli.BoolFlag{Name: "strict-shape", Usage: "refuse a plan whose VMs (vCPUs, memory) differ from those a job was measured on (vm_shape)"},
 		planMaxMemoryFlag,
+		&cli.BoolFlag{Name: "summary", Usage: "print the summary and notes only, not each phase's jobs and placement"},
 	}, clusterFlags...),
 	Action: planAction,
 }
@@ -152,8 +153,8 @@ func planAction(c *cli.Context) error {
 	if format == "json" {
 		_, err = c.App.Writer.Write(doc)
 		printDeadline(c.App.ErrWriter, pl.Makespan, deadline) // stdout is the document
-	} else if err = printPlan(c.App.Writer, pl); err == nil {
-		printDeadline(c.App.Writer, pl.Makespan, deadline)
+	} else {
+		err = printPlan(c.App.Writer, pl, c.Bool("summary"), deadline)
 	}
 	if s := sig.signalled(); s != nil && err == nil {
 		return interruptedExit(s, pl, c.String("output"))

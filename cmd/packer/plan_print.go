@@ -15,14 +15,41 @@ import (
 // as many jobs, no phase tables at all (100,000 jobs: 30 s of CPU).
 const maxPlacementRows = 20_000
 
-// printPlan renders a plan for people: a header line, one job table and (up
-// to maxPlacementRows host rows in all) one
-// placement table per phase, and the totals.
-func printPlan(w io.Writer, pl *plan.Plan) error {
+// printPlan prints a plan for people: what it is, its summary (makespan,
+// saving, bound, the deadline if given) and notes first, where a reader
+// looks, then unless summaryOnly each phase's jobs and placement.
+func printPlan(w io.Writer, pl *plan.Plan, summaryOnly bool, deadline float64) error {
 	cl := pl.Cluster
 	fmt.Fprintf(w, "Plan %s: workload %s (%d jobs), algorithm %s\n", pl.ID, pl.Workload, len(pl.Jobs), pl.Algorithm)
 	fmt.Fprintf(w, "Cluster: %d hosts × %d disks = %d primary VMs, up to %d extra VMs (r = %d), alpha = %g, %d vCPUs and %d MiB per VM\n",
 		cl.Hosts, cl.DisksPerHost, cl.PrimaryVMs, cl.MaxExtraVMs, cl.ExtraRatio, cl.Alpha, cl.VCPUsPerVM, cl.MemoryMiBPerVM)
+	if pl.Interrupted {
+		fmt.Fprintln(w, "Interrupted:         yes, by a signal: the best plan found so far, and the best bound proven so far")
+	}
+	fmt.Fprintf(w, "Makespan:            %s\n", seconds(pl.Makespan))
+	fmt.Fprintf(w, "Sequential makespan: %s (every job alone on all %d VMs)\n", seconds(pl.SequentialMakespan), cl.PrimaryVMs)
+	fmt.Fprintf(w, "Saving:              %.1f %%\n", pl.SavingPercent)
+	fmt.Fprintf(w, "Mean job completion: %s\n", seconds(pl.MeanCompletion))
+	switch {
+	case pl.Optimum != nil:
+		fmt.Fprintf(w, "Optimum:             %s (gap %.2f %%)\n", seconds(*pl.Optimum), *pl.GapPercent)
+	case pl.LowerBound != nil:
+		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
+	}
+	printDeadline(w, pl.Makespan, deadline)
+	for _, n := range pl.Notes {
+		fmt.Fprintf(w, "Note: %s\n", n)
+	}
+	if summaryOnly {
+		return nil
+	}
+	return printPhases(w, pl)
+}
+
+// printPhases prints each phase's jobs and, unless there are too many rows,
+// its placement: host by host, the VM on each disk and the extra ones.
+func printPhases(w io.Writer, pl *plan.Plan) error {
+	cl := pl.Cluster
 	classes := map[string]string{}
 	for _, j := range pl.Jobs {
 		classes[j.Name] = j.Class()
@@ -79,7 +106,6 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 			return err
 		}
 	}
-	fmt.Fprintln(w)
 	if phases == nil && len(pl.Phases) > 0 {
 		fmt.Fprintf(w, "Phases: %d with %d jobs, too many to list (more than %d rows); the plan document (--output, --format json) holds every phase.\n",
 			len(pl.Phases), len(pl.Jobs), maxPlacementRows)
@@ -89,22 +115,6 @@ func printPlan(w io.Writer, pl *plan.Plan) error {
 	}
 	if extrapolated {
 		fmt.Fprintln(w, "* VM count outside the job's measured range: the runtime is an extrapolation of its model (the notes say by how far).")
-	}
-	for _, n := range pl.Notes {
-		fmt.Fprintf(w, "Note: %s\n", n)
-	}
-	if pl.Interrupted {
-		fmt.Fprintln(w, "Interrupted:         yes, by a signal: the best plan found so far, and the best bound proven so far")
-	}
-	fmt.Fprintf(w, "Makespan:            %s\n", seconds(pl.Makespan))
-	fmt.Fprintf(w, "Sequential makespan: %s (every job alone on all %d VMs)\n", seconds(pl.SequentialMakespan), cl.PrimaryVMs)
-	fmt.Fprintf(w, "Saving:              %.1f %%\n", pl.SavingPercent)
-	fmt.Fprintf(w, "Mean job completion: %s\n", seconds(pl.MeanCompletion))
-	switch {
-	case pl.Optimum != nil:
-		fmt.Fprintf(w, "Optimum:             %s (gap %.2f %%)\n", seconds(*pl.Optimum), *pl.GapPercent)
-	case pl.LowerBound != nil:
-		fmt.Fprintf(w, "Lower bound:         %s (gap at most %.2f %%)\n", seconds(*pl.LowerBound), *pl.GapPercent)
 	}
 	return nil
 }
