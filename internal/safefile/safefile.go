@@ -110,33 +110,42 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 		dir = "."
 	}
 	f, err := createTemp(dir, base)
+	if err == nil {
+		err = install(f, path, bytes.NewReader(data), perm)
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
+	return nil
+}
+
+// install makes the temporary file f, from createTemp, target's content:
+// it appends what r holds (r may be nil), sets perm, syncs, closes and
+// renames f over target. On an error f is closed and removed; either way it
+// is off the list of temporary files.
+func install(f *os.File, target string, r io.Reader, perm os.FileMode) (err error) {
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			os.Remove(f.Name())
 		}
-		forget(tmp)
+		forget(f.Name())
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if r != nil {
+		if _, err = io.Copy(f, r); err != nil {
+			return err
+		}
 	}
 	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return os.Rename(f.Name(), target)
 }
 
 // File is an output written in a stream and put in place whole: writes go to
@@ -203,21 +212,7 @@ func (w *File) Commit() error {
 		forget(w.f.Name())
 		return err
 	}
-	err := w.f.Chmod(w.perm)
-	if err == nil {
-		err = w.f.Sync()
-	}
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.f.Name(), w.path)
-	}
-	if err != nil {
-		os.Remove(w.f.Name())
-	}
-	forget(w.f.Name())
-	if err != nil {
+	if err := install(w.f, w.path, nil, w.perm); err != nil {
 		return fmt.Errorf("write %s: %w", w.path, err)
 	}
 	return nil
@@ -305,32 +300,13 @@ func replaceThrough(target string, r io.Reader, perm os.FileMode) (err error) {
 	} else if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-		forget(tmp)
-	}()
-	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) {
-		if f.Chown(uid, gid) != nil {
-			return errInPlace // the owner could not be kept (the deferred cleanup removes tmp)
-		}
+	if uid >= 0 && (uid != os.Getuid() || gid != os.Getgid()) && f.Chown(uid, gid) != nil {
+		f.Close()
+		os.Remove(f.Name())
+		forget(f.Name())
+		return errInPlace // the owner could not be kept
 	}
-	if _, err = io.Copy(f, r); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, target)
+	return install(f, target, r, perm)
 }
 
 // unwrapPath drops an *fs.PathError's operation and path, which the caller's
