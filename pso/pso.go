@@ -94,10 +94,12 @@ type Settings struct {
 	// Stop, if not nil, is asked before every evaluation of the objective
 	// (on the Workers goroutines, so it must be safe for concurrent use)
 	// and after every iteration; true ends the run early with the best point
-	// so far (Result.Iterations says how many iterations ran, Stopped that
-	// Stop ended it). The Initial points are always evaluated, so a run that
-	// has one feasible start returns it however soon Stop says yes. Solvers
-	// use it for time limits and interrupts.
+	// after the last whole iteration (Result.Iterations says how many ran,
+	// Stopped that Stop ended it): the iteration Stop cut is dropped, so a
+	// Stop that says yes at the same call gives the same result whatever
+	// GOMAXPROCS or Workers is. The Initial points are always evaluated, so a
+	// run that has one feasible start returns it however soon Stop says yes.
+	// Solvers use it for time and work limits and interrupts.
 	Stop func() bool
 }
 
@@ -156,8 +158,8 @@ type Result struct {
 	// Improved is the last iteration that improved the global best (0 when the
 	// initial swarm's best was never beaten).
 	Improved int
-	// Stopped is true when Settings.Stop ended the run, perhaps in the
-	// middle of an iteration (Evaluations then counts the particles seen).
+	// Stopped is true when Settings.Stop ended the run; Evaluations then
+	// counts only the evaluations of the whole iterations kept.
 	Stopped bool
 	// Settings are the settings used, defaults filled in (Initial, Recorder
 	// and Stop are cleared).
@@ -244,6 +246,9 @@ func Minimize(p Problem, settings *Settings) (*Result, error) {
 	sw.record(0)
 	for it := 1; it <= s.Iterations && sw.best >= 0 && !sw.halted.Load(); it++ {
 		sw.step()
+		if sw.halted.Load() {
+			break // the iteration Stop cut is dropped whole (evaluate)
+		}
 		if sw.updateBests() {
 			res.Improved = it
 		}
@@ -427,7 +432,19 @@ func (sw *swarm) evaluate(idx []int) { sw.evaluateAll(idx, true) }
 // Stop says (the Initial points).
 func (sw *swarm) evaluateAll(idx []int, stoppable bool) {
 	var evals atomic.Int64
-	defer func() { sw.evals += int(evals.Load()) }()
+	defer func() {
+		if stoppable && sw.halted.Load() {
+			// Which particles were evaluated before Stop said yes depends on
+			// the goroutines' timing: drop the whole batch, so a stopped run
+			// returns the state after its last whole batch, the same on any
+			// core count, and counts only the evaluations it used.
+			for _, i := range idx {
+				sw.feasible[i], sw.f[i] = false, math.Inf(1)
+			}
+			return
+		}
+		sw.evals += int(evals.Load())
+	}()
 	one := func(i int) {
 		x := sw.x[i]
 		if stoppable && (sw.halted.Load() || (sw.s.Stop != nil && sw.s.Stop())) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -223,9 +224,8 @@ func ExampleMinimize() {
 // TestStop: Stop is asked before every evaluation and after every
 // iteration. On one worker, with 10 particles: calls 1–10 precede the
 // initial evaluations, 11–20 iteration 1's, 21 follows it, 22–24 precede
-// three of iteration 2's evaluations and call 25 says yes: the run ends
-// after 10 + 10 + 3 evaluations, the 7 unseen particles left out, with the
-// best so far.
+// three of iteration 2's evaluations and call 25 says yes: iteration 2 is
+// dropped whole, and the run returns what a run of one iteration returns.
 func TestStop(t *testing.T) {
 	lo, hi := box(2, -5, 5)
 	calls := 0
@@ -234,8 +234,10 @@ func TestStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Iterations != 2 || res.Evaluations != 23 || !res.Stopped || res.Settings.Stop != nil || res.F != sphere(res.X) || calls != 25 {
-		t.Errorf("%d iterations, %d evaluations (stopped %v, %d calls), f %v at %v", res.Iterations, res.Evaluations, res.Stopped, calls, res.F, res.X)
+	one, _ := Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 10, Iterations: 1, Seed: 1, Workers: 1})
+	if res.Iterations != 1 || res.Evaluations != 20 || !res.Stopped || res.Settings.Stop != nil || res.F != sphere(res.X) || calls != 25 ||
+		res.F != one.F || !slices.Equal(res.X, one.X) {
+		t.Errorf("%d iterations, %d evaluations (stopped %v, %d calls), f %v at %v; one iteration: f %v at %v", res.Iterations, res.Evaluations, res.Stopped, calls, res.F, res.X, one.F, one.X)
 	}
 	// A Stop that says yes at once still evaluates the Initial points, and
 	// returns the best of them.
@@ -253,5 +255,29 @@ func TestStop(t *testing.T) {
 	res, _ = Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 5, Iterations: 3, Seed: 1})
 	if res.Stopped || res.Iterations != 3 {
 		t.Errorf("unstopped run: stopped %v after %d iterations", res.Stopped, res.Iterations)
+	}
+}
+
+// TestStopAnyWorkers: a Stop that says yes from its nth call on (counted
+// atomically, asked concurrently) gives the same point, value, iterations
+// and evaluations on 1 worker and on 4, for every n: the cut iteration is
+// dropped whole, whichever particles its goroutines had reached.
+func TestStopAnyWorkers(t *testing.T) {
+	lo, hi := box(3, -5, 5)
+	for n := int64(31); n <= 600; n += 7 {
+		var got []*Result
+		for _, workers := range []int{1, 4} {
+			var calls atomic.Int64
+			res, err := Minimize(Problem{Func: sphere, Lower: lo, Upper: hi}, &Settings{Particles: 30, Iterations: 50, Seed: 3, Workers: workers,
+				Stop: func() bool { return calls.Add(1) >= n }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, res)
+		}
+		a, b := got[0], got[1]
+		if a.F != b.F || !slices.Equal(a.X, b.X) || a.Iterations != b.Iterations || a.Evaluations != b.Evaluations || a.Improved != b.Improved {
+			t.Errorf("stop at call %d: 1 worker f %v at %v (%d iterations, %d evaluations), 4 workers f %v at %v (%d, %d)", n, a.F, a.X, a.Iterations, a.Evaluations, b.F, b.X, b.Iterations, b.Evaluations)
+		}
 	}
 }
