@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/packer-sched/packer/sim"
 )
@@ -17,9 +18,10 @@ const tyrexSlowstart = 0.05
 
 // tyrexTimer is the static policy's P1 timer in slot-seconds. The Tyrex
 // paper's Fig. 6 puts the optimum for a 30 % P1 below 250 s for HVW and MVW;
-// for LVW the paper's optimum (500–2500 s) would overload our P1 (our LVW's
-// big jobs are smaller than the paper's), so the timer is the one that
-// leaves P1 about 20 % of the work, as Fig. 7 shows for the paper's timers.
+// for LVW its text gives no number, only that the optimum grows fivefold
+// from a 10 % to a 40 % P1, and its dynamic timer there runs 500–2500 s. The paper picks the timer of least V95; of
+// 300, 500, 1000, 1500 and 2500 s that is 1500 s on our LVW (seeds 1–5:
+// V95 8.11, 7.86, 6.89, 6.37, 7.42).
 func tyrexTimer(v TyrexVariability) float64 {
 	switch v {
 	case HVW:
@@ -27,7 +29,7 @@ func tyrexTimer(v TyrexVariability) float64 {
 	case MVW:
 		return 250
 	}
-	return 300
+	return 1500
 }
 
 // tyrexSetup is one Tyrex experiment: the workload, its load, and the
@@ -50,6 +52,9 @@ func tyrexExperiments() []Experiment {
 // tyrexExperiment compares Tyrex with the baselines on s.
 func tyrexExperiment(name string, s tyrexSetup) Experiment {
 	reported := []string{"", "", "FAIR of the Tyrex paper", "V95 about half of FIFO's and FAIR's; p95 −50–60 % vs FIFO, −20–40 % vs FAIR", "median slowdown < 2.2, V95 < 3.2"}
+	if s.v != HVW {
+		reported[3] = "V95 −30 % vs FIFO, about FAIR's; p95 −50–60 % vs FIFO, −20–40 % vs FAIR"
+	}
 	if s.load > 0.8 {
 		reported = []string{"", "", "very wide; makespan 2× Tyrex's", "no job slowdown above 10", "no job slowdown above 10"}
 	}
@@ -107,17 +112,28 @@ func (s tyrexSetup) run(seed uint64, small bool) (Table, error) {
 }
 
 // check evaluates the paper's directions for both policies against FIFO,
-// the paper's FAIR (fair-by-tasks) and max-min fair sharing.
+// the paper's FAIR (fair-by-tasks) and max-min fair sharing. Against FAIR
+// the paper halves V95 on HVW only; on MVW and LVW it finds V95 "roughly
+// equal" (checked as within a quarter) and the median slowdown lower. At
+// load 0.9 it reports no slowdown above 10.
 func (s tyrexSetup) check(med Table) []Check {
 	var cs []Check
 	for _, t := range []int{3, 4} {
 		name := []string{"", "", "", "tyrex-static", "tyrex-dynamic"}[t]
+		vsFair := Check{Claim: name + ": V95 at most 3/4 of fair-by-tasks'", Holds: med[t][2] <= 0.75*med[2][2]}
+		if s.v != HVW {
+			vsFair = Check{Claim: name + ": V95 within 25 % of fair-by-tasks', median below",
+				Holds: math.Abs(med[t][2]-med[2][2]) <= 0.25*med[2][2] && med[t][0] < med[2][0]}
+		}
 		cs = append(cs,
 			Check{Claim: name + ": p95 slowdown below FIFO's", Holds: med[t][1] < med[0][1]},
 			Check{Claim: name + ": V95 at most 3/4 of FIFO's", Holds: med[t][2] <= 0.75*med[0][2]},
 			Check{Claim: name + ": p95 slowdown below the Tyrex paper's FAIR's (fair-by-tasks)", Holds: med[t][1] < med[2][1]},
-			Check{Claim: name + ": V95 at most 3/4 of fair-by-tasks'", Holds: med[t][2] <= 0.75*med[2][2]},
+			vsFair,
 			Check{Claim: name + ": p95 slowdown below max-min fair's", Holds: med[t][1] < med[1][1]})
+		if s.load > 0.8 {
+			cs = append(cs, Check{Claim: name + ": no job slowdown above 10", Holds: med[t][3] <= 10})
+		}
 	}
 	return cs
 }

@@ -56,15 +56,17 @@ var TyrexCluster = sim.Cluster{Nodes: 20, Racks: 1, MapSlots: 6, ReduceSlots: 2}
 // paper's 300) with Poisson arrivals at the given load (0.7 in the paper, 0.9
 // for its stress test) on TyrexCluster, drawn from the random seed.
 //
-// A job's size S (slot-seconds) is hyperexponential with mean 760 s, Table
-// II's HVW CPU time per job (63.6 h / 300), and the workload's squared CV c:
-// with probability p a small job of mean 60 s (two maps: "tiny"), otherwise a
-// big one of mean (760 − 60p)/(1 − p), p solved from E[S²] = (1 + c)·760²
-// (TyrexSmallFraction: 0.92 for HVW, 0.85 for MVW, 0.64 for LVW, so over
-// 60 % of jobs are tiny, as the paper requires). The paper's MVW and LVW are
-// bigger overall, but size only scales time, and one mean keeps the three
-// comparable. 90 % of S is maps of about 30 s (Table II: 6 139 maps for
-// 63.6 h is of that order), 10 % reduces, one per 8 maps (788 reduces for
+// A job's size S (slot-seconds) is hyperexponential with mean M, Table II's
+// CPU time per job (MeanSize: 760, 1500 and 3680 s for HVW, MVW and LVW),
+// and the workload's squared CV c: with probability p a small job of mean
+// 60 s (two maps: "tiny"), otherwise a big one of mean (M − 60p)/(1 − p), p
+// solved from E[S²] = (1 + c)·M² (TyrexSmallFraction: 0.92 for HVW, 0.83
+// for MVW, 0.61 for LVW, so over 60 % of jobs are tiny or short, as the
+// paper requires). The mean matters, not only the time scale: tasks keep
+// their length (Table II's are about 33 s in all three), so a bigger mean
+// makes fewer, bigger jobs, and each big job brings P1 its timer plus the
+// tasks running when it expires. 90 % of S is maps of about 30 s, 10 %
+// reduces, one per 8 maps (Table II: 788 reduces for
 // 6 139 maps). Map tasks read no block: Tyrex lets any partition read any
 // data, so locality is not what it studies. The arrival rate is load × 120
 // map slots ÷ the sample's mean map work, so the map slots are busy that
@@ -79,16 +81,17 @@ func Tyrex(v TyrexVariability, jobs int, load float64, seed uint64) (*sim.Worklo
 	}
 	rng := expRNG(seed, 4)
 	const mapTime = 30.0
-	p := TyrexSmallFraction(c)
-	big := (tyrexMean - p*tyrexSmall) / (1 - p)
+	mean := v.MeanSize()
+	p := TyrexSmallFraction(c, mean)
+	big := (mean - p*tyrexSmall) / (1 - p)
 	w := &sim.Workload{Name: fmt.Sprintf("tyrex-%s-%.0f%%", v, load*100), Cluster: TyrexCluster}
 	var mapWork float64
 	for i := range jobs {
-		mean := big
+		phase := big
 		if rng.Float64() < p {
-			mean = tyrexSmall
+			phase = tyrexSmall
 		}
-		s := mean * rng.ExpFloat64()
+		s := phase * rng.ExpFloat64()
 		m := max(1, int(math.Round(0.9*s/mapTime)))
 		r := max(1, (m+7)/8)
 		maps := jitter(rng, m, max(0.9*s/float64(m), 1), 0.3)
@@ -109,17 +112,31 @@ func Tyrex(v TyrexVariability, jobs int, load float64, seed uint64) (*sim.Worklo
 	return w, w.Validate()
 }
 
-// The Tyrex size distribution's mean and small-job mean, slot-seconds.
-const tyrexMean, tyrexSmall = 760.0, 60.0
+// tyrexSmall is the mean of the Tyrex size distribution's small phase,
+// slot-seconds.
+const tyrexSmall = 60.0
+
+// MeanSize is the workload's mean job size in slot-seconds: the Tyrex
+// paper's Table II total CPU time over its 300 jobs (63.6, 124.6 and 306.9 h),
+// rounded to 20 s.
+func (v TyrexVariability) MeanSize() float64 {
+	switch v {
+	case MVW:
+		return 1500
+	case LVW:
+		return 3680
+	}
+	return 760
+}
 
 // TyrexSmallFraction is p, the probability of a small job, for which the
-// two-phase hyperexponential of mean 760 s with small phase 60 s has squared
-// CV c: E[S²] = 2(p·60² + (1 − p)·m₂²) = (1 + c)·760², m₂ = (760 − 60p)/(1 − p).
+// two-phase hyperexponential of the given mean M with small phase 60 s has
+// squared CV c: E[S²] = 2(p·60² + (1 − p)·m₂²) = (1 + c)·M², m₂ = (M − 60p)/(1 − p).
 // The left side grows with p, so bisection finds it.
-func TyrexSmallFraction(c float64) float64 {
+func TyrexSmallFraction(c, mean float64) float64 {
 	f := func(p float64) float64 {
-		m2 := (tyrexMean - p*tyrexSmall) / (1 - p)
-		return 2*(p*tyrexSmall*tyrexSmall+(1-p)*m2*m2) - (1+c)*tyrexMean*tyrexMean
+		m2 := (mean - p*tyrexSmall) / (1 - p)
+		return 2*(p*tyrexSmall*tyrexSmall+(1-p)*m2*m2) - (1+c)*mean*mean
 	}
 	lo, hi := 0.0, 0.999999
 	for range 100 {
