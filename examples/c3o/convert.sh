@@ -3,7 +3,8 @@
 # pagerank.tsv; see their README) into packer fit's observations CSV, one job
 # per configuration (every column but instance_count, gross_runtime, slots and
 # memory, joined by "-"), and splits each family into the runs at 2-8 nodes
-# (FAMILY-le8.csv, to fit) and all runs (FAMILY-all.csv, to --check).
+# (FAMILY-le8.csv, to fit) and all runs (FAMILY-all.csv, to --check); all-le8.csv
+# and all-all.csv hold the three families together.
 set -eu
 src=$1 out=$2
 mkdir -p "$out"
@@ -20,4 +21,10 @@ for fam in grep sort pagerank; do
 		print key "," n "," s
 	}' "$src/$fam.tsv" >"$out/$fam-all.csv"
 	awk -F, 'NR == 1 || $2 <= 8' "$out/$fam-all.csv" >"$out/$fam-le8.csv"
+done
+for part in le8 all; do
+	{
+		echo "job,nodes,seconds"
+		for fam in grep sort pagerank; do tail -n +2 "$out/$fam-$part.csv"; done
+	} >"$out/all-$part.csv"
 done
