@@ -95,6 +95,9 @@ type ColumnsResult struct {
 	// bound above the optimum would hide under the cap when the plan is
 	// optimal, so the tests check this one.
 	proven float64
+	// pivots counts the master LP's simplex pivots (tests and
+	// measurements read it: deterministic, unlike the time).
+	pivots int
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -216,6 +219,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.proven = res.LowerBound
 	res.LowerBound = min(res.LowerBound, res.Makespan)
 	res.Columns = len(cg.lp.cols)
+	res.pivots = cg.lp.work
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}

@@ -23,8 +23,9 @@ type coverLP struct {
 	binv  [][]float64 // basis inverse
 	basis []int       // basic variable per row: column index, or −1−j for job j's surplus
 	xb    []float64
-	// pivots counts the pivots since B⁻¹ was last computed afresh.
-	pivots int
+	// pivots counts the pivots since B⁻¹ was last computed afresh; work
+	// all pivots ever (a deterministic measure of the LP's effort).
+	pivots, work int
 	// optimal records that the last solve ended because no column priced
 	// out, not on its pivot cap or stop: only then are its duals the LP's.
 	optimal bool
@@ -125,11 +126,37 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 				d[k] = -lp.binv[k][-1-enter]
 			}
 		}
+		// The entering column's reduced cost from B⁻¹a (O(M)): duals
+		// updated since the last refresh may have chosen a column that no
+		// longer prices out, and pivoting it in raised the objective:
+		// random-m200-seed1 on 50 hosts then spent its 50·M pivots in every
+		// round from the 8th to the 34th, its LP stuck 40 % above the
+		// optimum. Fresh duals that disagree with it by round-off end the
+		// solve as optimal (the bound is Farley's and does not rest on it).
+		rc := lp.reducedCost(enter, d)
+		if rc >= lp.tolerance() {
+			if fresh {
+				lp.optimal = true
+				break
+			}
+			y, fresh = lp.duals(), true
+			continue
+		}
+		best = rc
+		// Ratio test: rows with a pivot element below pivotTol cannot
+		// leave (tiny pivots blew B⁻¹ up), and of tied rows the one with
+		// the largest element leaves (Bland's rule: the least index).
 		r, theta := -1, math.Inf(1)
 		for k, dk := range d {
-			if dk > 1e-11 {
-				t := lp.xb[k] / dk
-				if t < theta-1e-12 || (bland && t <= theta+1e-12 && lp.order(lp.basis[k]) < lp.order(lp.basis[r])) {
+			if dk > pivotTol {
+				t := max(lp.xb[k], 0) / dk
+				switch {
+				case t < theta-1e-12:
+					r, theta = k, t
+				case t > theta+1e-12:
+				case bland && lp.order(lp.basis[k]) < lp.order(lp.basis[r]):
+					r, theta = k, t
+				case !bland && dk > d[r]:
 					r, theta = k, t
 				}
 			}
@@ -144,6 +171,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		}
 		lp.pivot(r, enter, theta, d)
 		lp.pivots++
+		lp.work++
 		for i, v := range lp.binv[r] {
 			y[i] += best * v
 		}
@@ -154,8 +182,9 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 
 // dualRefresh is how many pivots solve updates the duals before computing
 // them afresh; blandAfter is how many degenerate pivots in a row switch it to
-// Bland's rule.
+// Bland's rule; pivotTol is the least pivot element the ratio test takes.
 const (
+	pivotTol    = 1e-9
 	dualRefresh = 8
 	blandAfter  = 20
 )
@@ -164,8 +193,7 @@ const (
 // cost under y, that reduced cost, and whether one prices out; with bland,
 // the first in order (columns, then surpluses) that prices out.
 func (lp *coverLP) entering(y []float64, bland bool) (enter int, best float64, found bool) {
-	tol := -1e-9 * (1 + lp.objective())
-	best = tol
+	best = lp.tolerance()
 	for c, jobs := range lp.cols {
 		rc := lp.cost[c]
 		for _, j := range jobs {
@@ -309,4 +337,22 @@ func (lp *coverLP) values() []float64 {
 		}
 	}
 	return v
+}
+
+// tolerance is the reduced cost below which a column prices out.
+func (lp *coverLP) tolerance() float64 { return -1e-9 * (1 + lp.objective()) }
+
+// reducedCost is the entering variable's reduced cost c_e − c_B·B⁻¹a_e, d
+// being B⁻¹a_e (a surplus has cost 0).
+func (lp *coverLP) reducedCost(enter int, d []float64) float64 {
+	rc := 0.0
+	if enter >= 0 {
+		rc = lp.cost[enter]
+	}
+	for k, b := range lp.basis {
+		if b >= 0 && d[k] != 0 {
+			rc -= lp.cost[b] * d[k]
+		}
+	}
+	return rc
 }
