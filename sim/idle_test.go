@@ -23,7 +23,7 @@ func TestIdleNote(t *testing.T) {
 	if n.SuggestedNodes != 532 || n.Nodes != 3000 || n.Utilisation != [2]float64{0.098, 0.124} {
 		t.Errorf("got %+v, want 532 nodes suggested for 3000 at (0.098, 0.124)", n)
 	}
-	for _, want := range []string{"map slots 10 %, reduce slots 12 % busy", "policies cannot differ much", "try --nodes 532"} {
+	for _, want := range []string{"map slots 10 %, reduce slots 12 % busy", "makespans cannot differ much", "try --nodes 532"} {
 		if !strings.Contains(n.Note, want) {
 			t.Errorf("note %q lacks %q", n.Note, want)
 		}
@@ -44,7 +44,7 @@ func TestIdleNoteMapsOnly(t *testing.T) {
 	if n == nil || n.SuggestedNodes != 2 || n.Nodes != 18 {
 		t.Fatalf("got %+v, want 2 of 18 nodes", n)
 	}
-	if want := "map slots 7 % busy: policies cannot differ much; try --nodes 2"; !strings.HasPrefix(n.Note, want) {
+	if want := "map slots 7 % busy: makespans cannot differ much; try --nodes 2"; !strings.HasPrefix(n.Note, want) {
 		t.Errorf("note %q, want it to start %q", n.Note, want)
 	}
 }

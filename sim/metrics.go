@@ -358,7 +358,7 @@ func IdleNote(w *Workload, results []*Result) *IdleCluster {
 	if u[Reduce] > u[Map] {
 		kind = "reduce"
 	}
-	note := fmt.Sprintf("%s: policies cannot differ much; try --nodes %d (%d × %s ÷ %s: %s slots about %s busy)",
+	note := fmt.Sprintf("%s: makespans cannot differ much; try --nodes %d (%d × %s ÷ %s: %s slots about %s busy)",
 		kinds, n, nodes, strconv.FormatFloat(100*busier, 'f', 1, 64)+" %", pct(BusyTarget), kind, pct(BusyTarget))
 	return &IdleCluster{Utilisation: u, Nodes: nodes, SuggestedNodes: n, Note: note}
 }

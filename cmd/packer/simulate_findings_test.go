@@ -19,7 +19,7 @@ func TestSimulateIdleNote(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(errs, "packer: note: map slots") || !strings.Contains(errs, "policies cannot differ much; try --nodes ") {
+	if !strings.Contains(errs, "packer: note: map slots") || !strings.Contains(errs, "makespans cannot differ much; try --nodes ") {
 		t.Errorf("stderr lacks the idle note: %q", errs)
 	}
 	if strings.Contains(out, "cannot differ") {
