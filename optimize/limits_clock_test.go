@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,7 +64,7 @@ func TestTimeLimitEndsEverySearch(t *testing.T) {
 		if res.Swarm != nil && (res.Swarm.Evaluations != 1 || !res.Swarm.Stopped) {
 			t.Errorf("%s: the swarm evaluated %d points (stopped %v) after the limit passed; want only its start", method, res.Swarm.Evaluations, res.Swarm.Stopped)
 		}
-		if method != MethodSwarm && !strings.Contains(notes, "in 1 rounds, stopped before converging") {
+		if method != MethodSwarm && !strings.Contains(notes, "the limit ended its first run") {
 			t.Errorf("%s: column generation went on past the limit:\n%s", method, notes)
 		}
 		if clock.reads.Load() < 2 {
@@ -73,19 +74,31 @@ func TestTimeLimitEndsEverySearch(t *testing.T) {
 }
 
 // TestTimeLimitLaterJump: the swarm asks the clock before every evaluation,
-// so a limit that passes after a given number of reads ends it within that
-// many evaluations, not at the end of an iteration (1,500 particles).
+// so a limit that passes in the middle of an iteration ends it there; the
+// cut iteration is dropped whole, and the plan is the one the same swarm
+// gives with as many iterations as were whole, and no limit.
 func TestTimeLimitLaterJump(t *testing.T) {
 	p := limitProblem(t, 60, 9)
-	clock := &jumpClock{t0: time.Unix(1e9, 0), after: 400, jump: time.Hour}
-	res, err := Solve(p, MethodSwarm, &Settings{TimeLimit: time.Minute, Clock: clock.now, Swarm: &pso.Settings{Seed: 1, Workers: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Read 1 is Solve's start; reads 2–400 precede evaluations; read 401
-	// stops the run: the start point and 399 random particles.
-	if res.Swarm.Evaluations != 400 || !res.Swarm.Stopped || res.Swarm.Iterations != 0 {
-		t.Errorf("%d evaluations, %d iterations, stopped %v; want 400, 0, true", res.Swarm.Evaluations, res.Swarm.Iterations, res.Swarm.Stopped)
+	for _, after := range []int64{400, 5000, 9000} {
+		clock := &jumpClock{t0: time.Unix(1e9, 0), after: after, jump: time.Hour}
+		res, err := Solve(p, MethodSwarm, &Settings{TimeLimit: time.Minute, Clock: clock.now, Swarm: &pso.Settings{Seed: 1, Particles: 1000}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Swarm.Stopped || (res.Swarm.Evaluations != 1 && res.Swarm.Evaluations%1000 != 0) || clock.reads.Load() > after+2*1000+10 {
+			t.Errorf("jump after %d reads: %d evaluations (not whole iterations), %d iterations, stopped %v, %d reads", after, res.Swarm.Evaluations, res.Swarm.Iterations, res.Swarm.Stopped, clock.reads.Load())
+			continue
+		}
+		if res.Swarm.Iterations == 0 {
+			continue
+		}
+		whole, err := Solve(p, MethodSwarm, &Settings{Swarm: &pso.Settings{Seed: 1, Particles: 1000, Iterations: res.Swarm.Iterations}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := p.Makespan(res.Schedule), p.Makespan(whole.Schedule); a != b || !reflect.DeepEqual(res.Schedule, whole.Schedule) {
+			t.Errorf("jump after %d reads: %d whole iterations gave %v, the same without a limit %v", after, res.Swarm.Iterations, a, b)
+		}
 	}
 }
 

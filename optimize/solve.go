@@ -1,9 +1,9 @@
 package optimize
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -74,14 +74,21 @@ type Settings struct {
 	// (OrderForCompletion), which lowers the mean job completion time and
 	// leaves the makespan unchanged.
 	KeepOrder bool
-	// TimeLimit bounds pso and columns (so auto past ExactJobs): when it
-	// passes they return the best plan and the best bound found so far. Auto
-	// gives the swarm that seeds column generation the first third, column
-	// generation up to four fifths and the integer search up to searchShare,
-	// leaving the rest to order and place the plan (at 1,000 jobs on 200
-	// hosts, with the plan document written, about 1.5 s). 0 means no limit.
-	// Solve reads the clock (Clock) only to keep it.
+	// TimeLimit bounds pso and columns (so auto past ExactJobs), on the wall
+	// clock: when it passes they return the best plan and the best bound of
+	// the search so far (worklimit.go says what "so far" keeps). It cuts
+	// the search at searchShare of the time the searches share, leaving the
+	// rest to order and place the plan (at 1,000 jobs on 200 hosts, with the
+	// plan document written, about 1.5 s). It never changes the search's
+	// course, only where it ends: a longer limit never gives a worse plan or
+	// a lower bound. 0 means no limit. Solve reads the clock (Clock) only
+	// to keep it.
 	TimeLimit time.Duration
+	// WorkLimit bounds the same searches in work units (worklimit.go),
+	// which are the same on every machine, load and core count: the plan
+	// under a WorkLimit alone is the same every time. With TimeLimit too,
+	// the first one reached ends the search. 0 means no limit.
+	WorkLimit int64
 	// Reserve is kept from TimeLimit for the caller's work after Solve
 	// (writing a plan of 5,000 jobs on 200 hosts takes seconds): the
 	// searches share TimeLimit − Reserve, and Reserve counts at most half
@@ -103,8 +110,10 @@ type Settings struct {
 	// error repeats it.
 	MaxMemory    int64
 	MemorySource string
-	// shared is the phase solver and bound the solvers of one Solve share.
+	// shared is the phase solver and bound the solvers of one Solve share;
+	// clock counts their work and ends them at the limits.
 	shared *sharedTables
+	clock  *workClock
 	// Progress, if not nil, is called by column generation after every
 	// pricing round with the best plan's makespan and the best proven lower
 	// bound so far (seconds).
@@ -139,9 +148,9 @@ func DefaultTimeLimit(jobs int) time.Duration {
 // says that the gap is the bound's as much as the plan's.
 const weakGap = 0.05
 
-// searchShare is the share of Settings.TimeLimit after which columns' integer
-// search stops: the rest is for Solve's own work after it, so that a plan
-// is out within the limit.
+// searchShare is the share of Settings.TimeLimit after which the searches
+// stop: the rest is for Solve's own work after them, so that a plan is out
+// within the limit.
 const searchShare = 0.95
 
 // FormatProgress is the progress line for Settings.Progress's arguments:
@@ -154,12 +163,6 @@ func FormatProgress(incumbent, bound float64) string {
 // "pso: iteration 12/200, best makespan 1234.5 s (20m34s)".
 func FormatSwarmProgress(pr pso.Progress) string {
 	return fmt.Sprintf("pso: iteration %d/%d, best makespan %s", pr.Iteration, pr.Iterations, model.FormatSeconds(pr.Best))
-}
-
-// stopped reports whether the time limit ended a search begun at start: the
-// integer search stops at searchShare of it.
-func (s *Settings) stopped(start time.Time) bool {
-	return s.TimeLimit > 0 && s.now().Sub(start).Seconds() >= searchShare*s.searchLimit().Seconds()
 }
 
 // searchLimit is the time the searches share: TimeLimit less Reserve, at
@@ -209,17 +212,6 @@ func timeLimitNote(d time.Duration) string {
 // interruptedNote is the note of a search Settings.Interrupt ended.
 const interruptedNote = "interrupted: the search was stopped (a signal) before it ended; this is the best plan found so far, checked like any other, and its bound is the best proven so far"
 
-// stopAfter returns a function that reports whether fraction f of the time
-// limit has passed since start or Interrupt is closed, or nil when there is
-// neither a limit nor an Interrupt.
-func (s *Settings) stopAfter(start time.Time, f float64) func() bool {
-	if s.TimeLimit <= 0 && s.Interrupt == nil {
-		return nil
-	}
-	at := start.Add(time.Duration(f * float64(s.searchLimit())))
-	return func() bool { return s.interrupted() || (s.TimeLimit > 0 && !s.now().Before(at)) }
-}
-
 // Validate reports a field of s that Solve refuses, as a *SettingError; a
 // nil s is the zero Settings. Solve makes the same check, but a caller that
 // writes files or works long before it calls Validate up front.
@@ -238,6 +230,8 @@ func (s *Settings) validate() error {
 		return &SettingError{Field: "ExactJobs", Value: s.ExactJobs, Rule: fmt.Sprintf("must be between 1 and %d (0: %d)", MaxExactJobs, AutoExactJobs)}
 	case s.TimeLimit < 0:
 		return &SettingError{Field: "TimeLimit", Value: s.TimeLimit, Rule: "must not be negative (0: no limit)"}
+	case s.WorkLimit < 0:
+		return &SettingError{Field: "WorkLimit", Value: s.WorkLimit, Rule: "must not be negative (0: no limit)"}
 	case s.MaxMemory < 0:
 		return &SettingError{Field: "MaxMemory", Value: s.MaxMemory, Rule: "must not be negative (0: no limit)"}
 	case s.ExactJobs == 0:
@@ -310,8 +304,8 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 			return nil, err
 		}
 	}
-	start := set.now()
 	set.shared = &sharedTables{p: p}
+	set.clock = newWorkClock(&set, set.now())
 	var sol model.Solution // notes, bounds and swarm settings until placed
 	auto := method == MethodAuto
 	if auto {
@@ -332,9 +326,9 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	case MethodExact:
 		s, err = exactOptimum(p, &sol)
 	case MethodSwarm:
-		s, err = r.swarm(p, &set, &sol, set.stopAfter(start, searchShare), nil)
+		s, err = r.swarm(p, &set, &sol, nil)
 	case MethodColumns:
-		s, err = r.columns(p, &set, &sol, auto, start)
+		s, err = r.columns(p, &set, &sol, auto)
 	default:
 		_, err = ParseMethod(string(method))
 		err = fmt.Errorf("optimize: %w", err)
@@ -342,9 +336,12 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	if (method == MethodSwarm || method == MethodColumns) && set.interrupted() {
-		r.Interrupted = true
-		sol.Notes = append(sol.Notes, interruptedNote)
+	if method == MethodSwarm || method == MethodColumns {
+		if r.Interrupted = set.interrupted(); r.Interrupted {
+			sol.Notes = append(sol.Notes, interruptedNote)
+		} else {
+			sol.Notes = append(sol.Notes, set.clock.note())
+		}
 	}
 	if set.WithinMeasured {
 		if s, err = keepMeasured(p, s, fallback, &sol); err != nil {
@@ -407,63 +404,45 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 }
 
 // columns runs column generation seeded with the pair plan, and for auto
-// with the swarm's plan too (so auto is never worse than the swarm), and
-// records the bound it proves.
-func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto bool, start time.Time) (model.Schedule, error) {
+// with the swarm's plan too (so auto is never worse than the swarm), in the
+// checkpoints worklimit.go describes, and records the bound it proves.
+func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto bool) (model.Schedule, error) {
 	pr, err := PairSchedule(p)
 	if err != nil {
 		return model.Schedule{}, err
 	}
 	seeds := []model.Schedule{pr.Schedule}
 	if auto {
-		sw, err := r.swarm(p, set, sol, set.stopAfter(start, 1.0/3), &pr)
+		sw, err := r.swarm(p, set, sol, &pr)
 		if err != nil {
 			return model.Schedule{}, err
 		}
 		seeds = append(seeds, sw)
 		sol.LowerBound = nil
 	}
-	res, err := Columns(p, seeds, ColumnsOptions{Stop: set.stopAfter(start, 0.8),
-		BoundStop: set.stopAfter(start, (0.8+searchShare)/2), BranchStop: set.stopAfter(start, searchShare), Progress: set.Progress, shared: set.shared})
+	cp, err := runCheckpoints(p, seeds, set)
 	if err != nil {
 		return model.Schedule{}, err
 	}
-	lb := res.LowerBound
+	lb := cp.bound
 	sol.LowerBound = &lb
-	// A restricted LP cut short by the limit can lie above every plan: its
-	// value is shown only once column generation has converged.
-	state := res.Ended
-	if res.Converged {
-		state += "; LP value " + model.FormatSeconds(res.LPValue)
-	}
-	source := "Farley's bound on the LP duals"
-	if lb <= set.shared.bound() {
-		source = "the area and longest-job bound: the LP's did not pass it"
-	}
-	if res.Ended == EndedStopped && res.Makespan > lb*(1+weakGap) {
-		// Farley's bound on duals far from the LP's optimum can lie well
-		// under it: a planner must not read the gap as the plan's alone.
-		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer --time-limit tightens it"
-	}
-	sol.Notes = append(sol.Notes, fmt.Sprintf("column generation: %d phases priced in %d rounds, %s; proven lower bound %s (%s); the best plan it started from (pair plan%s): %s",
-		res.Columns, res.Rounds, state, model.FormatSeconds(lb), source, map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(res.SeedMakespan)))
-	// The limit cut the search if it stopped column generation (at four
-	// fifths) or the integer search (at searchShare).
-	if note := timeLimitNote(set.TimeLimit); set.TimeLimit > 0 && !set.interrupted() && (res.Ended == EndedStopped || set.stopped(start)) && !slices.Contains(sol.Notes, note) {
-		sol.Notes = append(sol.Notes, note)
-	}
-	return res.Schedule, nil
+	sol.Notes = append(sol.Notes, cp.note(set, auto))
+	return cp.best, nil
 }
 
 // swarm runs the particle swarm, records its settings, and judges its plan
 // against the exact optimum when the problem is small enough, else against
-// LowerBound. pair, if not nil, is the pair plan, already made.
-func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, stop func() bool, pair *PairResult) (model.Schedule, error) {
+// LowerBound. pair, if not nil, is the pair plan, already made: auto's
+// swarm, which gets swarmIterations unless the settings give iterations.
+func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, pair *PairResult) (model.Schedule, error) {
 	var ps pso.Settings
 	if set.Swarm != nil {
 		ps = *set.Swarm
 	}
-	ps.Stop = stop
+	ps.Stop = set.clock.tick
+	if pair != nil && ps.Iterations == 0 {
+		ps.Iterations = swarmIterations(cmp.Or(ps.Particles, 1500), len(p.Jobs))
+	}
 	var res SwarmResult
 	var err error
 	if pair != nil {
@@ -482,9 +461,6 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, sto
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
 	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%d run), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
 		run.Settings.Particles, run.Settings.Iterations, run.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
-	if run.Stopped && !set.interrupted() {
-		sol.Notes = append(sol.Notes, timeLimitNote(set.TimeLimit))
-	}
 	if len(p.Jobs) <= set.ExactJobs {
 		ex, err := Exact(p)
 		if err != nil {

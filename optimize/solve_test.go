@@ -53,7 +53,10 @@ func TestSolveMethods(t *testing.T) {
 		{MethodSequential, MethodSequential, 102, false, false, nil},
 		{MethodPair, MethodPair, 84, false, false, []string{"pairing exact"}},
 		{MethodExact, MethodExact, 0, true, false, []string{"optimal", "phases ordered"}},
-		{MethodSwarm, MethodSwarm, 0, true, true, []string{"particle swarm", "phases ordered"}},
+		// 339 units: 29 random starts (the pair plan's start is always
+		// evaluated, unasked), 10 × 30 moves and a check after each of the
+		// 10 iterations.
+		{MethodSwarm, MethodSwarm, 0, true, true, []string{"particle swarm", "the search ran to its end (339 work units)", "phases ordered"}},
 		{MethodAuto, MethodExact, 0, true, false, []string{"auto chose exact: 3 jobs (exact up to 16)", "optimal", "phases ordered"}},
 	} {
 		res, err := Solve(p, c.method, &Settings{Swarm: swarm})

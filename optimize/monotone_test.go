@@ -1,0 +1,138 @@
+package optimize
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/pso"
+)
+
+// tickClock is a clock for Settings.Clock that advances a millisecond at
+// every read: time is then a count of the solvers' checks, the same on any
+// machine, and a limit of T ms passes at a known check.
+type tickClock struct {
+	t0    time.Time
+	reads atomic.Int64
+}
+
+func (c *tickClock) now() time.Time {
+	return c.t0.Add(time.Duration(c.reads.Add(1)) * time.Millisecond)
+}
+
+// monotoneProblem is a small random problem past the exact solver's reach
+// (ExactJobs), so that auto runs the swarm and column generation.
+func monotoneProblem(t *testing.T, seed uint64) *model.Problem {
+	t.Helper()
+	cl := model.PaperCluster()
+	cl.Hosts = 2 + int(seed%3)
+	p, err := model.NewProblem(RandomWorkload(seed, 18+int(seed%5)), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// limitedSolve is auto on p with a small swarm of the given seed and the
+// limits of set (TimeLimit, WorkLimit, Clock): its plan's makespan and bound.
+func limitedSolve(t *testing.T, p *model.Problem, seed uint64, set Settings) (*Result, float64, float64) {
+	t.Helper()
+	set.Swarm = &pso.Settings{Particles: 40, Iterations: 15, Seed: seed}
+	res, err := Solve(p, MethodAuto, &set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(res.Schedule); err != nil || res.LowerBound == nil {
+		t.Fatalf("seed %d: schedule %v, bound %v", seed, err, res.LowerBound)
+	}
+	return res, p.Makespan(res.Schedule), *res.LowerBound
+}
+
+// TestLongerLimitNeverWorse: on random problems, a longer work limit, or a
+// longer time limit on a clock that ticks with the checks, never gives a
+// longer plan or a lower bound than a shorter one, from a limit that ends
+// the search before the swarm has run to none at all; and some limit cuts
+// each problem's search (the test would pass vacuously if none did).
+func TestLongerLimitNeverWorse(t *testing.T) {
+	limits := []int64{1, 100, 300, 500, 700, 900, 1100, 1300}
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := monotoneProblem(t, seed)
+		for _, by := range []string{"work", "time"} {
+			prevPlan, prevBound := 0.0, 0.0
+			cut := false
+			for i, l := range limits {
+				set := Settings{WorkLimit: l}
+				if by == "time" {
+					clock := &tickClock{t0: time.Unix(1e9, 0)}
+					set = Settings{TimeLimit: time.Duration(l) * time.Millisecond, Clock: clock.now}
+				}
+				res, plan, bound := limitedSolve(t, p, seed, set)
+				cut = cut || strings.Contains(strings.Join(res.Notes, " "), "limit (")
+				if i > 0 && (plan > prevPlan || bound < prevBound) {
+					t.Errorf("seed %d, %s limit %d after %d: plan %v after %v, bound %v after %v", seed, by, l, limits[i-1], plan, prevPlan, bound, prevBound)
+				}
+				prevPlan, prevBound = plan, bound
+			}
+			if !cut {
+				t.Errorf("seed %d: no %s limit cut the search", seed, by)
+			}
+		}
+	}
+}
+
+// TestTimeCutRepeatsAsWorkLimit: a search the time limit ends notes how
+// much work it had done, and that work as --work-limit gives the same plan
+// and bound; the work-limit run's notes hold nothing about time.
+func TestTimeCutRepeatsAsWorkLimit(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := monotoneProblem(t, seed)
+		for _, ms := range []int64{300, 800, 1200} {
+			clock := &tickClock{t0: time.Unix(1e9, 0)}
+			timed, plan, bound := limitedSolve(t, p, seed, Settings{TimeLimit: time.Duration(ms) * time.Millisecond, Clock: clock.now})
+			var n int64
+			for _, note := range timed.Notes {
+				if i := strings.Index(note, "--work-limit "); i >= 0 {
+					fmt.Sscan(note[i+len("--work-limit "):], &n)
+				}
+			}
+			if n == 0 {
+				t.Errorf("seed %d, %d ms: no work limit in the notes %q", seed, ms, timed.Notes)
+				continue
+			}
+			worked, plan2, bound2 := limitedSolve(t, p, seed, Settings{WorkLimit: n})
+			if !reflect.DeepEqual(timed.Schedule, worked.Schedule) || plan != plan2 || bound != bound2 {
+				t.Errorf("seed %d, %d ms: cut after %d units: plan %v bound %v; --work-limit %d: plan %v bound %v", seed, ms, n, plan, bound, n, plan2, bound2)
+			}
+			if notes := strings.Join(worked.Notes, " "); strings.Contains(notes, "time") || !strings.Contains(notes, fmt.Sprintf("the work limit (%d units) ended the search", n)) {
+				t.Errorf("seed %d: work-limited notes %q", seed, worked.Notes)
+			}
+		}
+	}
+}
+
+// TestWorkLimitAnyCores: under a work limit, with the swarm's evaluations
+// on one core or two, the solution (schedule, placement, bound, notes) is
+// the same, whether the limit cuts the swarm, column generation or nothing.
+func TestWorkLimitAnyCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := monotoneProblem(t, seed)
+		for _, l := range []int64{150, 700, 1200} {
+			var got []*Result
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				res, _, _ := limitedSolve(t, p, seed, Settings{WorkLimit: l})
+				got = append(got, res)
+			}
+			if !reflect.DeepEqual(got[0].Solution, got[1].Solution) {
+				t.Errorf("seed %d, work limit %d: GOMAXPROCS 1 gave %v (notes %q), 2 gave %v (notes %q)", seed, l,
+					p.Makespan(got[0].Schedule), got[0].Notes, p.Makespan(got[1].Schedule), got[1].Notes)
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package optimize
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// The searches of Solve follow one trajectory whatever the limits: every
+// stage's length is fixed in work, never a share of the time limit, and a
+// limit only decides where the trajectory is cut. A work unit is one check
+// of the limit where a search already asks it: one evaluation of the
+// swarm's objective (and one per iteration), and in column generation one
+// check every few simplex pivots, pricing items, dive rounds or branch
+// nodes. Every search checks on one goroutine except the swarm, whose cut
+// iteration is dropped whole (pso), so the units spent before any point of
+// the trajectory are the same on every machine, load and core count.
+//
+// The swarm that seeds auto's column generation gets a fixed number of
+// evaluations (swarmJobEvaluations). Column generation then runs in
+// checkpoints: run i may spend columnsFirstWork·2^i units generating
+// columns, an eighth more on the final bound round, and an eighth more on
+// the integer search, and starts from the best plan so far. A run that ends
+// by itself, before its stages' ends, ends the search: another would find
+// the same. A run the time or work limit cuts is dropped (only the bounds
+// its pricing rounds proved before the cut are kept), so the plan is the
+// best of the whole runs, and a longer limit, which completes every run a
+// shorter one completes, never gives a worse plan or a lower bound.
+
+// columnsFirstWork is the work of the first column generation checkpoint's
+// pricing; swarmJobEvaluations is auto's swarm's budget in evaluations
+// times jobs (each evaluation decodes every job): at 200 jobs 20,000
+// evaluations, about 13 iterations of 1,500 particles.
+const (
+	columnsFirstWork    = 1000
+	swarmJobEvaluations = 3_000_000
+)
+
+// Why a search ended (workClock.reason).
+const (
+	endedNot int32 = iota
+	endedWork
+	endedTime
+	endedInterrupt
+)
+
+// workClock counts work units and ends the search at the first limit
+// passed: Settings.WorkLimit units, Settings.TimeLimit on Settings.Clock,
+// or Settings.Interrupt. Once ended it stays ended.
+type workClock struct {
+	set      *Settings
+	deadline time.Time // zero: no time limit
+	used     atomic.Int64
+	reason   atomic.Int32
+	endAt    atomic.Int64 // units spent before the check that ended it
+}
+
+// newWorkClock starts s's clock at start: the time limit passes at
+// searchShare of the time the searches share (searchLimit), leaving the
+// rest to order, place and write the plan.
+func newWorkClock(s *Settings, start time.Time) *workClock {
+	c := &workClock{set: s}
+	if s.TimeLimit > 0 {
+		c.deadline = start.Add(time.Duration(searchShare * float64(s.searchLimit())))
+	}
+	return c
+}
+
+// tick spends one unit and reports whether the search must end.
+func (c *workClock) tick() bool {
+	if c.reason.Load() != endedNot {
+		return true
+	}
+	n := c.used.Add(1)
+	r := endedNot
+	switch {
+	case c.set.interrupted():
+		r = endedInterrupt
+	case c.set.WorkLimit > 0 && n > c.set.WorkLimit:
+		r = endedWork
+	case !c.deadline.IsZero() && !c.set.now().Before(c.deadline):
+		r = endedTime
+	}
+	if r == endedNot {
+		return false
+	}
+	if c.reason.CompareAndSwap(endedNot, r) {
+		c.endAt.Store(n - 1)
+	}
+	return true
+}
+
+// ended reports whether a limit has ended the search.
+func (c *workClock) ended() bool { return c.reason.Load() != endedNot }
+
+// stage returns a stop function for a stage that ends once more than until
+// units are spent in all, or when the clock ends; *hit records that the
+// stage's own end came first.
+func (c *workClock) stage(until int64, hit *bool) func() bool {
+	return func() bool {
+		if c.tick() {
+			return true
+		}
+		if c.used.Load() > until {
+			*hit = true
+			return true
+		}
+		return false
+	}
+}
+
+// note says which limit ended the search and how much work it did. Under
+// a work limit it holds nothing that depends on time.
+func (c *workClock) note() string {
+	switch c.reason.Load() {
+	case endedWork:
+		return fmt.Sprintf("the work limit (%d units) ended the search: the same command gives this plan again on any machine, load and core count; a larger --work-limit never gives a worse plan or a lower bound", c.set.WorkLimit)
+	case endedTime:
+		if n := c.endAt.Load(); n > 0 {
+			return timeLimitNote(c.set.TimeLimit) + fmt.Sprintf("; it ended after %d work units, and --work-limit %d gives this plan again on any machine", n, n)
+		}
+		return timeLimitNote(c.set.TimeLimit) + "; it ended before any work"
+	case endedInterrupt:
+		return ""
+	}
+	return fmt.Sprintf("the search ran to its end (%d work units): no limit cut it, and a longer one gives the same plan", c.used.Load())
+}
+
+// swarmIterations is the iterations auto's swarm runs with particles
+// particles on m jobs when the settings give none: swarmJobEvaluations
+// spread over them, at least 1 and at most pso's 200.
+func swarmIterations(particles, m int) int {
+	return max(1, min(200, swarmJobEvaluations/max(1, particles*m)))
+}

@@ -1,0 +1,109 @@
+package optimize
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/packer-sched/packer/model"
+)
+
+// checkpoints is what column generation's runs (worklimit.go) found: the
+// best plan, the best bound, the last whole run and how many ran whole.
+type checkpoints struct {
+	best          model.Schedule
+	makespan      float64 // best's
+	bound         float64
+	last          *ColumnsResult
+	runs          int
+	startMakespan float64 // the best seed's
+}
+
+// runCheckpoints runs column generation from seeds in runs of doubling
+// work until one ends by itself or a limit ends the search. The plan and
+// bound are the best of the whole runs, and the bounds the pricing rounds
+// proved before a limit cut a run: the same whatever the limit, up to
+// where it cut.
+func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*checkpoints, error) {
+	cp := &checkpoints{bound: set.shared.bound()}
+	for _, s := range seeds {
+		if ms := p.Makespan(s); cp.best.Phases == nil || ms < cp.makespan {
+			cp.best, cp.makespan = s, ms
+		}
+	}
+	cp.startMakespan = cp.makespan
+	clock := set.clock
+	progress := func(inc, lb float64) {
+		if clock.ended() {
+			return // the round a limit cut is not on the trajectory
+		}
+		cp.bound = max(cp.bound, lb)
+		if set.Progress != nil {
+			set.Progress(min(inc, cp.makespan), min(cp.bound, cp.makespan))
+		}
+	}
+	for i := 0; !clock.ended(); i++ {
+		work := int64(columnsFirstWork) << min(i, 40)
+		base := clock.used.Load()
+		var hit [3]bool
+		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
+			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
+			BranchStop: clock.stage(base+work*5/4, &hit[2]), Progress: progress, shared: set.shared})
+		if err != nil {
+			return nil, err
+		}
+		if clock.ended() {
+			if set.interrupted() {
+				cp.take(p, &res) // a signal asks for the best plan, not a monotone one
+			}
+			break
+		}
+		cp.runs++
+		cp.last = &res
+		cp.take(p, &res)
+		if hit == [3]bool{} {
+			break // it ended by itself: another run would find the same
+		}
+	}
+	cp.bound = min(cp.bound, cp.makespan)
+	return cp, nil
+}
+
+// take keeps res's plan if it is shorter, and its bound if it is higher.
+func (cp *checkpoints) take(p *model.Problem, res *ColumnsResult) {
+	if ms := p.Makespan(res.Schedule); ms < cp.makespan {
+		cp.best, cp.makespan = res.Schedule, ms
+	}
+	cp.bound = max(cp.bound, res.LowerBound)
+}
+
+// note is column generation's note: the last whole run's state, the
+// bound and where it comes from, and the plan it started from.
+func (cp *checkpoints) note(set *Settings, auto bool) string {
+	from := fmt.Sprintf("the best plan it started from (pair plan%s): %s", map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(cp.startMakespan))
+	source := "Farley's bound on the LP duals"
+	if cp.bound <= set.shared.bound() {
+		source = "the area and longest-job bound: the LP's did not pass it"
+	}
+	weak := cp.makespan > cp.bound*(1+weakGap)
+	if cp.last == nil {
+		if weak {
+			source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+		}
+		return fmt.Sprintf("column generation: the limit ended its first run: the plan is the best it started from, the bound the best its pricing rounds proved before the limit; proven lower bound %s (%s); %s",
+			model.FormatSeconds(cp.bound), source, from)
+	}
+	res := cp.last
+	// A restricted LP cut short can lie above every plan: its value is
+	// shown only once column generation has converged.
+	state := res.Ended
+	if res.Converged {
+		state += "; LP value " + model.FormatSeconds(res.LPValue)
+	}
+	if !res.Converged && weak {
+		// Farley's bound on duals far from the LP's optimum can lie well
+		// under it: a planner must not read the gap as the plan's alone.
+		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+	}
+	return fmt.Sprintf("column generation: %d whole runs of doubling work, the last: %d phases priced in %d rounds, %s; proven lower bound %s (%s); %s",
+		cp.runs, res.Columns, res.Rounds, state, model.FormatSeconds(cp.bound), source, from)
+}
