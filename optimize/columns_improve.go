@@ -43,8 +43,9 @@ func (ps *phaseSolver) newLoosePhase(jobs []looseJob) loosePhase {
 	return lp
 }
 
-// improve returns s improved by moves and swaps (the same schedule when none
-// helps).
+// improve returns s improved by moves and swaps, then by large-neighbourhood
+// steps (lns), and again by moves and swaps while those gain (the same
+// schedule when nothing helps).
 func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedule {
 	phases := make([]loosePhase, 0, len(s.Phases))
 	for _, ph := range s.Phases {
@@ -54,6 +55,21 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 		}
 		phases = append(phases, ps.newLoosePhase(jobs))
 	}
+	// One generator for every lns round: a round after a gain goes on
+	// where the last one left off.
+	rng, whole := newLNSRand(len(s.Phases)), map[string]bool{}
+	for !ps.localSearch(phases, stop) {
+		phases = slices.DeleteFunc(phases, func(lp loosePhase) bool { return len(lp.jobs) == 0 })
+		if !ps.lns(&phases, rng, whole, stop) {
+			break
+		}
+	}
+	return ps.looseSchedule(phases)
+}
+
+// localSearch applies moves and swaps (moveOrSwap) until none helps or stop
+// says so; it reports whether stop ended it.
+func (ps *phaseSolver) localSearch(phases []loosePhase, stop func() bool) bool {
 	// Every pass that changes the plan shortens it, so the search ends; the
 	// cap bounds it when nothing else stops it (passes measured: 4–11 at
 	// M = 60–100).
@@ -65,7 +81,7 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 					continue
 				}
 				if stop != nil && stop() {
-					return ps.looseSchedule(phases)
+					return true
 				}
 				better = ps.moveOrSwap(phases, a, b) || better
 			}
@@ -74,7 +90,7 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 			break
 		}
 	}
-	return ps.looseSchedule(phases)
+	return false
 }
 
 // maxImprovePasses caps improve's passes over all pairs of phases.

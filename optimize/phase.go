@@ -166,9 +166,12 @@ func (ps *phaseSolver) totalsOK(prim, host, extra int) bool {
 	if host == 0 || extra == 0 {
 		return host == extra && prim <= ps.n
 	}
-	c := ps.p.Cluster
-	return extra <= ps.emax && ps.r*extra <= host && host <= ps.k*extra &&
-		prim+ps.k*c.OvercommittedHosts(host, extra) <= ps.n
+	if extra > ps.emax || ps.r*extra > host || host > ps.k*extra {
+		return false
+	}
+	// Cluster.OvercommittedHosts, inline: the searches ask this most often.
+	epk := ps.emax / ps.p.Cluster.Hosts
+	return prim+ps.k*max((extra+epk-1)/epk, (host+ps.k-1)/ps.k) <= ps.n
 }
 
 // best is the shortest duration of the jobs as one phase in the given roles,

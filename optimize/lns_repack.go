@@ -1,0 +1,307 @@
+package optimize
+
+import (
+	"math"
+	"math/bits"
+	"sort"
+)
+
+// lnsSub holds one re-packing's tables, reused from step to step.
+type lnsSub struct {
+	ps      *phaseSolver
+	free    []int
+	anchors [][]looseJob
+	top     int // the last candidate duration worth trying
+	// at maps a candidate index to its offset in spans: each free job's
+	// primary and overcommit intervals at that duration, then per anchor
+	// its totals (anchorSum), computed once per step and duration.
+	at    map[int][2]int
+	spans []lnsSpan
+	sums  []anchorSum
+}
+
+// lnsSpan is a free job's intervals of VM counts at one duration: primary
+// [pl, ph] and its overcommit role's [ol, oh] (empty when it has none).
+type lnsSpan struct{ pl, ph, ol, oh int }
+
+// anchorSum is an anchor's totals at one duration (fits's sums); ok is
+// false when some anchor job cannot finish within it in its role.
+type anchorSum struct {
+	ok                       bool
+	prim, hLo, hHi, eLo, eHi int
+	hosts, extras            bool
+}
+
+// repack re-packs the free jobs beside the anchors (the jobs each destroyed
+// phase keeps, in their roles) or into new phases, optimally: it returns per
+// anchor its jobs with those it receives, then the new phases, and their
+// total duration; +Inf (and nil) when nothing below limit exists.
+func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, limit float64) ([][]looseJob, float64) {
+	m, na := len(free), len(anchors)
+	*sub = lnsSub{ps: ps, free: free, anchors: anchors, top: sort.SearchFloat64s(ps.cands, limit) - 1,
+		at: map[int][2]int{}, spans: sub.spans[:0], sums: sub.sums[:0]}
+	if sub.top < 0 {
+		return nil, math.Inf(1)
+	}
+	size := 1 << m
+	// Every job of a phase needs at least its shortest runtime (lowT), and
+	// every anchor stays a phase: a phase beside the others' least
+	// durations must stay below limit.
+	lowS := make([]int, size) // the least candidate any S can take
+	for s := 1; s < size; s++ {
+		k := bits.TrailingZeros32(uint32(s))
+		lowS[s] = max(lowS[s&(s-1)], ps.lowT(free[k], rolePrimary))
+	}
+	lowA := make([]int, na)
+	sumLow := 0.0
+	for a, anchor := range anchors {
+		for _, x := range anchor {
+			lowA[a] = max(lowA[a], ps.lowT(x.job, x.role))
+		}
+		if len(anchor) > 0 {
+			sumLow += ps.cands[lowA[a]]
+		}
+	}
+	// g[a][S] is anchor a with the free jobs S; g[na] the new phase S.
+	g := make([][]float64, na+1)
+	over := make([][]uint32, na+1)
+	for a := range na + 1 {
+		g[a], over[a] = make([]float64, size), make([]uint32, size)
+		lo, room := 0, limit-sumLow
+		if a < na && len(anchors[a]) > 0 {
+			lo, room = lowA[a], room+ps.cands[lowA[a]]
+		}
+		top := min(sub.top, sort.SearchFloat64s(ps.cands, room)-1)
+		for s := range size {
+			if s == 0 && (a == na || len(anchors[a]) == 0) {
+				continue // no phase: no time
+			}
+			g[a][s], over[a][s] = sub.best(a, uint32(s), max(lo, lowS[s]), top)
+		}
+	}
+	// part[S]: the best partition of S into new phases (Exact's programme).
+	part, pc := make([]float64, size), make([]uint32, size)
+	for s := uint32(1); s < uint32(size); s++ {
+		low := s & -s
+		rest := s &^ low
+		b, bc := math.Inf(1), uint32(0)
+		for t := rest; ; t = (t - 1) & rest {
+			if v := g[na][low|t] + part[s&^(low|t)]; v < b {
+				b, bc = v, low|t
+			}
+			if t == 0 {
+				break
+			}
+		}
+		part[s], pc[s] = b, bc
+	}
+	// f[a][S]: anchors a.. with the free jobs S among them and new phases.
+	f, fc := make([][]float64, na+1), make([][]uint32, na)
+	f[na] = part
+	for a := na - 1; a >= 0; a-- {
+		f[a], fc[a] = make([]float64, size), make([]uint32, size)
+		for s := uint32(0); s < uint32(size); s++ {
+			b, bc := math.Inf(1), uint32(0)
+			for t := s; ; t = (t - 1) & s {
+				if v := g[a][t] + f[a+1][s&^t]; v < b {
+					b, bc = v, t
+				}
+				if t == 0 {
+					break
+				}
+			}
+			f[a][s], fc[a][s] = b, bc
+		}
+	}
+	full := uint32(size - 1)
+	total := f[0][full]
+	if math.IsInf(total, 1) {
+		return nil, total
+	}
+	out := make([][]looseJob, na)
+	s := full
+	for a := range na {
+		t := fc[a][s]
+		out[a] = append(append([]looseJob(nil), anchors[a]...), sub.looseJobs(t, over[a][t])...)
+		s &^= t
+	}
+	for ; s != 0; s &^= pc[s] {
+		t := pc[s]
+		out = append(out, sub.looseJobs(t, over[na][t]))
+	}
+	return out, total
+}
+
+// looseJobs lists the free jobs of s in their roles (over: overcommitted).
+func (sub *lnsSub) looseJobs(s, over uint32) []looseJob {
+	var out []looseJob
+	for r := s; r != 0; r &= r - 1 {
+		k := bits.TrailingZeros32(r)
+		out = append(out, looseJob{sub.free[k], sub.ps.overRole(sub.free[k], over&(1<<k) != 0)})
+	}
+	return out
+}
+
+// best is the shortest duration, between the candidates lo and top, of anchor a
+// (a = len(anchors): none) with the free jobs s, over their roles, and the
+// roles; +Inf if none fits.
+func (sub *lnsSub) best(a int, s uint32, lo, top int) (float64, uint32) {
+	if lo > top {
+		return math.Inf(1), 0
+	}
+	over, ok := sub.fitsAt(a, s, top)
+	if !ok {
+		return math.Inf(1), 0
+	}
+	t := lo + sort.Search(top-lo, func(i int) bool {
+		_, ok := sub.fitsAt(a, s, lo+i)
+		return ok
+	})
+	if t < top {
+		over, _ = sub.fitsAt(a, s, t)
+	}
+	return sub.ps.cands[t], over
+}
+
+// tables returns the free jobs' intervals and the anchors' totals at
+// candidate t, computing them the first time.
+func (sub *lnsSub) tables(t int) ([]lnsSpan, []anchorSum) {
+	m, na := len(sub.free), len(sub.anchors)
+	off, ok := sub.at[t]
+	if !ok {
+		ps, T := sub.ps, sub.ps.cands[t]
+		off = [2]int{len(sub.spans), len(sub.sums)}
+		sub.at[t] = off
+		for _, j := range sub.free {
+			var sp lnsSpan
+			sp.pl, sp.ph = ps.span(j, rolePrimary, T)
+			sp.ol, sp.oh = 1, 0
+			switch {
+			case ps.canHost[j]:
+				sp.ol, sp.oh = ps.span(j, roleHost, T)
+			case ps.canExtra[j]:
+				sp.ol, sp.oh = ps.span(j, roleExtra, T)
+				if sp.ol > ps.emax {
+					sp.ol, sp.oh = 1, 0
+				}
+			}
+			sub.spans = append(sub.spans, sp)
+		}
+		for _, anchor := range sub.anchors {
+			sub.sums = append(sub.sums, ps.anchorTotals(anchor, T))
+		}
+	}
+	return sub.spans[off[0] : off[0]+m], sub.sums[off[1] : off[1]+na]
+}
+
+// anchorTotals sums the intervals of jobs in their roles at T.
+func (ps *phaseSolver) anchorTotals(jobs []looseJob, T float64) anchorSum {
+	as := anchorSum{ok: true}
+	for _, x := range jobs {
+		l, h := ps.span(x.job, x.role, T)
+		if l > h {
+			return anchorSum{}
+		}
+		switch x.role {
+		case rolePrimary:
+			as.prim += l
+		case roleHost:
+			as.hLo, as.hHi, as.hosts = as.hLo+l, as.hHi+h, true
+		case roleExtra:
+			as.eLo, as.eHi, as.extras = as.eLo+l, as.eHi+h, true
+		}
+	}
+	return as
+}
+
+// fitsAt reports whether anchor a (none when a = len(anchors)) with the free
+// jobs s fits within candidate t for some roles of the free jobs, and
+// returns them (bit k: free job k overcommitted), preferring none.
+func (sub *lnsSub) fitsAt(a int, s uint32, t int) (uint32, bool) {
+	spans, sums := sub.tables(t)
+	base := anchorSum{ok: true}
+	if a < len(sub.anchors) {
+		base = sums[a]
+	}
+	if !base.ok {
+		return 0, false
+	}
+	ps := sub.ps
+	prim := base.prim
+	var hostK, extraK [32]int
+	nh, ne := 0, 0
+	for r := s; r != 0; r &= r - 1 {
+		k := bits.TrailingZeros32(r)
+		sp := spans[k]
+		if sp.pl > sp.ph {
+			return 0, false // no role is faster than primary (α ≥ 1)
+		}
+		prim += sp.pl
+		if sp.ol <= sp.oh {
+			if ps.canHost[sub.free[k]] {
+				hostK[nh], nh = k, nh+1
+			} else {
+				extraK[ne], ne = k, ne+1
+			}
+		}
+	}
+	if ps.totalsFit(prim, base.hLo, base.hHi, base.eLo, base.eHi, base.hosts, base.extras) {
+		return 0, true
+	}
+	// Overcommitting frees at most the primary VMs of the jobs that may
+	// host, and takes at least one machine (k primary VMs) more than the
+	// anchor's extras and hosts already do: without that much, no role
+	// choice fits.
+	hostSave, extraSave := 0, 0
+	for _, k := range hostK[:nh] {
+		hostSave += spans[k].pl
+	}
+	for _, k := range extraK[:ne] {
+		extraSave += spans[k].pl
+	}
+	o0 := max(1, (base.hLo+ps.k-1)/ps.k)
+	if nh+ne == 0 || prim-hostSave-extraSave+ps.k*o0 > ps.n {
+		return 0, false
+	}
+	for es := 0; es < 1<<ne; es++ {
+		p, eLo, eHi := prim, base.eLo, base.eHi
+		var mask uint32
+		for b := es; b != 0; b &= b - 1 {
+			k := extraK[bits.TrailingZeros(uint(b))]
+			p -= spans[k].pl
+			eLo += spans[k].ol
+			eHi += spans[k].oh
+			mask |= 1 << k
+		}
+		if eLo > ps.emax || p-hostSave+ps.k*o0 > ps.n {
+			continue
+		}
+		for hs := 0; hs < 1<<nh; hs++ {
+			if es == 0 && hs == 0 {
+				continue
+			}
+			q, hLo, hHi, hm := p, base.hLo, base.hHi, mask
+			for b := hs; b != 0; b &= b - 1 {
+				k := hostK[bits.TrailingZeros(uint(b))]
+				q -= spans[k].pl
+				hLo += spans[k].ol
+				hHi += spans[k].oh
+				hm |= 1 << k
+			}
+			if ps.totalsFit(q, hLo, hHi, eLo, eHi, base.hosts || hs != 0, base.extras || es != 0) {
+				return hm, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// lowT is the index of job j's shortest runtime in the role among the
+// candidates: no phase holding it is shorter.
+func (ps *phaseSolver) lowT(j, role int) int {
+	t := ps.rt[j][role]
+	if len(t) < 2 {
+		return len(ps.cands) - 1
+	}
+	return sort.SearchFloat64s(ps.cands, t[ps.low[j][role]])
+}
