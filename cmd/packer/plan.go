@@ -39,9 +39,10 @@ var planCommand = &cli.Command{
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
 		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
-		"columns seeded with a pso run given a third of --time-limit, and never worse than that run).\n" +
-		"--time-limit stops pso, columns and auto with the best plan and bound so far; a plan it cut\n" +
-		"short says so and depends on timing (0: no limit, the same plan for the same seed).\n" +
+		"columns seeded with a short pso run, and never worse than that run). The search's course is\n" +
+		"fixed; --time-limit (wall clock) and --work-limit (work units, the same on any machine) only\n" +
+		"say where it ends, whichever comes first: a longer limit never gives a worse plan or bound,\n" +
+		"and --work-limit alone gives the same plan every time. The notes say which limit ended it.\n" +
 		"Ctrl-C or SIGTERM ends the search the same way: the best plan so far is checked, written\n" +
 		"and marked interrupted, and plan exits 130 (143 for SIGTERM). --max-memory refuses, before\n" +
 		"allocating, what the chosen algorithm is estimated to need beyond it.\n" +
@@ -54,9 +55,10 @@ var planCommand = &cli.Command{
 		workloadFlag,
 		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: optimize.MethodList()},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200; auto's swarm: a fixed budget of evaluations unless given)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan unless --time-limit cut the search short"},
 		timeLimitFlag,
+		workLimitFlag,
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan document (JSON) to `FILE`"},
 		&cli.StringFlag{Name: "export-lp", Usage: "write the phase model as a CPLEX-LP mixed-integer program to `FILE`"},
 		chartFlag,
@@ -216,16 +218,20 @@ func makePlan(c *cli.Context, p *model.Problem, workload, algo string) (*plan.Pl
 // given number of jobs (the default time limit grows with it), checked by
 // optimize with the flag named in a usage error.
 func planSettings(c *cli.Context, jobs int) (*optimize.Settings, error) {
-	limit := c.Duration("time-limit")
-	if !c.IsSet("time-limit") {
-		limit = optimize.DefaultTimeLimit(jobs)
+	limit, work := c.Duration("time-limit"), c.Int64("work-limit")
+	if !c.IsSet("time-limit") && work == 0 {
+		limit = optimize.DefaultTimeLimit(jobs) // --work-limit alone: no wall-clock cap
+	}
+	iterations := 0 // auto's swarm: its fixed budget
+	if c.IsSet("iterations") || c.String("algorithm") == string(optimize.MethodSwarm) {
+		iterations = c.Int("iterations")
 	}
 	mem, source, err := planMemory(c)
 	if err != nil {
 		return nil, err
 	}
-	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"), Seed: c.Uint64("seed")},
-		TimeLimit: limit, WithinMeasured: c.Bool("within-measured"), MaxMemory: mem, MemorySource: source}
+	set := &optimize.Settings{Swarm: &pso.Settings{Particles: c.Int("particles"), Iterations: iterations, Seed: c.Uint64("seed")},
+		TimeLimit: limit, WorkLimit: work, WithinMeasured: c.Bool("within-measured"), MaxMemory: mem, MemorySource: source}
 	return set, settingUsage(c, set.Validate())
 }
 
@@ -236,6 +242,10 @@ var withinMeasuredFlag = &cli.BoolFlag{Name: "within-measured",
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
 var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000 jobs",
 	Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
+
+// workLimitFlag bounds plan's search in work units instead of seconds.
+var workLimitFlag = &cli.Int64Flag{Name: "work-limit",
+	Usage: "pso, columns, auto: stop after `N` work units, the same on any machine and load: the same plan every time (alone: no --time-limit; with it, whichever comes first; 0: no limit)"}
 
 // progressBar draws the swarm's progress on a terminal: one line, redrawn.
 type progressBar struct {

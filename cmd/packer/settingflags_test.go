@@ -33,6 +33,7 @@ func TestSettingFlags(t *testing.T) {
 		{[]string{"simulate", "--rack-delay", "-2"}, "--rack-delay must not be negative, got -2"},
 		{[]string{"simulate", "-p", "dp", "--spending", "a=1,b=-1"}, `--spending: "b" must be positive and finite, got -1`},
 		{[]string{"plan", "--time-limit", "-1s"}, "--time-limit must not be negative (0: no limit), got -1s"},
+		{[]string{"plan", "--work-limit", "-5"}, "--work-limit must not be negative (0: no limit), got -5"},
 		{[]string{"compare", "--time-limit", "-1m"}, "--time-limit must not be negative (0: no limit), got -1m0s"},
 	} {
 		code, out, errs := packer(t, "", append(c.args, files[c.args[0]]...)...)

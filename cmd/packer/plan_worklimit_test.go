@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestPlanWorkLimitSameBytes: two runs of the same plan command under
+// --work-limit, one on one core (GOMAXPROCS=1), the other on two beside a
+// CPU-heavy job (this test's goroutines spinning), write byte-identical
+// plan documents, whose notes say that the work limit ended the search and
+// hold no time.
+func TestPlanWorkLimitSameBytes(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, limit := range []string{"3000", "10000"} {
+		var docs [][]byte
+		for i, procs := range []string{"1", "2"} {
+			out := filepath.Join(dir, procs+"-"+limit+".json")
+			cmd := exec.Command(self, "plan", "-w", "random-m24-seed3", "--hosts", "3", "--particles", "40", "--work-limit", limit, "-o", out, "--summary")
+			cmd.Env = append(os.Environ(), "PACKER_RUN_MAIN=1", "GOMAXPROCS="+procs)
+			var stop atomic.Bool
+			if i == 1 {
+				for range runtime.NumCPU() {
+					go func() {
+						for x := 0; !stop.Load(); x++ {
+							_ = x * x
+						}
+					}()
+				}
+			}
+			msg, err := cmd.CombinedOutput()
+			stop.Store(true)
+			if err != nil {
+				t.Fatalf("--work-limit %s, GOMAXPROCS=%s: %v\n%s", limit, procs, err, msg)
+			}
+			doc, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, doc)
+		}
+		if !bytes.Equal(docs[0], docs[1]) {
+			t.Errorf("--work-limit %s: the documents differ:\n%s\n%s", limit, docs[0], docs[1])
+		}
+		if s := string(docs[0]); !strings.Contains(s, "the work limit ("+limit+" units) ended the search") || strings.Contains(s, "time limit") {
+			t.Errorf("--work-limit %s: the notes do not say the work limit ended the search, or speak of time:\n%s", limit, s)
+		}
+	}
+}
