@@ -63,7 +63,9 @@ func ParseMethod(name string) (Method, error) {
 type Settings struct {
 	// Swarm configures the particle swarm for MethodSwarm (and MethodAuto when
 	// it picks the swarm). nil means pso's defaults: 1500 particles, 200
-	// iterations, seed 0. Its Initial points come after the pair plan's.
+	// iterations, seed 0, but auto's swarm, without Iterations, runs a
+	// fixed budget of evaluations (swarmIterations). Its Initial points come
+	// after the pair plan's.
 	Swarm *pso.Settings
 	// ExactJobs is the most jobs for which MethodAuto picks the exact solver
 	// and for which a swarm's plan is judged against the exact optimum rather
@@ -265,12 +267,13 @@ type Result struct {
 // share:
 //
 //   - auto runs exact up to Settings.ExactJobs jobs, else column generation
-//     seeded with the pair plan and a swarm given a third of the time limit
-//     (so never worse than that swarm; -a pso alone gets the limit, to
-//     searchShare of it),
-//     and says so in a note;
-//   - a search that the time limit ends says so in a note: its plan then
-//     depends on timing, not only on the seed;
+//     seeded with the pair plan and a swarm of a fixed number of
+//     evaluations (so never worse than that swarm), and says so in a note;
+//   - pso, columns and auto follow one course whatever the limits, which
+//     only cut it (worklimit.go): a longer TimeLimit or WorkLimit never
+//     gives a worse plan or a lower bound, and a note says which limit
+//     ended the search (under WorkLimit alone, nothing in the notes depends
+//     on time);
 //   - exact records the proven optimum; pso records the exact optimum up to
 //     Settings.ExactJobs jobs, else LowerBound; pair and sequential record
 //     neither;
