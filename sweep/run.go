@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,9 +56,9 @@ type input struct {
 // every one), so that bad input is refused before any run. Errors are
 // *InputError, naming the file and field.
 func Load(path string, sh Shard) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, MaxFileBytes, "a sweep file")
 	if err != nil {
-		return nil, &InputError{File: path, Reason: oneLine(errors.Unwrap(err).Error())}
+		return nil, &InputError{File: path, Reason: readReason(err)}
 	}
 	f, err := Parse(data, path)
 	if err != nil {
@@ -97,7 +98,7 @@ func (s *Sweep) find(dir, name string) string {
 		}
 	}
 	s.paths[name] = path
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := model.ReadFileLimit(path, model.MaxWorkloadBytes, "a workload file"); err == nil {
 		b := sha256.Sum256(data)
 		s.sizes[name] = int64(len(data))
 		return hex.EncodeToString(b[:])
@@ -270,4 +271,19 @@ func (s *Sweep) planPoint(p Point) (*PlanMetrics, error) {
 func (p Point) Describe(run string) string {
 	what := map[string]string{Simulate: "nodes", Plan: "hosts"}[run]
 	return strings.Join([]string{p.Workload, fmt.Sprintf("%s %d", what, p.Size), p.Policy, fmt.Sprintf("seed %d", p.Seed), p.Options.Name}, ", ")
+}
+
+// readReason is the reason a read of a named file failed, without the file's
+// name (the InputError adds it): "no such file or directory", or "too large:
+// a sweep file may be at most 1 MiB".
+func readReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return oneLine(pe.Err.Error())
+	}
+	var ie *model.InputError
+	if errors.As(err, &ie) {
+		return oneLine(ie.Err.Error())
+	}
+	return oneLine(err.Error())
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/model"
 )
 
 // Header is a shard file's first line: which sweep and which shard the
@@ -47,6 +48,10 @@ type shardFile struct {
 	unended int
 }
 
+// MaxShardFileBytes bounds a shard file: a result line is a few hundred
+// bytes, so 256 MiB holds about a million points' results.
+const MaxShardFileBytes = 256 << 20
+
 // ErrBadShards is a results directory whose shard files merge cannot
 // join: not shard files, or shards of different sweeps or counts.
 var ErrBadShards = errors.New("not one sweep's shard files")
@@ -55,7 +60,7 @@ var ErrBadShards = errors.New("not one sweep's shard files")
 // that is not a result of this shard (a file cut short by a copy, or by a
 // kill in the middle of a line's write).
 func readShardFile(path string) (*shardFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := model.ReadFileLimit(path, MaxShardFileBytes, "a shard file")
 	if err != nil {
 		return nil, err
 	}

@@ -193,7 +193,7 @@ func sweepMergeOutputs(c *cli.Context, dir string) error {
 		}
 		return fmt.Errorf("sweep merge: %w; rerun: %s sweep run --out %s --shard S %s, for S in %s",
 			err, c.App.Name, sweep.ShellQuote(dir), sweep.ShellQuote(h.File), strings.Join(shards, ", "))
-	} else if errors.Is(err, sweep.ErrBadShards) {
+	} else if errors.Is(err, sweep.ErrBadShards) || errors.Is(err, sweep.ErrNoShards) {
 		return badInput(fmt.Errorf("sweep merge: %w", err))
 	} else if err != nil {
 		return fmt.Errorf("sweep merge: %w", err)
