@@ -24,8 +24,10 @@ import (
 // over the subsets S of the free jobs, d being the best duration of a phase
 // over the free jobs' roles (the anchor's stay). A re-packing that shortens
 // the destroyed phases replaces them. Which phases and jobs are picked comes
-// from a generator seeded by the plan's number of phases, and every step runs to its
-// end before stop is asked, so a longer limit only extends the search.
+// from a generator seeded by the plan's number of phases; stop is asked at
+// fixed points of a step's work (repack), and a step it cuts is dropped, so
+// a longer limit, or a work clock counting those questions, only extends
+// the same search.
 
 // lnsSizes are the most free jobs of one step, smallest first: the search
 // runs at one size until it stops gaining (lnsIdle), then at the next, and
@@ -59,7 +61,7 @@ func (ps *phaseSolver) lns(phases *[]loosePhase, rng *rand.Rand, whole map[strin
 		if stop != nil && stop() {
 			break
 		}
-		if st.step(lnsSizes[size]) {
+		if st.step(lnsSizes[size], stop) {
 			gained, idle, size = true, 0, 0
 			continue
 		}
@@ -77,7 +79,7 @@ func newLNSRand(phases int) *rand.Rand { return rand.New(rand.NewPCG(uint64(phas
 
 // step destroys and re-packs one neighbourhood; it reports whether the plan
 // got shorter.
-func (st *lnsState) step(size int) bool {
+func (st *lnsState) step(size int, stop func() bool) bool {
 	chosen := st.pickPhases()
 	if len(chosen) < 2 {
 		return false
@@ -94,7 +96,10 @@ func (st *lnsState) step(size int) bool {
 	for _, c := range chosen {
 		was += st.phases[c].T
 	}
-	sol, total := st.ps.repack(&st.sub, free, anchors, was)
+	sol, total := st.ps.repack(&st.sub, free, anchors, was, stop)
+	if math.IsInf(total, 1) && stop != nil && stop() {
+		return false // cut short: not a proof that nothing gains
+	}
 	if total >= was*(1-1e-9) {
 		if key != "" {
 			st.whole[key] = true

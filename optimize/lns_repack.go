@@ -20,6 +20,10 @@ type lnsSub struct {
 	sums  []anchorSum
 }
 
+// lnsTick is how many subsets repack prices per question to stop: about
+// as much work as one move or swap improve tries.
+const lnsTick = 16
+
 // lnsSpan is a free job's intervals of VM counts at one duration: primary
 // [pl, ph] and its overcommit role's [ol, oh] (empty when it has none).
 type lnsSpan struct{ pl, ph, ol, oh int }
@@ -36,7 +40,11 @@ type anchorSum struct {
 // phase keeps, in their roles) or into new phases, optimally: it returns per
 // anchor its jobs with those it receives, then the new phases, and their
 // total duration; +Inf (and nil) when nothing below limit exists.
-func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, limit float64) ([][]looseJob, float64) {
+//
+// stop (if not nil) is asked once per lnsTick subsets priced and once per
+// anchor's programme, so that a work clock counts a step by its work; when
+// it says so, repack gives up (+Inf).
+func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, limit float64, stop func() bool) ([][]looseJob, float64) {
 	m, na := len(free), len(anchors)
 	*sub = lnsSub{ps: ps, free: free, anchors: anchors, top: sort.SearchFloat64s(ps.cands, limit) - 1,
 		at: map[int][2]int{}, spans: sub.spans[:0], sums: sub.sums[:0]}
@@ -73,6 +81,9 @@ func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, lim
 		}
 		top := min(sub.top, sort.SearchFloat64s(ps.cands, room)-1)
 		for s := range size {
+			if s%lnsTick == lnsTick-1 && stop != nil && stop() {
+				return nil, math.Inf(1)
+			}
 			if s == 0 && (a == na || len(anchors[a]) == 0) {
 				continue // no phase: no time
 			}
@@ -99,6 +110,9 @@ func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, lim
 	f, fc := make([][]float64, na+1), make([][]uint32, na)
 	f[na] = part
 	for a := na - 1; a >= 0; a-- {
+		if stop != nil && stop() {
+			return nil, math.Inf(1)
+		}
 		f[a], fc[a] = make([]float64, size), make([]uint32, size)
 		for s := uint32(0); s < uint32(size); s++ {
 			b, bc := math.Inf(1), uint32(0)

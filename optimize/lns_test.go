@@ -81,7 +81,7 @@ func TestRepackEqualsExact(t *testing.T) {
 			free[j] = j
 		}
 		var sub lnsSub
-		sol, total := ps.repack(&sub, free, nil, math.Inf(1))
+		sol, total := ps.repack(&sub, free, nil, math.Inf(1), nil)
 		if math.Abs(total-ex.Makespan) > 1e-9*ex.Makespan {
 			t.Fatalf("case %d: repack %v, exact %v", i, total, ex.Makespan)
 		}
@@ -138,7 +138,7 @@ func TestRepackAgainstBruteForce(t *testing.T) {
 		}
 		checked++
 		var sub lnsSub
-		sol, total := ps.repack(&sub, free, anchors, math.Inf(1))
+		sol, total := ps.repack(&sub, free, anchors, math.Inf(1), nil)
 		want := bruteRepack(ps, free, anchors)
 		if math.Abs(total-want) > 1e-9*want {
 			t.Fatalf("case %d: repack %v, brute force %v (free %v, anchors %v)", i, total, want, free, anchors)
