@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Workload is a named job set: the contract between packer's tools. Its JSON
@@ -55,10 +56,16 @@ func (w *Workload) Validate() error {
 	if len(w.Jobs) == 0 {
 		return fmt.Errorf("%w: jobs: the workload has no jobs", ErrInvalidWorkload)
 	}
+	if strings.IndexFunc(w.Name, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%w: name: %q holds a control character", ErrInvalidWorkload, w.Name)
+	}
 	seen := make(map[string]int, len(w.Jobs))
 	for i, j := range w.Jobs {
 		if err := j.Validate(); err != nil {
 			return fmt.Errorf("%w: jobs[%d]: %w", ErrInvalidWorkload, i, err)
+		}
+		if strings.IndexFunc(j.Name, unicode.IsControl) >= 0 {
+			return fmt.Errorf("%w: jobs[%d]: name: %q holds a control character", ErrInvalidWorkload, i, j.Name)
 		}
 		if k, dup := seen[j.Name]; dup {
 			return fmt.Errorf("%w: jobs[%d]: job name %q is already used by jobs[%d]", ErrInvalidWorkload, i, j.Name, k)
