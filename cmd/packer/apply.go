@@ -155,6 +155,9 @@ func applyAction(c *cli.Context) error {
 	if s.StatePath == "" {
 		s.StatePath = xenlibvirt.StateFileName(pl.ID)
 	}
+	if err := checkStatePath(s.StatePath); err != nil {
+		return err
+	}
 	s.RunDir = xenlibvirt.RunDir(s.StatePath)
 	if s.Resume && !s.DryRun {
 		if _, err := os.Stat(s.StatePath); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
+	"github.com/packer-sched/packer/internal/shell"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
@@ -121,6 +123,22 @@ func checkOutputPath(flag, path string) error {
 	}
 	if err := safefile.Check(path); err != nil {
 		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
+	}
+	if err := shell.CheckWritableDir(path); err != nil {
+		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
+	}
+	return nil
+}
+
+// checkStatePath refuses, before a lock or journal is made beside it, a
+// --state path that is not a regular file or whose directory this user
+// cannot write in.
+func checkStatePath(path string) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return badUsage("--state %s: not a regular file; give the journal's file name", path)
+	}
+	if err := shell.CheckWritableDir(path); err != nil {
+		return badUsage("--state %s: %v", path, err)
 	}
 	return nil
 }
