@@ -37,7 +37,7 @@ func TestOutputRefusesAFormatName(t *testing.T) {
 		{"workloads", "import", "--input-format", "swim", fb09, "-o", "json"},
 		{"workloads", "import", "--input-format", "swim", fb09, "--hybs", "text"},
 		{"fit", "--observations", obs, "-o", "json"},
-		{"profile", "--job", "j", "--nodes", "1", "-o", "json", "--", "true"},
+		{"profile", "--job", "j", "--nodes", "1,2", "-o", "json", "--", "true"},
 		{"report", "--plan", "w1.json", "-o", "wide"},
 		{"simulate", "--trace", "csv"},
 		{"simulate", "--jobs-csv", "csv"},

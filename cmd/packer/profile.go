@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -104,8 +105,10 @@ func profileAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ms := &profile.MeasureSettings{Nodes: nodes, Repeat: c.Int("repeat"), VCPUsPerNode: c.Int("vcpus-per-node")}
-	if c.IsSet("points") || c.IsSet("budget") {
-		ms.Design = &profile.Design{Form: set.Form, Candidates: nodes, Points: c.Int("points"), Budget: c.Float64("budget")}
+	if ms.Design, err = profileDesign(c, set.Form, nodes); err != nil {
+		return err
+	}
+	if ms.Design != nil {
 		ms.Chose = func(ch profile.Choice) { fmt.Fprintf(c.App.ErrWriter, "packer: profile %s: %s\n", job, ch.Why) }
 	}
 	if progress.IsTerminal(c.App.ErrWriter) {
@@ -196,9 +199,28 @@ func inventoryShape(inv *xenlibvirt.Inventory, given *model.VMShape) *model.VMSh
 }
 
 // parseNodes reads --nodes (profile.ParseNodes).
+// profileDesign is the design --points and --budget ask for (nil for
+// neither), checked before anything runs.
+func profileDesign(c *cli.Context, form model.Kind, nodes []int) (*profile.Design, error) {
+	if !c.IsSet("points") && !c.IsSet("budget") {
+		return nil, nil
+	}
+	p, b := c.Int("points"), c.Float64("budget")
+	if c.IsSet("points") && p < 1 || c.IsSet("budget") && !(b > 0 && b <= math.MaxFloat64) {
+		return nil, badUsage("profile: --points must be at least 1 and --budget a positive number of node-seconds, got %d and %v", p, b)
+	}
+	d := &profile.Design{Form: form, Candidates: nodes, Points: p, Budget: b}
+	if _, err := d.Counts(); err != nil {
+		return nil, badInput(err)
+	}
+	return d, nil
+}
+
 func parseNodes(s string) ([]int, error) {
 	nodes, err := profile.ParseNodes(s)
 	switch {
+	case err == nil && len(nodes) == 1 && nodes[0] == 1:
+		return nil, badUsage("--nodes 1: runs at one node count fit nothing; give two or more (2,4,6), or N for 1..N")
 	case err == nil:
 		return nodes, nil
 	case strings.TrimSpace(s) == "":
