@@ -52,43 +52,9 @@ func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, lim
 		return nil, math.Inf(1)
 	}
 	size := 1 << m
-	// Every job of a phase needs at least its shortest runtime (lowT), and
-	// every anchor stays a phase: a phase beside the others' least
-	// durations must stay below limit.
-	lowS := make([]int, size) // the least candidate any S can take
-	for s := 1; s < size; s++ {
-		k := bits.TrailingZeros32(uint32(s))
-		lowS[s] = max(lowS[s&(s-1)], ps.lowT(free[k], rolePrimary))
-	}
-	lowA := make([]int, na)
-	sumLow := 0.0
-	for a, anchor := range anchors {
-		for _, x := range anchor {
-			lowA[a] = max(lowA[a], ps.lowT(x.job, x.role))
-		}
-		if len(anchor) > 0 {
-			sumLow += ps.cands[lowA[a]]
-		}
-	}
-	// g[a][S] is anchor a with the free jobs S; g[na] the new phase S.
-	g := make([][]float64, na+1)
-	over := make([][]uint32, na+1)
-	for a := range na + 1 {
-		g[a], over[a] = make([]float64, size), make([]uint32, size)
-		lo, room := 0, limit-sumLow
-		if a < na && len(anchors[a]) > 0 {
-			lo, room = lowA[a], room+ps.cands[lowA[a]]
-		}
-		top := min(sub.top, sort.SearchFloat64s(ps.cands, room)-1)
-		for s := range size {
-			if s%lnsTick == lnsTick-1 && stop != nil && stop() {
-				return nil, math.Inf(1)
-			}
-			if s == 0 && (a == na || len(anchors[a]) == 0) {
-				continue // no phase: no time
-			}
-			g[a][s], over[a][s] = sub.best(a, uint32(s), max(lo, lowS[s]), top)
-		}
+	g, over := sub.durations(limit, stop)
+	if g == nil {
+		return nil, math.Inf(1)
 	}
 	// part[S]: the best partition of S into new phases (Exact's programme).
 	part, pc := make([]float64, size), make([]uint32, size)
@@ -144,6 +110,55 @@ func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, lim
 		out = append(out, sub.looseJobs(t, over[na][t]))
 	}
 	return out, total
+}
+
+// durations prices every anchor with every subset of the free jobs, and
+// every subset as a new phase: g[a][S] is anchor a with the free jobs S,
+// g[len(anchors)][S] the new phase S, and over their roles; nil when stop
+// says so.
+func (sub *lnsSub) durations(limit float64, stop func() bool) ([][]float64, [][]uint32) {
+	ps, free, anchors := sub.ps, sub.free, sub.anchors
+	m, na := len(free), len(anchors)
+	size := 1 << m
+	// Every job of a phase needs at least its shortest runtime (lowT), and
+	// every anchor stays a phase: a phase beside the others' least
+	// durations must stay below limit.
+	lowS := make([]int, size) // the least candidate any S can take
+	for s := 1; s < size; s++ {
+		k := bits.TrailingZeros32(uint32(s))
+		lowS[s] = max(lowS[s&(s-1)], ps.lowT(free[k], rolePrimary))
+	}
+	lowA := make([]int, na)
+	sumLow := 0.0
+	for a, anchor := range anchors {
+		for _, x := range anchor {
+			lowA[a] = max(lowA[a], ps.lowT(x.job, x.role))
+		}
+		if len(anchor) > 0 {
+			sumLow += ps.cands[lowA[a]]
+		}
+	}
+	// g[a][S] is anchor a with the free jobs S; g[na] the new phase S.
+	g := make([][]float64, na+1)
+	over := make([][]uint32, na+1)
+	for a := range na + 1 {
+		g[a], over[a] = make([]float64, size), make([]uint32, size)
+		lo, room := 0, limit-sumLow
+		if a < na && len(anchors[a]) > 0 {
+			lo, room = lowA[a], room+ps.cands[lowA[a]]
+		}
+		top := min(sub.top, sort.SearchFloat64s(ps.cands, room)-1)
+		for s := range size {
+			if s%lnsTick == lnsTick-1 && stop != nil && stop() {
+				return nil, nil
+			}
+			if s == 0 && (a == na || len(anchors[a]) == 0) {
+				continue // no phase: no time
+			}
+			g[a][s], over[a][s] = sub.best(a, uint32(s), max(lo, lowS[s]), top)
+		}
+	}
+	return g, over
 }
 
 // looseJobs lists the free jobs of s in their roles (over: overcommitted).
