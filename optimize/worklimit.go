@@ -28,12 +28,15 @@ import (
 // shorter one completes, never gives a worse plan or a lower bound.
 
 // columnsFirstWork is the work of the first column generation checkpoint's
-// pricing; swarmJobEvaluations is auto's swarm's budget in evaluations
-// times jobs (each evaluation decodes every job): at 200 jobs 20,000
-// evaluations, about 13 iterations of 1,500 particles.
+// pricing: small, so that a run ends within seconds even at 50 hosts, where
+// a unit of pricing costs milliseconds. swarmJobEvaluations is auto's
+// swarm's budget in evaluations times jobs (each evaluation decodes every
+// job): at 100 jobs 15,000 evaluations, 10 iterations of 1,500 particles,
+// about a second here; the swarm seeds column generation, whose plans
+// soon pass it.
 const (
-	columnsFirstWork    = 1000
-	swarmJobEvaluations = 3_000_000
+	columnsFirstWork    = 250
+	swarmJobEvaluations = 1_500_000
 )
 
 // Why a search ended (workClock.reason).
