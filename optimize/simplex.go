@@ -103,10 +103,10 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		if (bland || it%dualRefresh == 0) && !fresh {
 			y, fresh = lp.duals(), true
 		}
-		enter, best, found := lp.entering(y, bland)
+		enter, found := lp.entering(y, bland)
 		if !found && !fresh {
 			y, fresh = lp.duals(), true
-			enter, best, found = lp.entering(y, bland)
+			enter, found = lp.entering(y, bland)
 		}
 		if !found {
 			lp.optimal = true
@@ -142,7 +142,6 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			y, fresh = lp.duals(), true
 			continue
 		}
-		best = rc
 		// Ratio test: rows with a pivot element below pivotTol cannot
 		// leave (tiny pivots blew B⁻¹ up), and of tied rows the one with
 		// the largest element leaves (Bland's rule: the least index).
@@ -173,7 +172,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		lp.pivots++
 		lp.work++
 		for i, v := range lp.binv[r] {
-			y[i] += best * v
+			y[i] += rc * v
 		}
 		fresh = false
 	}
@@ -190,10 +189,10 @@ const (
 )
 
 // entering is the column (or surplus −1−j) with the most negative reduced
-// cost under y, that reduced cost, and whether one prices out; with bland,
-// the first in order (columns, then surpluses) that prices out.
-func (lp *coverLP) entering(y []float64, bland bool) (enter int, best float64, found bool) {
-	best = lp.tolerance()
+// cost under y, and whether one prices out; with bland, the first in order
+// (columns, then surpluses) that prices out.
+func (lp *coverLP) entering(y []float64, bland bool) (enter int, found bool) {
+	best := lp.tolerance()
 	for c, jobs := range lp.cols {
 		rc := lp.cost[c]
 		for _, j := range jobs {
@@ -202,7 +201,7 @@ func (lp *coverLP) entering(y []float64, bland bool) (enter int, best float64, f
 		if rc < best {
 			enter, best, found = c, rc, true
 			if bland {
-				return enter, best, found
+				return enter, found
 			}
 		}
 	}
@@ -210,11 +209,11 @@ func (lp *coverLP) entering(y []float64, bland bool) (enter int, best float64, f
 		if y[j] < best {
 			enter, best, found = -1-j, y[j], true
 			if bland {
-				return enter, best, found
+				return enter, found
 			}
 		}
 	}
-	return enter, best, found
+	return enter, found
 }
 
 // order numbers the variables for Bland's rule: columns by index, then the
