@@ -349,6 +349,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 	}
 	cg.grid0 = len(cg.grid)
 	cg.incumbent = math.Inf(1)
+	cg.centre = ps.areaDuals()
 	return cg
 }
 
