@@ -32,13 +32,16 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 	}
 	cp.startMakespan = cp.makespan
 	clock := set.clock
-	progress := func(inc, lb float64) {
+	// Progress shows what the result would be if the search ended now: the
+	// best plan of the whole runs (a run's own incumbent is dropped if a
+	// limit cuts it) and the best bound.
+	progress := func(_, lb float64) {
 		if clock.ended() {
 			return // the round a limit cut is not on the trajectory
 		}
 		cp.bound = max(cp.bound, lb)
 		if set.Progress != nil {
-			set.Progress(min(inc, cp.makespan), min(cp.bound, cp.makespan))
+			set.Progress(cp.makespan, min(cp.bound, cp.makespan))
 		}
 	}
 	for i := 0; !clock.ended(); i++ {
