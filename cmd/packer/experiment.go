@@ -73,6 +73,11 @@ func experimentRun(c *cli.Context) error {
 	if sharded != (c.String("out") != "") {
 		return badUsage("a shard needs --out DIR for its results, and --out a shard (--shard i/N, or a batch system's index)")
 	}
+	if sharded {
+		if err := checkOutDir(c.String("out"), experiments.ShardFileName(sh.Index, sh.Count)); err != nil {
+			return err
+		}
+	}
 	selection, owned, err := experiments.Owned(names, sh.Index, sh.Count)
 	if err != nil {
 		return badInput(err)

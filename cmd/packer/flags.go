@@ -143,6 +143,19 @@ func checkStatePath(path string) error {
 	return nil
 }
 
+// checkOutDir refuses, before any work, an --out DIR that is not a
+// directory, or in which (or, for one to be made, in whose nearest existing
+// parent) this user cannot write the file name.
+func checkOutDir(dir, name string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return badUsage("--out %s: not a directory", dir)
+	}
+	if err := shell.CheckWritableDir(filepath.Join(dir, name)); err != nil {
+		return badUsage("--out %s: %v", dir, err)
+	}
+	return nil
+}
+
 // writeOutput writes data atomically to path, creating nothing on failure;
 // --output - writes it to standard output (see setDashOutput).
 func writeOutput(path string, data []byte) error {

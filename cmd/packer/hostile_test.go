@@ -172,12 +172,20 @@ func TestReadOnlyOutputDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(ro, "x")
+	sw := filepath.Join(dir, "sweep.json")
+	if err := os.WriteFile(sw, []byte(`{"name": "s", "run": "simulate", "workloads": ["W1"], "nodes": [10], "policies": ["fifo"], "seeds": [1], "options": [{"name": "o"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	obs, _ := filepath.Abs(filepath.Join("testdata", "fit-observations.csv"))
 	plan, _ := filepath.Abs(filepath.Join("..", "..", "examples", "small.plan.json"))
 	for _, args := range [][]string{
 		{"plan", "-a", "pair", "-o", out}, {"plan", "-a", "pair", "--export-lp", out}, {"plan", "-a", "pair", "--chart", out + ".svg"},
 		{"simulate", "--trace", out}, {"simulate", "--jobs-csv", out}, {"workloads", "merge", "W1", "-o", out},
 		{"fit", "-i", obs, "-o", out}, {"report", "--plan", plan, "-o", out},
+		// --out DIR, existing or to be made: refused before the run, not after it.
+		{"experiment", "run", "dp-shares", "--seeds", "1", "--shard", "0/1", "--out", ro},
+		{"experiment", "run", "dp-shares", "--seeds", "1", "--shard", "0/1", "--out", filepath.Join(ro, "res")},
+		{"sweep", "run", sw, "--shard", "0/1", "--out", ro}, {"sweep", "run", sw, "--shard", "0/1", "--out", filepath.Join(ro, "res")},
 	} {
 		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "PACKER_RUN_MAIN=1")
@@ -186,7 +194,10 @@ func TestReadOnlyOutputDirectory(t *testing.T) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		}
 		errs, _ := cmd.CombinedOutput()
-		flag := strings.Replace(args[len(args)-2], "-o", "--output", 1)
+		flag := args[len(args)-2]
+		if flag == "-o" {
+			flag = "--output"
+		}
 		want := flag + " " + args[len(args)-1] + ": cannot write in " + ro + ": permission denied\n"
 		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.HasSuffix(string(errs), want) || strings.Count(string(errs), "\n") != 1 {
 			t.Errorf("packer %s: exit %d, %q; want 2 and %q", strings.Join(args, " "), code, errs, want)

@@ -81,6 +81,9 @@ func sweepRunAction(c *cli.Context) error {
 		return badUsage("--metric: %v", err)
 	}
 	if dir != "" {
+		if err := checkOutDir(dir, sweep.FileName(sh)); err != nil {
+			return err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil { // after the checks: bad input leaves nothing behind
 			return badInput(fmt.Errorf("--out: %w", err))
 		}

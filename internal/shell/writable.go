@@ -11,8 +11,9 @@ import (
 // written because the directory its atomic write makes a temporary file in
 // (the directory of path, or of the file a symbolic link at path names)
 // refuses this user: "cannot write in /srv/ro: permission denied". A device
-// or FIFO at path is written in place and needs no directory; anything the
-// path cannot be resolved for is left to the write, which names it.
+// or FIFO at path is written in place and needs no directory. For a
+// directory yet to be made (an --out DIR), the nearest one that exists is
+// asked. Anything else is left to the write, which names it.
 func CheckWritableDir(path string) error {
 	target := path
 	if t, err := filepath.EvalSymlinks(path); err == nil {
@@ -27,12 +28,17 @@ func CheckWritableDir(path string) error {
 		return nil
 	}
 	dir := filepath.Dir(target)
-	if err := access(dir, 2); err != nil { // 2: W_OK
-		if pe, ok := err.(syscall.Errno); ok && (pe == syscall.EACCES || pe == syscall.EROFS || pe == syscall.EPERM) {
+	for {
+		err := access(dir, 2) // 2: W_OK
+		if err == syscall.ENOENT && filepath.Dir(dir) != dir {
+			dir = filepath.Dir(dir) // a directory to be made: its parent is made in
+			continue
+		}
+		if err == syscall.EACCES || err == syscall.EROFS || err == syscall.EPERM {
 			return fmt.Errorf("cannot write in %s: %w", dir, err)
 		}
+		return nil
 	}
-	return nil
 }
 
 // access is syscall.Access; a test running as root, to whom every

@@ -47,6 +47,7 @@ func TestCheckWritableDir(t *testing.T) {
 		{filepath.Join(ro, "new"), "cannot write in " + ro + ": permission denied"},
 		{filepath.Join(ro, "old"), "cannot write in " + ro + ": permission denied"},
 		{filepath.Join(rw, "link"), "cannot write in " + ro + ": permission denied"},
+		{filepath.Join(ro, "res", "shard-0-of-1.jsonl"), "cannot write in " + ro + ": permission denied"},
 		{filepath.Join(rw, "new"), ""},
 		{"/dev/null", ""},
 		{filepath.Join(dir, "missing", "x"), ""}, // the missing directory is safefile.Check's to name

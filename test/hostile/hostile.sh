@@ -268,6 +268,12 @@ for wr in "${writers[@]}"; do
 	WRITES=1 t 0 ${wr//O/ünïcødé-名前$x}
 	WRITES=1 t $dash ${wr//O/-}
 done
+# --out DIR: read-only, to be made in a read-only one, a file; refused before any run
+for o in "$W/ro" "$W/ro/res" "$g/w.json"; do
+	AS_USER=nobody t 2 packer experiment run dp-shares --seeds 1 --shard 0/1 --out "$o"
+	AS_USER=nobody t 2 packer sweep run "$g/sweep-sim.json" --shard 0/1 --out "$o"
+	AS_USER=nobody t 2 packer sweep emit slurm --shards 2 --out "$o/x" "$g/sweep-sim.json"
+done
 # an output symlink is written through, never replacing the link
 t 0 bash -c "ln -s target.json out.json && $P plan -w $g/w.json -a pair -o out.json && test -L out.json && jq -e . target.json >/dev/null"
 # same file as input and output
