@@ -50,6 +50,10 @@ type ColumnsOptions struct {
 	// shared, when not nil, holds p's phase solver and LowerBound, which
 	// Solve has built already.
 	shared *sharedTables
+	// columns are phases to start the master with besides the seeds'
+	// (a previous run's columns, ColumnsResult.phases): a run continues
+	// the LP where that one left it instead of pricing it all again.
+	columns []model.Phase
 }
 
 // pivots is the most pivots a round's LP solve takes on m jobs.
@@ -98,6 +102,9 @@ type ColumnsResult struct {
 	// pivots counts the master LP's simplex pivots (tests and
 	// measurements read it: deterministic, unlike the time).
 	pivots int
+	// phases are the master's columns at the end, for a next run's
+	// ColumnsOptions.columns.
+	phases []model.Phase
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -168,6 +175,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			res.Schedule, res.Makespan = s, ms
 		}
 	}
+	for _, ph := range opt.columns {
+		cg.addPhase(ph)
+	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
@@ -220,6 +230,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.LowerBound = min(res.LowerBound, res.Makespan)
 	res.Columns = len(cg.lp.cols)
 	res.pivots = cg.lp.work
+	res.phases = cg.phases
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}

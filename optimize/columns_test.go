@@ -59,7 +59,7 @@ func TestColumnsAgainstExact(t *testing.T) {
 // than the pair plan it was seeded with, and above its proven bound, which is
 // at least LowerBound's.
 func TestColumnsLarge(t *testing.T) {
-	for _, m := range []int{20, 30} {
+	for _, m := range []int{16, 20} {
 		p, err := model.NewProblem(RandomWorkload(7, m), model.PaperCluster())
 		if err != nil {
 			t.Fatal(err)
@@ -333,6 +333,39 @@ func TestColumnsConvergeOnOptimalDuals(t *testing.T) {
 		}
 		if math.Abs(cut.LPValue-full.LPValue) > 1e-6*full.LPValue {
 			t.Errorf("seed %d: LP value %v with solves cut to 2 pivots, %v without: the cut run declared convergence on duals that were not the LP's", seed, cut.LPValue, full.LPValue)
+		}
+	}
+}
+
+// TestColumnsGoesOnFromColumns: a run given a previous run's columns starts
+// with every one of them in its master, so its first LP is no worse than
+// the LP the previous run ended on, and it ends with at least as many.
+func TestColumnsGoesOnFromColumns(t *testing.T) {
+	for _, m := range []int{16, 20} {
+		p, err := model.NewProblem(RandomWorkload(uint64(m), m), model.PaperCluster())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := []model.Schedule{pr.Schedule}
+		first, err := Columns(p, seeds, ColumnsOptions{Rounds: 8, noFinalBound: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		next, err := Columns(p, seeds, ColumnsOptions{Rounds: 1, noFinalBound: true, columns: first.phases})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(first.phases) <= len(pr.Schedule.Phases) || next.Columns < len(first.phases) {
+			t.Errorf("M = %d: first run %d columns, the next starts from %d and ends with %d", m, len(first.phases), len(first.phases), next.Columns)
+		}
+		// The first run's LPValue is its last round's solve, before that
+		// round's columns entered: the next run's first solve has them all.
+		if next.LPValue > first.LPValue*(1+1e-9) {
+			t.Errorf("M = %d: the next run's first LP %v is above the first run's last %v", m, next.LPValue, first.LPValue)
 		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 // evaluations (swarmJobEvaluations). Column generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
 // columns, an eighth more on the final bound round, and an eighth more on
-// the integer search, and starts from the best plan so far. A run that ends
+// the integer search, and starts from the best plan so far and the last
+// whole run's columns, so it goes on with that run's LP. A run that ends
 // by itself, before its stages' ends, ends the search: another would find
 // the same. A run the time or work limit cuts is dropped (only the bounds
 // its pricing rounds proved before the cut are kept), so the plan is the

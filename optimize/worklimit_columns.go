@@ -48,9 +48,18 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		work := int64(columnsFirstWork) << min(i, 40)
 		base := clock.used.Load()
 		var hit [3]bool
+		// A run starts from the last whole run's columns, so it goes on
+		// with that run's LP rather than pricing it all again: at 200 jobs
+		// on 50 hosts the LP takes hundreds of rounds. Only whole runs
+		// are followed, which keeps the course the same whatever the limit.
+		var columns []model.Phase
+		if cp.last != nil {
+			columns = cp.last.phases
+		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
-			BranchStop: clock.stage(base+work*5/4, &hit[2]), Progress: progress, shared: set.shared})
+			BranchStop: clock.stage(base+work*5/4, &hit[2]), Progress: progress, shared: set.shared,
+			columns: columns})
 		if err != nil {
 			return nil, err
 		}
