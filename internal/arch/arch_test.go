@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"workloads":              {"model"},
 	"profile":                {"model"},
 	"optimize":               {"model", "pso"},
-	"optimize/solverbench":   {"model", "pso", "optimize", "workloads"},
+	"optimize/solverbench":   {"model", "pso", "optimize", "workloads", "internal/safefile"},
 	"plan":                   {"model"},
 	"sim/internal/reference": {},
 	"sim/internal/engine":    {"sim/internal/reference"},

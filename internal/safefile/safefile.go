@@ -74,20 +74,46 @@ func forget(name string) {
 }
 
 // RemoveTemps removes every temporary file this package has created and not
-// yet renamed into place or removed, and refuses new ones: for a signal
-// handler about to exit the program. It returns how many it removed.
+// yet renamed into place or removed, and every temporary directory of
+// MkdirTemp not yet removed, with what it holds, and refuses new ones: for
+// a signal handler about to exit the program. It returns how many it
+// removed.
 func RemoveTemps() int {
 	temps.Lock()
 	defer temps.Unlock()
 	temps.closed = true
 	n := 0
 	for name := range temps.names {
-		if os.Remove(name) == nil {
+		if os.RemoveAll(name) == nil {
 			n++
 		}
 		delete(temps.names, name)
 	}
 	return n
+}
+
+// MkdirTemp makes a temporary directory, as os.MkdirTemp does, listed for
+// RemoveTemps until the returned remove function (for a defer) removes it
+// and all it holds: a program stopped by a signal leaves no working
+// directory behind.
+func MkdirTemp(dir, pattern string) (path string, remove func(), err error) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.closed {
+		return "", nil, errClosed
+	}
+	path, err = os.MkdirTemp(dir, pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	if temps.names == nil {
+		temps.names = map[string]bool{}
+	}
+	temps.names[path] = true
+	return path, func() {
+		os.RemoveAll(path)
+		forget(path)
+	}, nil
 }
 
 // WriteFile atomically replaces path with data, or writes a device or FIFO in

@@ -119,3 +119,38 @@ func TestRemoveTemps(t *testing.T) {
 	b.Abort() // its file is gone already: no harm
 	a.Abort()
 }
+
+// TestMkdirTempRemoved: a temporary directory, with what it holds, goes
+// when its remove function runs, and when RemoveTemps runs before that;
+// none is made after RemoveTemps.
+func TestMkdirTempRemoved(t *testing.T) {
+	defer func() { temps.Lock(); temps.closed = false; temps.Unlock() }()
+	base := t.TempDir()
+	a, removeA, err := MkdirTemp(base, "a-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "x.lp"), []byte("max: x;"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removeA()
+	if _, err := os.Stat(a); !os.IsNotExist(err) {
+		t.Errorf("after remove: %s: %v", a, err)
+	}
+	b, _, err := MkdirTemp(base, "b-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b, "solution.txt"), []byte("1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := RemoveTemps(); n != 1 {
+		t.Errorf("RemoveTemps removed %d, want 1 (b)", n)
+	}
+	if left, _ := os.ReadDir(base); len(left) != 0 {
+		t.Errorf("left in %s: %v", base, left)
+	}
+	if _, _, err := MkdirTemp(base, "c-"); !errors.Is(err, errClosed) {
+		t.Errorf("MkdirTemp after RemoveTemps: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/pso"
@@ -157,11 +158,11 @@ func (b *bencher) exactVsCBC() error {
 // runCBC writes the LP to a temporary file, solves it with cbc and returns
 // the optimum and cbc's wall time (process start included).
 func runCBC(p *model.Problem, name string) (float64, time.Duration, error) {
-	dir, err := os.MkdirTemp("", "packer-bench-")
+	dir, remove, err := safefile.MkdirTemp("", "packer-bench-")
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	lp, err := writeLP(dir, p, name)
 	if err != nil {
 		return 0, 0, err

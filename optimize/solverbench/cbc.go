@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/packer-sched/packer/internal/safefile"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 )
@@ -150,11 +151,11 @@ func (b *bencher) lpVsCBC() error {
 		}
 		return b.text("cbc is not installed (apt-get install coinor-cbc): no row for it\n")
 	}
-	dir, err := os.MkdirTemp("", "packer-bench-")
+	dir, remove, err := safefile.MkdirTemp("", "packer-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer remove()
 	path, err := writeLP(dir, p, "random-m20-seed1")
 	if err != nil {
 		return err
