@@ -40,6 +40,9 @@ func fitRumen(c *cli.Context, set *profile.Settings, format string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := traces.CheckReplayNodes(nodes, im.Workload.Cluster); err != nil {
+		return badUsage("--nodes: %v", err)
+	}
 	w, results, err := traces.FitReplays(im, nodes, c.String("name"), set)
 	if err != nil {
 		return err

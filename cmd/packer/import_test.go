@@ -155,4 +155,11 @@ func TestFitRumen(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--rumen and --observations are two sources of runs") {
 		t.Errorf("both sources: exit %d %s", code, errs)
 	}
+	// A node count the simulator cannot replay is refused before any job
+	// is replayed, in one line, with nothing written.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	code, _, errs = packer(t, "", "fit", "--rumen", importRumen19, "--nodes", "2,99999999999", "-o", bad)
+	if _, err := os.Stat(bad); code != 2 || !strings.Contains(errs, "--nodes: node count 99999999999") || strings.Count(strings.TrimSpace(errs), "\n") != 0 || err == nil {
+		t.Errorf("--nodes past the simulator's limit: exit %d, stderr %q, output stat %v", code, errs, err)
+	}
 }

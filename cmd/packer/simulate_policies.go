@@ -70,6 +70,9 @@ func parseSpending(s string) (map[string]float64, error) {
 		if !ok || user == "" || err != nil {
 			return nil, badUsage("--spending: %q is not USER=RATE", kv)
 		}
+		if _, dup := out[user]; dup {
+			return nil, badUsage("--spending: user %q is given twice", user)
+		}
 		out[user] = v
 	}
 	return out, nil

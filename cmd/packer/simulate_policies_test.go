@@ -61,6 +61,7 @@ func TestSimulateNewPolicies(t *testing.T) {
 	for _, args := range [][]string{
 		{"simulate", "-p", "dp", "--spending", "a=0"},
 		{"simulate", "-p", "dp", "--spending", "a"},
+		{"simulate", "-p", "dp", "--spending", "a=NaN,a=2"},
 		{"simulate", "-p", "tyrex-static", "--tyrex-timer", "-1"},
 		{"simulate", "-p", "fifo", "--slowstart", "1.5"},
 		{"simulate", "-p", "hybs", "--arff", "/no/such/dir/x.arff"},

@@ -58,14 +58,13 @@ func ReplayTable(im *Imported, res *sim.Result) (table string, median, worst flo
 // profile.Analyze like measured runs.
 func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]model.Observation, error) {
 	c = c.WithDefaults()
+	if err := CheckReplayNodes(nodes, c); err != nil {
+		return nil, err
+	}
 	j.Arrival, j.Blocks, j.NoInput = 0, nil, true
 	var obs []model.Observation
 	for _, n := range nodes {
-		if n < 1 {
-			return nil, fmt.Errorf("traces: node count must be at least 1, got %d", n)
-		}
-		cl := sim.Cluster{Nodes: n, Racks: 1, MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots, Replication: min(3, n)}
-		res, err := sim.Run(&sim.Workload{Name: j.Name, Cluster: cl, Jobs: []sim.Job{j}}, &sim.FIFO{}, nil)
+		res, err := sim.Run(&sim.Workload{Name: j.Name, Cluster: replayCluster(n, c), Jobs: []sim.Job{j}}, &sim.FIFO{}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("traces: job %s on %d nodes: %w", j.Name, n, err)
 		}
@@ -81,6 +80,29 @@ func AloneObservations(j sim.Job, real RealJob, nodes []int, c sim.Cluster) ([]m
 		obs = append(obs, o)
 	}
 	return obs, nil
+}
+
+// replayCluster is the cluster a job is replayed alone on: one rack of n
+// nodes with c's slots.
+func replayCluster(n int, c sim.Cluster) sim.Cluster {
+	return sim.Cluster{Nodes: n, Racks: 1, MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots, Replication: min(3, n)}
+}
+
+// CheckReplayNodes checks, before any replay, that every node count of
+// nodes makes a cluster the simulator runs with c's slots per node: a
+// count past its limits is refused at once rather than after the jobs
+// before it were replayed.
+func CheckReplayNodes(nodes []int, c sim.Cluster) error {
+	c = c.WithDefaults()
+	for _, n := range nodes {
+		if n < 1 {
+			return fmt.Errorf("node count must be at least 1, got %d", n)
+		}
+		if err := replayCluster(n, c).Validate(); err != nil {
+			return fmt.Errorf("node count %d: %w", n, err)
+		}
+	}
+	return nil
 }
 
 // FitReplays fits a runtime model to each real job of a Rumen import: the

@@ -121,3 +121,27 @@ func TestFitReplays(t *testing.T) {
 		t.Errorf("node count 0: %v", err)
 	}
 }
+
+// TestCheckReplayNodes: a node count is refused when the simulator would
+// refuse its cluster, nodes or nodes × slots, and the replay refuses it
+// before replaying anything.
+func TestCheckReplayNodes(t *testing.T) {
+	c := sim.Cluster{MapSlots: 20, ReduceSlots: 2}
+	for _, tc := range []struct {
+		nodes []int
+		ok    bool
+	}{
+		{[]int{1, 2, 500_000}, true},
+		{[]int{2, 0}, false},
+		{[]int{2, sim.MaxNodes + 1}, false},
+		{[]int{sim.MaxNodes}, false}, // 20 slots a node: past 10 × MaxNodes slots
+	} {
+		if err := CheckReplayNodes(tc.nodes, c); (err == nil) != tc.ok {
+			t.Errorf("%v: error %v, want ok %v", tc.nodes, err, tc.ok)
+		}
+	}
+	j := sim.Job{Name: "j", Maps: sim.Tasks{Durations: []float64{10}}}
+	if _, err := AloneObservations(j, RealJob{}, []int{1, sim.MaxNodes + 1}, c); err == nil {
+		t.Error("AloneObservations replayed a node count the simulator refuses")
+	}
+}
