@@ -97,7 +97,8 @@ type Settings struct {
 	// of TimeLimit. PlanWriteReserve estimates it for a plan document.
 	Reserve time.Duration
 	// Clock, if not nil, replaces the wall clock (time.Now) for TimeLimit:
-	// tests give one that jumps.
+	// tests give one that jumps. It must be safe for concurrent use: the
+	// swarm's goroutines read it.
 	Clock func() time.Time
 	// Interrupt, if not nil, ends the search as soon as it is closed (a
 	// signal): every algorithm that searches asks it where it asks the time
@@ -462,8 +463,8 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, pai
 	r.Swarm, r.PairMakespan = run, res.PairMakespan
 	seed := run.Settings.Seed
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
-	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%d run), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
-		run.Settings.Particles, run.Settings.Iterations, run.Iterations, run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%s ran), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
+		run.Settings.Particles, run.Settings.Iterations, plural(run.Iterations, "iteration"), run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
 	if len(p.Jobs) <= set.ExactJobs {
 		ex, err := Exact(p)
 		if err != nil {
@@ -495,4 +496,12 @@ func NewSolution(p *model.Problem, s model.Schedule, algorithm string) (model.So
 		sol.Placement[i] = hosts
 	}
 	return sol, nil
+}
+
+// plural is "1 iteration", "2 iterations".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -19,9 +19,12 @@ import (
 // The swarm that seeds auto's column generation gets a fixed number of
 // evaluations (swarmJobEvaluations). Column generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
-// columns, an eighth more on the final bound round, and an eighth more on
-// the integer search, and starts from the best plan so far and the last
-// whole run's columns, so it goes on with that run's LP. A run that ends
+// columns, an eighth more on the final bound round, and as much again on
+// the integer search (its dive and large-neighbourhood search make the
+// plan: with an eighth, 1,000 jobs on 200 hosts kept the swarm's plan,
+// 4.7 × the bound, where as much again gives 2.1 ×), and starts from the
+// best plan so far and the last whole run's columns, so it goes on with
+// that run's LP. A run that ends
 // by itself, before its stages' ends, ends the search: another would find
 // the same. A run the time or work limit cuts is dropped (only the bounds
 // its pricing rounds proved before the cut are kept), so the plan is the
@@ -118,7 +121,7 @@ func (c *workClock) stage(until int64, hit *bool) func() bool {
 func (c *workClock) note() string {
 	switch c.reason.Load() {
 	case endedWork:
-		return fmt.Sprintf("the work limit (%d units) ended the search: the same command gives this plan again on any machine, load and core count; a larger --work-limit never gives a worse plan or a lower bound", c.set.WorkLimit)
+		return fmt.Sprintf("the work limit (%s) ended the search: the same command gives this plan again on any machine, load and core count; a larger --work-limit never gives a worse plan or a lower bound", plural(int(c.set.WorkLimit), "unit"))
 	case endedTime:
 		if n := c.endAt.Load(); n > 0 {
 			return timeLimitNote(c.set.TimeLimit) + fmt.Sprintf("; it ended after %d work units, and --work-limit %d gives this plan again on any machine", n, n)

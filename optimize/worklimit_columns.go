@@ -14,7 +14,8 @@ type checkpoints struct {
 	makespan      float64 // best's
 	bound         float64
 	last          *ColumnsResult
-	runs          int
+	runs          int     // whole runs
+	started       int     // runs begun, the one a limit cut included
 	startMakespan float64 // the best seed's
 }
 
@@ -45,6 +46,7 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		}
 	}
 	for i := 0; !clock.ended(); i++ {
+		cp.started++
 		work := int64(columnsFirstWork) << min(i, 40)
 		base := clock.used.Load()
 		var hit [3]bool
@@ -58,7 +60,7 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
-			BranchStop: clock.stage(base+work*5/4, &hit[2]), Progress: progress, shared: set.shared,
+			BranchStop: clock.stage(base+work*17/8, &hit[2]), Progress: progress, shared: set.shared,
 			columns: columns})
 		if err != nil {
 			return nil, err
@@ -97,6 +99,10 @@ func (cp *checkpoints) note(set *Settings, auto bool) string {
 		source = "the area and longest-job bound: the LP's did not pass it"
 	}
 	weak := cp.makespan > cp.bound*(1+weakGap)
+	if cp.started == 0 {
+		return fmt.Sprintf("column generation: the limit ended the search before it began: the plan is the best it would have started from, the bound %s (%s); %s",
+			model.FormatSeconds(cp.bound), "the area and longest-job bound", from)
+	}
 	if cp.last == nil {
 		if weak {
 			source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
