@@ -47,14 +47,16 @@ type lnsState struct {
 	rng    *rand.Rand
 	sub    lnsSub
 	// whole holds the job sets of whole phases a step re-packed without
-	// gain: the re-packing was exact, so it would not gain again.
-	whole map[string]bool
+	// gain, with the largest total their phases had then: the re-packing
+	// was exact, so their best packing takes at least that, and a later
+	// step on the same jobs gains only if their phases now take longer.
+	whole map[string]float64
 }
 
 // lns improves phases in place by large-neighbourhood steps until
 // lnsIdle·len(phases) steps in a row gain nothing or stop says so; it
 // reports whether any step gained.
-func (ps *phaseSolver) lns(phases *[]loosePhase, rng *rand.Rand, whole map[string]bool, stop func() bool) bool {
+func (ps *phaseSolver) lns(phases *[]loosePhase, rng *rand.Rand, whole map[string]float64, stop func() bool) bool {
 	st := &lnsState{ps: ps, phases: *phases, rng: rng, whole: whole}
 	gained := false
 	for size, idle := 0, 0; size < len(lnsSizes); {
@@ -85,16 +87,16 @@ func (st *lnsState) step(size int, stop func() bool) bool {
 		return false
 	}
 	free, anchors := st.pickJobs(chosen, size)
-	key := ""
-	if !slices.ContainsFunc(anchors, func(a []looseJob) bool { return len(a) > 0 }) {
-		key = fmt.Sprint(slices.Sorted(slices.Values(free)))
-		if st.whole[key] {
-			return false
-		}
-	}
 	was := 0.0
 	for _, c := range chosen {
 		was += st.phases[c].T
+	}
+	key := ""
+	if !slices.ContainsFunc(anchors, func(a []looseJob) bool { return len(a) > 0 }) {
+		key = fmt.Sprint(slices.Sorted(slices.Values(free)))
+		if least, ok := st.whole[key]; ok && was <= least {
+			return false // their best packing takes at least least ≥ was
+		}
 	}
 	sol, total := st.ps.repack(&st.sub, free, anchors, was, stop)
 	if math.IsInf(total, 1) && stop != nil && stop() {
@@ -102,7 +104,7 @@ func (st *lnsState) step(size int, stop func() bool) bool {
 	}
 	if total >= was*(1-1e-9) {
 		if key != "" {
-			st.whole[key] = true
+			st.whole[key] = max(st.whole[key], was)
 		}
 		return false
 	}
