@@ -48,12 +48,15 @@ func TestHostileReaders(t *testing.T) {
 	bad := hostileFiles(t, dir)
 	good := filepath.Join("..", "..", "examples")
 	plan, inv := filepath.Join(good, "small.plan.json"), filepath.Join(good, "testdriver", "inventory.json")
+	// Outputs go to dir, so that the listing below sees a refused run that
+	// wrote one.
+	html, res := filepath.Join(dir, "r.html"), filepath.Join(dir, "res")
 	readers := [][]string{
 		{"plan", "-w", "F"}, {"size", "-w", "F", "--deadline", "4h"}, {"compare", "-w", "F", "--algorithms", "pair"},
 		{"simulate", "-w", "F"}, {"simulate", "--plan", "F"}, {"workloads", "merge", "F"},
 		{"workloads", "import", "--input-format", "hybs", "F"}, {"workloads", "import", "--input-format", "swim", "F"},
-		{"fit", "-i", "F"}, {"report", "--plan", "F", "-o", "r.html"}, {"report", "--plan", plan, "--simulation", "F", "-o", "r.html"},
-		{"sweep", "run", "F"}, {"sweep", "show", "F"}, {"sweep", "emit", "slurm", "--shards", "2", "--out", "res", "F"},
+		{"fit", "-i", "F"}, {"report", "--plan", "F", "-o", html}, {"report", "--plan", plan, "--simulation", "F", "-o", html},
+		{"sweep", "run", "F"}, {"sweep", "show", "F"}, {"sweep", "emit", "slurm", "--shards", "2", "--out", res, "F"},
 		{"apply", "--plan", "F", "--inventory", inv, "--dry-run"}, {"apply", "--plan", plan, "--inventory", "F", "--dry-run"},
 		{"hosts", "check", "-i", "F"}, {"status", "--state", "F"}, {"destroy", "--state", "F", "--auto-approve"},
 	}
@@ -118,13 +121,13 @@ func TestHostileDefects(t *testing.T) {
 		// The sweep file was read whole: a fatal out-of-memory error and a goroutine dump.
 		{[]string{"sweep", "show", big}, big + ": too large: a sweep file may be at most 1 MiB"},
 		{[]string{"sweep", "run", "/dev/zero"}, "/dev/zero: too large: a sweep file may be at most 1 MiB"},
-		{[]string{"sweep", "emit", "slurm", "--shards", "2", "--out", "res", big}, "too large"},
+		{[]string{"sweep", "emit", "slurm", "--shards", "2", "--out", filepath.Join(dir, "res"), big}, "too large"},
 		// Exit 1, as if packer had failed, for a directory given by mistake.
 		{[]string{"sweep", "merge", empty}, empty + ": no shard files"},
 		// Exit 1 with the library's field names (Points, Budget), and the
 		// command run at one node count before "nothing to fit".
-		{[]string{"profile", "-j", "x", "-n", "1,2", "--points", "0", "--", "touch", made}, "--points must be at least 1"},
-		{[]string{"profile", "-j", "x", "-n", "1,2", "--budget", "NaN", "--", "touch", made}, "--budget a positive number of node-seconds, got 0 and NaN"},
+		{[]string{"profile", "-j", "x", "-n", "1,2", "--points", "0", "--", "touch", made}, "--points 0: must be at least 1"},
+		{[]string{"profile", "-j", "x", "-n", "1,2", "--budget", "NaN", "--", "touch", made}, "--budget NaN: must be a positive number of node-seconds"},
 		{[]string{"profile", "-j", "x", "-n", "1,2", "--points", "5", "--", "touch", made}, "5 points wanted from 2 candidate node counts"},
 		{[]string{"profile", "-j", "x", "-n", "1", "--", "touch", made}, "--nodes 1: runs at one node count fit nothing"},
 		// A lock file was left beside a --state that is a directory.

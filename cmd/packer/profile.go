@@ -198,7 +198,6 @@ func inventoryShape(inv *xenlibvirt.Inventory, given *model.VMShape) *model.VMSh
 	return shape
 }
 
-// parseNodes reads --nodes (profile.ParseNodes).
 // profileDesign is the design --points and --budget ask for (nil for
 // neither), checked before anything runs.
 func profileDesign(c *cli.Context, form model.Kind, nodes []int) (*profile.Design, error) {
@@ -206,8 +205,11 @@ func profileDesign(c *cli.Context, form model.Kind, nodes []int) (*profile.Desig
 		return nil, nil
 	}
 	p, b := c.Int("points"), c.Float64("budget")
-	if c.IsSet("points") && p < 1 || c.IsSet("budget") && !(b > 0 && b <= math.MaxFloat64) {
-		return nil, badUsage("profile: --points must be at least 1 and --budget a positive number of node-seconds, got %d and %v", p, b)
+	if c.IsSet("points") && p < 1 {
+		return nil, badUsage("profile: --points %d: must be at least 1", p)
+	}
+	if c.IsSet("budget") && !(b > 0 && b <= math.MaxFloat64) {
+		return nil, badUsage("profile: --budget %v: must be a positive number of node-seconds", b)
 	}
 	d := &profile.Design{Form: form, Candidates: nodes, Points: p, Budget: b}
 	if _, err := d.Counts(); err != nil {
@@ -216,6 +218,7 @@ func profileDesign(c *cli.Context, form model.Kind, nodes []int) (*profile.Desig
 	return d, nil
 }
 
+// parseNodes reads --nodes (profile.ParseNodes).
 func parseNodes(s string) ([]int, error) {
 	nodes, err := profile.ParseNodes(s)
 	switch {
