@@ -19,9 +19,10 @@ const tyrexSlowstart = 0.05
 // tyrexTimer is the static policy's P1 timer in slot-seconds. The Tyrex
 // paper's Fig. 6 puts the optimum for a 30 % P1 below 250 s for HVW and MVW;
 // for LVW its text gives no number, only that the optimum grows fivefold
-// from a 10 % to a 40 % P1, and its dynamic timer there runs 500–2500 s. The paper picks the timer of least V95; of
-// 300, 500, 1000, 1500 and 2500 s that is 1500 s on our LVW (seeds 1–5:
-// V95 8.11, 7.86, 6.89, 6.37, 7.42).
+// from a 10 % to a 40 % P1, and its dynamic timer there runs 500–2500 s.
+// The paper picks the timer of least V95; of 300, 500, 1000, 1500 and
+// 2500 s that is 1500 s on our LVW (seeds 1–5: V95 8.11, 7.86, 6.89,
+// 6.37, 7.42).
 func tyrexTimer(v TyrexVariability) float64 {
 	switch v {
 	case HVW:
