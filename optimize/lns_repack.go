@@ -243,6 +243,20 @@ func (ps *phaseSolver) anchorTotals(jobs []looseJob, T float64) anchorSum {
 	return as
 }
 
+// moveSpans moves the jobs ks[i] for the bits i of set off the primary VMs
+// (prim of them) onto another role whose VMs number lo to hi: it returns
+// what is left of each and mask with those jobs' bits added.
+func moveSpans(spans []lnsSpan, ks []int, set, prim, lo, hi int, mask uint32) (int, int, int, uint32) {
+	for b := set; b != 0; b &= b - 1 {
+		k := ks[bits.TrailingZeros(uint(b))]
+		prim -= spans[k].pl
+		lo += spans[k].ol
+		hi += spans[k].oh
+		mask |= 1 << k
+	}
+	return prim, lo, hi, mask
+}
+
 // fitsAt reports whether anchor a (none when a = len(anchors)) with the free
 // jobs s fits within candidate t for some roles of the free jobs, and
 // returns them (bit k: free job k overcommitted), preferring none.
@@ -293,15 +307,7 @@ func (sub *lnsSub) fitsAt(a int, s uint32, t int) (uint32, bool) {
 		return 0, false
 	}
 	for es := 0; es < 1<<ne; es++ {
-		p, eLo, eHi := prim, base.eLo, base.eHi
-		var mask uint32
-		for b := es; b != 0; b &= b - 1 {
-			k := extraK[bits.TrailingZeros(uint(b))]
-			p -= spans[k].pl
-			eLo += spans[k].ol
-			eHi += spans[k].oh
-			mask |= 1 << k
-		}
+		p, eLo, eHi, mask := moveSpans(spans, extraK[:ne], es, prim, base.eLo, base.eHi, 0)
 		if eLo > ps.emax || p-hostSave+ps.k*o0 > ps.n {
 			continue
 		}
@@ -309,14 +315,7 @@ func (sub *lnsSub) fitsAt(a int, s uint32, t int) (uint32, bool) {
 			if es == 0 && hs == 0 {
 				continue
 			}
-			q, hLo, hHi, hm := p, base.hLo, base.hHi, mask
-			for b := hs; b != 0; b &= b - 1 {
-				k := hostK[bits.TrailingZeros(uint(b))]
-				q -= spans[k].pl
-				hLo += spans[k].ol
-				hHi += spans[k].oh
-				hm |= 1 << k
-			}
+			q, hLo, hHi, hm := moveSpans(spans, hostK[:nh], hs, p, base.hLo, base.hHi, mask)
 			if ps.totalsFit(q, hLo, hHi, eLo, eHi, base.hosts || hs != 0, base.extras || es != 0) {
 				return hm, true
 			}
