@@ -19,17 +19,6 @@ var tableCommands = [][]string{
 	{"experiment", "list"},
 }
 
-// tableLines are the lines of out that belong to a table's box.
-func tableLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" && strings.ContainsRune("┌│├└+|", []rune(l)[0]) {
-			lines = append(lines, l)
-		}
-	}
-	return lines
-}
-
 // TestTablesFitAndASCII: every table of every table-printing command fits
 // 100 columns; under LANG=C its every character is ASCII, and under a UTF-8
 // locale it keeps its box drawing; headers are in one case.
@@ -40,7 +29,7 @@ func TestTablesFitAndASCII(t *testing.T) {
 		t.Setenv("LANG", locale)
 		for _, args := range tableCommands {
 			code, out, errs := packer(t, "", args...)
-			lines := tableLines(out)
+			lines := table.Lines(out)
 			if code != 0 || len(lines) == 0 {
 				t.Errorf("LANG=%s packer %q: exit %d, %d table lines, stderr %q", locale, args, code, len(lines), errs)
 				continue

@@ -311,3 +311,15 @@ func cutAt(w string, width int) int {
 	}
 	return cut
 }
+
+// Lines returns the lines of out that belong to a table Render drew, in
+// box-drawing or ASCII frames: what a check of a command's tables reads.
+func Lines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" && strings.ContainsRune("┌│├└+|", []rune(l)[0]) {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}

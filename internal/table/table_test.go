@@ -63,7 +63,7 @@ func TestColumnGroups(t *testing.T) {
 			t.Errorf("column %q drawn %d times", h, strings.Count(b.String(), h))
 		}
 	}
-	for _, l := range tableLines(b.String()) {
+	for _, l := range Lines(b.String()) {
 		if utf8.RuneCountInString(l) > MaxWidth {
 			t.Errorf("line %d wide: %s", utf8.RuneCountInString(l), l)
 		}
@@ -101,15 +101,4 @@ func TestASCIIAndLocale(t *testing.T) {
 			t.Errorf("LC_ALL=%q LC_CTYPE=%q LANG=%q: utf8Locale %v", tc.all, tc.ctype, tc.lang, got)
 		}
 	}
-}
-
-// tableLines are the lines of out that belong to a table's box.
-func tableLines(out string) []string {
-	var lines []string
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" && strings.ContainsRune("┌│├└+|", []rune(l)[0]) {
-			lines = append(lines, l)
-		}
-	}
-	return lines
 }
