@@ -44,6 +44,9 @@ type ColumnsOptions struct {
 	grid int
 	// noFinalBound skips the final bound round (tests measure what it adds).
 	noFinalBound bool
+	// noTransfers leaves the dual-optimal inequalities' transfers out of
+	// the master LP (tests compare its optimum with and without them).
+	noTransfers bool
 	// maxPivots, when not 0, replaces the 50·M pivots a round's LP solve
 	// may take (tests cut the solves short with it).
 	maxPivots int
@@ -163,6 +166,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		sh = &sharedTables{p: p}
 	}
 	cg := newColumnGenOn(sh.solver(), opt.cells, opt.grid)
+	if opt.noTransfers {
+		cg.lp.trans = nil
+	}
 	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: sh.bound(), RelaxedPricing: cg.scale > 1 || !cg.exact}
 	for _, s := range seeds {
 		if err := p.Check(s); err != nil {
@@ -344,6 +350,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 		cg.seen[phaseKey(ph)] = true
 	}
 	cg.lp = newCoverLP(single)
+	cg.lp.trans = ps.transfers()
 	if cells == 0 {
 		cells = maxCells
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,10 +60,18 @@ func solveOracle(dir string, lpm *coverLP) (masterOracle, error) {
 			rows[j] = append(rows[j], k)
 		}
 	}
+	signed := make([][]string, lpm.m) // transfers: + t in row i, − t in row j
+	for k, tr := range lpm.trans {
+		signed[tr[0]] = append(signed[tr[0]], fmt.Sprintf(" + t%d", k))
+		signed[tr[1]] = append(signed[tr[1]], fmt.Sprintf(" - t%d", k))
+	}
 	for j, ks := range rows {
 		fmt.Fprintf(&b, " r%d:", j)
 		for _, k := range ks {
 			fmt.Fprintf(&b, " + x%d", k)
+		}
+		for _, t := range signed[j] {
+			b.WriteString(t)
 		}
 		b.WriteString(" >= 1\n")
 	}
@@ -117,10 +126,22 @@ func parseGlpsolSolution(file string, m int) (masterOracle, error) {
 	return or, nil
 }
 
-// checkMaster checks packer's solution of lpm (value z, primal λ, duals y)
-// against the oracle's; nondegenerate reports that packer's basis was, so
-// that y was compared with the oracle's duals.
-func checkMaster(lpm *coverLP, z float64, lambda, y []float64, or masterOracle) (nondegenerate bool, err error) {
+// transferValues is the value of each of lpm's transfers (0 if non-basic).
+func transferValues(lpm *coverLP) []float64 {
+	v := make([]float64, len(lpm.trans))
+	for k, b := range lpm.basis {
+		if t := lpm.transfer(b); t >= 0 {
+			v[t] = lpm.xb[k]
+		}
+	}
+	return v
+}
+
+// checkMaster checks packer's solution of lpm (value z, primal λ and its
+// transfers' values tau, duals y) against the oracle's; nondegenerate
+// reports that packer's basis was, so that y was compared with the
+// oracle's duals.
+func checkMaster(lpm *coverLP, z float64, lambda, tau, y []float64, or masterOracle) (nondegenerate bool, err error) {
 	scale := max(1, math.Abs(or.value))
 	tol := oracleTol * scale
 	if math.Abs(or.value-or.dualValue) > tol {
@@ -140,6 +161,13 @@ func checkMaster(lpm *coverLP, z float64, lambda, y []float64, or masterOracle) 
 		for _, j := range lpm.cols[k] {
 			cover[j] += l
 		}
+	}
+	for t, v := range tau {
+		if v < -1e-9 {
+			return false, fmt.Errorf("transfer %d = %v < 0", t, v)
+		}
+		cover[lpm.trans[t][0]] += v
+		cover[lpm.trans[t][1]] -= v
 	}
 	for j, v := range cover {
 		if v < 1-1e-9 {
@@ -166,6 +194,11 @@ func checkMaster(lpm *coverLP, z float64, lambda, y []float64, or masterOracle) 
 			return false, fmt.Errorf("column %d %v (cost %v) has reduced cost %v < 0 under the duals", k, jobs, lpm.cost[k], rc)
 		}
 	}
+	for t, tr := range lpm.trans {
+		if y[tr[0]] > y[tr[1]]+tol {
+			return false, fmt.Errorf("transfer %d %v prices out: y = %v > %v", t, tr, y[tr[0]], y[tr[1]])
+		}
+	}
 	if math.Abs(sy-z) > tol {
 		return false, fmt.Errorf("1ᵀy = %.12g, value %.12g (differ by %.3g)", sy, z, sy-z)
 	}
@@ -190,12 +223,14 @@ func describeMaster(lpm *coverLP) string {
 	for k, jobs := range lpm.cols {
 		fmt.Fprintf(&b, "  %v: %v\n", jobs, lpm.cost[k])
 	}
+	fmt.Fprintf(&b, "transfers (+i, −j): %v\n", lpm.trans)
 	return b.String()
 }
 
 // oracleStats counts what the oracle test compared.
 type oracleStats struct {
 	instances, solves, checked, nondegenerate, pivotsMax int
+	transferred                                          int    // checked optima with a transfer above 0
 	dir                                                  string // for glpsol's files
 }
 
@@ -226,11 +261,14 @@ func solveAndCheck(t *testing.T, name string, lpm *coverLP, st *oracleStats, che
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, describeMaster(lpm))
 	}
-	nd, err := checkMaster(lpm, z, lpm.values(), lpm.duals(), or)
+	nd, err := checkMaster(lpm, z, lpm.values(), transferValues(lpm), lpm.duals(), or)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, describeMaster(lpm))
 	}
 	st.checked++
+	if slices.ContainsFunc(transferValues(lpm), func(v float64) bool { return v > 1e-9 }) {
+		st.transferred++
+	}
 	if nd {
 		st.nondegenerate++
 	}
@@ -272,7 +310,22 @@ func randomMaster(rng *rand.Rand, m int) (*coverLP, [][]int, []float64) {
 		}
 		cols, costs = append(cols, jobs), append(costs, cost)
 	}
-	return newCoverLP(single), cols, costs
+	lpm := newCoverLP(single)
+	if rng.IntN(2) == 0 {
+		order, seen := rng.Perm(m), map[[2]int]bool{}
+		for range rng.IntN(m + 1) {
+			a, b := rng.IntN(m), rng.IntN(m)
+			if a == b {
+				continue
+			}
+			tr := [2]int{order[min(a, b)], order[max(a, b)]}
+			if !seen[tr] {
+				seen[tr] = true
+				lpm.trans = append(lpm.trans, tr)
+			}
+		}
+	}
+	return lpm, cols, costs
 }
 
 // TestMasterLPAgainstOracle: on 300 random column sets (2–40 jobs, up to
@@ -300,8 +353,11 @@ func TestMasterLPAgainstOracle(t *testing.T) {
 		}
 		st.instances++
 	}
-	t.Logf("%d instances, %d solves, %d checked, %d with a non-degenerate optimum (duals compared), at most %d pivots a solve",
-		st.instances, st.solves, st.checked, st.nondegenerate, st.pivotsMax)
+	t.Logf("%d instances, %d solves, %d checked, %d with a non-degenerate optimum (duals compared), %d using a transfer, at most %d pivots a solve",
+		st.instances, st.solves, st.checked, st.nondegenerate, st.transferred, st.pivotsMax)
+	if st.transferred < st.checked/10 {
+		t.Errorf("only %d of %d optima use a transfer: the transfers were hardly tested", st.transferred, st.checked)
+	}
 	if st.nondegenerate < st.checked/10 {
 		t.Errorf("only %d of %d optima non-degenerate: the duals were hardly compared", st.nondegenerate, st.checked)
 	}
@@ -332,8 +388,8 @@ func TestMasterLPAgainstOracleOnPhases(t *testing.T) {
 		}
 		st.instances++
 	}
-	t.Logf("%d workloads, %d solves, %d checked, %d with a non-degenerate optimum, at most %d pivots a solve",
-		st.instances, st.solves, st.checked, st.nondegenerate, st.pivotsMax)
+	t.Logf("%d workloads, %d solves, %d checked, %d with a non-degenerate optimum, %d using a transfer, at most %d pivots a solve",
+		st.instances, st.solves, st.checked, st.nondegenerate, st.transferred, st.pivotsMax)
 	if st.solves < 3*st.instances {
 		t.Errorf("%d solves on %d workloads: pricing added too few columns to test", st.solves, st.instances)
 	}
@@ -358,13 +414,13 @@ func TestMasterOracleCatchesWrongAnswers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := checkMaster(lpm, z, lpm.values(), lpm.duals(), or); err != nil {
+		if _, err := checkMaster(lpm, z, lpm.values(), transferValues(lpm), lpm.duals(), or); err != nil {
 			t.Fatalf("instance %d: %v", inst, err)
 		}
 		tried++
 		y := lpm.duals()
 		y[rng.IntN(m)] += 1e-6 * max(1, z)
-		if _, err := checkMaster(lpm, z, lpm.values(), y, or); err != nil {
+		if _, err := checkMaster(lpm, z, lpm.values(), transferValues(lpm), y, or); err != nil {
 			caught["dual"]++
 		}
 		lambda := lpm.values()
@@ -374,10 +430,10 @@ func TestMasterOracleCatchesWrongAnswers(t *testing.T) {
 				break
 			}
 		}
-		if _, err := checkMaster(lpm, z, lambda, lpm.duals(), or); err != nil {
+		if _, err := checkMaster(lpm, z, lambda, transferValues(lpm), lpm.duals(), or); err != nil {
 			caught["lambda"]++
 		}
-		if _, err := checkMaster(lpm, z*(1+1e-7), lpm.values(), lpm.duals(), or); err != nil {
+		if _, err := checkMaster(lpm, z*(1+1e-7), lpm.values(), transferValues(lpm), lpm.duals(), or); err != nil {
 			caught["value"]++
 		}
 	}

@@ -40,6 +40,10 @@ type phaseSolver struct {
 	// canHost and canExtra are the jobs' role permissions (the packing paper's
 	// corrected (1 − O)ᵀB = 0 and (1 − C)ᵀB' = 0).
 	canHost, canExtra []bool
+	// transferPairs are the master LP's transfers (dominance.go), once
+	// hasTransfers is set.
+	transferPairs [][2]int
+	hasTransfers  bool
 }
 
 const (

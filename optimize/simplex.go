@@ -21,7 +21,14 @@ type coverLP struct {
 	cols  [][]int // jobs of each column; column j < m is job j alone
 	cost  []float64
 	binv  [][]float64 // basis inverse
-	basis []int       // basic variable per row: column index, or −1−j for job j's surplus
+	basis []int       // basic variable per row: column index, −1−j for job j's surplus, or −1−m−t for transfer t
+	// trans are transfers (i, j): a variable of cost 0 with +1 in row i and
+	// −1 in row j, which lets the LP cover i with what covers j. Their dual
+	// constraints are the dual-optimal inequalities π_i ≤ π_j (dominance.go):
+	// they leave the LP's optimum over all columns as it is and keep the
+	// duals of a restricted master from ranking a job above one that could
+	// take its place.
+	trans [][2]int
 	xb    []float64
 	// pivots counts the pivots since B⁻¹ was last computed afresh; work
 	// all pivots ever (a deterministic measure of the LP's effort).
@@ -121,6 +128,11 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 					d[k] += lp.binv[k][j]
 				}
 			}
+		} else if t := lp.transfer(enter); t >= 0 {
+			i, j := lp.trans[t][0], lp.trans[t][1]
+			for k := range d {
+				d[k] = lp.binv[k][i] - lp.binv[k][j]
+			}
 		} else {
 			for k := range d {
 				d[k] = -lp.binv[k][-1-enter]
@@ -213,11 +225,27 @@ func (lp *coverLP) entering(y []float64, bland bool) (enter int, found bool) {
 			}
 		}
 	}
+	for t, tr := range lp.trans { // transfer: reduced cost y_j − y_i
+		if rc := y[tr[1]] - y[tr[0]]; rc < best {
+			enter, best, found = -1-lp.m-t, rc, true
+			if bland {
+				return enter, found
+			}
+		}
+	}
 	return enter, found
 }
 
+// transfer is the index in trans of variable v, or −1 if v is not one.
+func (lp *coverLP) transfer(v int) int {
+	if v >= -lp.m {
+		return -1
+	}
+	return -1 - lp.m - v
+}
+
 // order numbers the variables for Bland's rule: columns by index, then the
-// surplus −1−j of job j after them.
+// surplus −1−j of job j after them, then the transfers.
 func (lp *coverLP) order(v int) int {
 	if v >= 0 {
 		return v
@@ -271,6 +299,10 @@ func (lp *coverLP) refactor(stop func() bool) {
 		a[j][m+j] = 1
 	}
 	for k, b := range lp.basis {
+		if t := lp.transfer(b); t >= 0 {
+			a[lp.trans[t][0]][k], a[lp.trans[t][1]][k] = 1, -1
+			continue
+		}
 		if b < 0 {
 			a[-1-b][k] = -1
 			continue
