@@ -289,6 +289,11 @@ func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64
 		}
 	}
 	lp := newCoverLP(single)
+	for _, tr := range cg.lp.trans { // the dominance transfers among the jobs left
+		if row[tr[0]] >= 0 && row[tr[1]] >= 0 {
+			lp.trans = append(lp.trans, [2]int{row[tr[0]], row[tr[1]]})
+		}
+	}
 	addFrom := func(from int) {
 		for c := from; c < len(cg.lp.cols); c++ {
 			jobs := cg.lp.cols[c]
