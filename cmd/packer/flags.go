@@ -12,7 +12,6 @@ import (
 
 	"github.com/packer-sched/packer/chart"
 	"github.com/packer-sched/packer/internal/safefile"
-	"github.com/packer-sched/packer/internal/shell"
 	"github.com/packer-sched/packer/model"
 	"github.com/packer-sched/packer/optimize"
 	"github.com/packer-sched/packer/workloads"
@@ -116,7 +115,8 @@ func checkOutputs(c *cli.Context, flags ...string) error {
 
 // checkOutputPath rejects a path given to --flag that cannot be written
 // (safefile.Check): its directory is missing, it is a directory or a socket,
-// or it is a bare format name such as json.
+// or it is a bare format name such as json; or (safefile.CheckWritable) the
+// directory the write makes its temporary file in refuses this user.
 func checkOutputPath(flag, path string) error {
 	if flag == "output" && path == "-" && dashOutput() != nil {
 		return nil
@@ -124,7 +124,7 @@ func checkOutputPath(flag, path string) error {
 	if err := safefile.Check(path); err != nil {
 		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
 	}
-	if err := shell.CheckWritableDir(path); err != nil {
+	if err := safefile.CheckWritable(path); err != nil {
 		return badInput(fmt.Errorf("--%s %s: %w", flag, path, err))
 	}
 	return nil
@@ -137,7 +137,7 @@ func checkStatePath(path string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		return badUsage("--state %s: not a regular file; give the journal's file name", path)
 	}
-	if err := shell.CheckWritableDir(path); err != nil {
+	if err := safefile.CheckWritable(path); err != nil {
 		return badUsage("--state %s: %v", path, err)
 	}
 	return nil
@@ -150,7 +150,7 @@ func checkOutDir(dir, name string) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return badUsage("--out %s: not a directory", dir)
 	}
-	if err := shell.CheckWritableDir(filepath.Join(dir, name)); err != nil {
+	if err := safefile.CheckWritable(filepath.Join(dir, name)); err != nil {
 		return badUsage("--out %s: %v", dir, err)
 	}
 	return nil

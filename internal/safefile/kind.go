@@ -177,7 +177,8 @@ var ErrFormatName = errors.New("looks like a format, not a file")
 // Check tells, before any work is done, whether an output can be written to
 // path: its directory exists, it is not a kind of file WriteFile refuses, and
 // it is not a bare format name such as "json" (no dot, no slash), which a
-// user who types -o json almost never means as a file name. The errors name
+// user who types -o json almost never means as a file name. Whether this
+// user may write in its directory is CheckWritable's to say. The errors name
 // neither the path nor the flag; the caller adds them.
 func Check(path string) error {
 	if path == "-" {
