@@ -57,6 +57,9 @@ type ColumnsOptions struct {
 	// (a previous run's columns, ColumnsResult.phases): a run continues
 	// the LP where that one left it instead of pricing it all again.
 	columns []model.Phase
+	// basis is the LP basis the previous run ended with
+	// (ColumnsResult.basis): its columns are indices into columns.
+	basis []int
 }
 
 // pivots is the most pivots a round's LP solve takes on m jobs.
@@ -108,6 +111,9 @@ type ColumnsResult struct {
 	// phases are the master's columns at the end, for a next run's
 	// ColumnsOptions.columns.
 	phases []model.Phase
+	// basis is the master LP's last basis, its columns indices into
+	// phases, for a next run's ColumnsOptions.basis.
+	basis []int
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -184,6 +190,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	for _, ph := range opt.columns {
 		cg.addPhase(ph)
 	}
+	if opt.basis != nil {
+		cg.warmStart(opt.columns, opt.basis)
+	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
@@ -237,6 +246,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Columns = len(cg.lp.cols)
 	res.pivots = cg.lp.work
 	res.phases = cg.phases
+	res.basis = slices.Clone(cg.lp.basis)
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}
@@ -406,6 +416,29 @@ func phaseKey(ph model.Phase) string {
 		b.WriteString(strconv.Itoa(a.Job) + string(a.Role[0]) + strconv.Itoa(a.VMs) + ",")
 	}
 	return b.String()
+}
+
+// warmStart starts the LP from a previous run's basis, whose columns are
+// indices into that run's phases (all of which are columns here too, added
+// from ColumnsOptions.columns); surpluses and transfers are numbered alike
+// in both runs. It reports whether the LP now starts from that basis.
+func (cg *columnGen) warmStart(phases []model.Phase, basis []int) bool {
+	at := make(map[string]int, len(cg.phases))
+	for c, ph := range cg.phases {
+		at[phaseKey(ph)] = c
+	}
+	mapped := make([]int, len(basis))
+	for k, b := range basis {
+		mapped[k] = b
+		if b >= 0 {
+			c, ok := at[phaseKey(phases[b])]
+			if !ok {
+				return false // cannot happen: every phase was added
+			}
+			mapped[k] = c
+		}
+	}
+	return cg.lp.warmStart(mapped)
 }
 
 // addPhase adds a phase as a column unless it is there already.

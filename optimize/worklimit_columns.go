@@ -55,13 +55,14 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		// on 50 hosts the LP takes hundreds of rounds. Only whole runs
 		// are followed, which keeps the course the same whatever the limit.
 		var columns []model.Phase
+		var basis []int
 		if cp.last != nil {
-			columns = cp.last.phases
+			columns, basis = cp.last.phases, cp.last.basis
 		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*13/8, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns})
+			columns: columns, basis: basis})
 		if err != nil {
 			return nil, err
 		}
