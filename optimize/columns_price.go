@@ -139,24 +139,36 @@ func addRow(r0, r1, p0, p1 []float64, wb int, v float64) {
 		p0, p1 = p0[:n], p1[:n]
 		for b := n - 1; b >= wb; b-- {
 			s0, s1 := r0[b-wb], r1[b-wb]
-			r0[b] = max(r0[b], p0[b]+v)
-			r1[b] = max(r1[b], p1[b]+v, s0+v, s1+v)
+			r0[b] = larger(r0[b], p0[b]+v)
+			r1[b] = larger(r1[b], larger(p1[b], larger(s0, s1))+v)
 		}
 		for b := min(wb, n) - 1; b >= 0; b-- {
-			r0[b] = max(r0[b], p0[b]+v)
-			r1[b] = max(r1[b], p1[b]+v)
+			r0[b] = larger(r0[b], p0[b]+v)
+			r1[b] = larger(r1[b], p1[b]+v)
 		}
 	case p0 != nil:
 		p0, p1 = p0[:n], p1[:n]
 		for b := n - 1; b >= 0; b-- {
-			r0[b] = max(r0[b], p0[b]+v)
-			r1[b] = max(r1[b], p1[b]+v)
+			r0[b] = larger(r0[b], p0[b]+v)
+			r1[b] = larger(r1[b], p1[b]+v)
 		}
 	case wb >= 0:
 		for b := n - 1; b >= wb; b-- {
-			r1[b] = max(r1[b], r0[b-wb]+v, r1[b-wb]+v)
+			r1[b] = larger(r1[b], larger(r0[b-wb], r1[b-wb])+v)
 		}
 	}
+}
+
+// larger is max for the programme's values, which are never NaN: the
+// builtin max also orders NaN and the zeros' signs, in about twice the
+// instructions, and this is the innermost loop of column generation.
+// Adding v after the larger of two values gives the larger of the sums
+// (rounding is monotone), so the table is the same bit for bit.
+func larger(a, b float64) float64 {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // buffer returns the next choice buffer of n cells, reusing spare ones.
