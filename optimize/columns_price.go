@@ -95,29 +95,7 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 			addRow(r0, r1, p0, p1, wb, v)
 			continue
 		}
-		c0, c1 := ch[a*w:a*w+top+1], ch[cells+a*w:cells+a*w+top+1]
-		for b := top; b >= 0; b-- {
-			n0, n1 := r0[b], r1[b]
-			var k0, k1 int8
-			if p0 != nil {
-				if t := p0[b] + v; t > n0 {
-					n0, k0 = t, 1
-				}
-				if t := p1[b] + v; t > n1 {
-					n1, k1 = t, 1
-				}
-			}
-			if wb >= 0 && b >= wb {
-				if t := r0[b-wb] + v; t > n1 {
-					n1, k1 = t, 2
-				}
-				if t := r1[b-wb] + v; t > n1 {
-					n1, k1 = t, 3
-				}
-			}
-			r0[b], r1[b] = n0, n1
-			c0[b], c1[b] = k0, k1
-		}
+		addRowTraced(r0, r1, p0, p1, ch[a*w:a*w+top+1], ch[cells+a*w:cells+a*w+top+1], wb, v)
 	}
 	if trace {
 		g.choice = append(g.choice, ch)
@@ -156,6 +134,44 @@ func addRow(r0, r1, p0, p1 []float64, wb int, v float64) {
 		for b := n - 1; b >= wb; b-- {
 			r1[b] = larger(r1[b], larger(r0[b-wb], r1[b-wb])+v)
 		}
+	}
+}
+
+// addRowTraced is addRow recording each cell's decision in c0 and c1 (see
+// groupDP.choice); every cell of the row is written. Of equal values the
+// first found is kept: primary, then the second role from flag 0, then
+// from flag 1, the order groupDP.back reads them in.
+func addRowTraced(r0, r1, p0, p1 []float64, c0, c1 []int8, wb int, v float64) {
+	n := len(r0)
+	r1, c0, c1 = r1[:n], c0[:n], c1[:n]
+	lo := n // the cells at and above lo can take the second role
+	if wb >= 0 {
+		lo = min(wb, n)
+	}
+	if p0 != nil {
+		p0, p1 = p0[:n], p1[:n]
+	}
+	for b := n - 1; b >= 0; b-- {
+		n0, n1 := r0[b], r1[b]
+		var k0, k1 int8
+		if p0 != nil {
+			if t := p0[b] + v; t > n0 {
+				n0, k0 = t, 1
+			}
+			if t := p1[b] + v; t > n1 {
+				n1, k1 = t, 1
+			}
+		}
+		if b >= lo {
+			if t := r0[b-wb] + v; t > n1 {
+				n1, k1 = t, 2
+			}
+			if t := r1[b-wb] + v; t > n1 {
+				n1, k1 = t, 3
+			}
+		}
+		r0[b], r1[b] = n0, n1
+		c0[b], c1[b] = k0, k1
 	}
 }
 
