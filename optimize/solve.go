@@ -463,8 +463,9 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, pai
 	r.Swarm, r.PairMakespan = run, res.PairMakespan
 	seed := run.Settings.Seed
 	sol.Seed, sol.Particles, sol.Iterations = &seed, run.Settings.Particles, run.Settings.Iterations
-	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %d particles × %d iterations (%s ran), seed %d, %d evaluations, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
-		run.Settings.Particles, run.Settings.Iterations, plural(run.Iterations, "iteration"), run.Settings.Seed, run.Evaluations, run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
+	sol.Notes = append(sol.Notes, fmt.Sprintf("particle swarm: %s × %s (%s ran), seed %d, %s, last improvement at iteration %d, makespan %s; the pair plan it started from: %s",
+		plural(run.Settings.Particles, "particle"), plural(run.Settings.Iterations, "iteration"), plural(run.Iterations, "iteration"), run.Settings.Seed,
+		plural(run.Evaluations, "evaluation"), run.Improved, model.FormatSeconds(res.Makespan), model.FormatSeconds(res.PairMakespan)))
 	if len(p.Jobs) <= set.ExactJobs {
 		ex, err := Exact(p)
 		if err != nil {
