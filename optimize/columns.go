@@ -191,7 +191,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		cg.addPhase(ph)
 	}
 	if opt.basis != nil {
-		cg.warmStart(opt.columns, opt.basis)
+		cg.warmStart(opt.columns, opt.basis, opt.Stop)
 	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
@@ -290,8 +290,8 @@ type columnGen struct {
 	ps     *phaseSolver
 	lp     *coverLP
 	phases []model.Phase
-	seen   map[string]bool
-	grid   []float64 // candidate phase lengths priced, ascending
+	seen   map[string]int // column index by phaseKey
+	grid   []float64      // candidate phase lengths priced, ascending
 	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
 	// size (farleyTheta grows it).
 	gridIdx []int
@@ -352,12 +352,12 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 	m := len(p.Jobs)
 	n := ps.n
 	single := make([]float64, m)
-	cg := &columnGen{p: p, ps: ps, seen: map[string]bool{}, scale: 1}
+	cg := &columnGen{p: p, ps: ps, seen: map[string]int{}, scale: 1}
 	for j := range m {
 		single[j] = p.Runtime(j, n, model.Primary)
 		ph := model.Phase{Jobs: []model.Assignment{{Job: j, VMs: n, Role: model.Primary}}}
 		cg.phases = append(cg.phases, ph)
-		cg.seen[phaseKey(ph)] = true
+		cg.seen[phaseKey(ph)] = j
 	}
 	cg.lp = newCoverLP(single)
 	cg.lp.trans = ps.transfers()
@@ -420,35 +420,32 @@ func phaseKey(ph model.Phase) string {
 
 // warmStart starts the LP from a previous run's basis, whose columns are
 // indices into that run's phases (all of which are columns here too, added
-// from ColumnsOptions.columns); surpluses and transfers are numbered alike
-// in both runs. It reports whether the LP now starts from that basis.
-func (cg *columnGen) warmStart(phases []model.Phase, basis []int) bool {
-	at := make(map[string]int, len(cg.phases))
-	for c, ph := range cg.phases {
-		at[phaseKey(ph)] = c
-	}
+// from ColumnsOptions.columns, at indices of their own); surpluses and
+// transfers are numbered alike in both runs. stop may end it. It reports
+// whether the LP now starts from that basis.
+func (cg *columnGen) warmStart(phases []model.Phase, basis []int, stop func() bool) bool {
 	mapped := make([]int, len(basis))
 	for k, b := range basis {
 		mapped[k] = b
 		if b >= 0 {
-			c, ok := at[phaseKey(phases[b])]
+			c, ok := cg.seen[phaseKey(phases[b])]
 			if !ok {
 				return false // cannot happen: every phase was added
 			}
 			mapped[k] = c
 		}
 	}
-	return cg.lp.warmStart(mapped)
+	return cg.lp.warmStart(mapped, stop)
 }
 
 // addPhase adds a phase as a column unless it is there already.
 func (cg *columnGen) addPhase(ph model.Phase) bool {
 	ph = model.Normalize(model.Schedule{Phases: []model.Phase{{Jobs: slices.Clone(ph.Jobs)}}}).Phases[0]
 	k := phaseKey(ph)
-	if cg.seen[k] {
+	if _, ok := cg.seen[k]; ok {
 		return false
 	}
-	cg.seen[k] = true
+	cg.seen[k] = len(cg.phases)
 	jobs := make([]int, len(ph.Jobs))
 	for i, a := range ph.Jobs {
 		jobs[i] = a.Job

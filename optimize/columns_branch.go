@@ -289,7 +289,9 @@ func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64
 		}
 	}
 	lp := newCoverLP(single)
-	for _, tr := range cg.lp.trans { // the dominance transfers among the jobs left
+	// The dominance transfers among the jobs left: a pair implied through a
+	// job already covered is not among them, a weaker (still valid) set.
+	for _, tr := range cg.lp.trans {
 		if row[tr[0]] >= 0 && row[tr[1]] >= 0 {
 			lp.trans = append(lp.trans, [2]int{row[tr[0]], row[tr[1]]})
 		}

@@ -179,7 +179,8 @@ func addRowTraced(r0, r1, p0, p1 []float64, c0, c1 []int8, wb int, v float64) {
 // builtin max also orders NaN and the zeros' signs, in about twice the
 // instructions, and this is the innermost loop of column generation.
 // Adding v after the larger of two values gives the larger of the sums
-// (rounding is monotone), so the table is the same bit for bit.
+// (rounding is monotone), so the table is the same bit for bit, but for
+// the sign of a zero (TestAddRowEqualsMax).
 func larger(a, b float64) float64 {
 	if a > b {
 		return a

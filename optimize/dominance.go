@@ -8,10 +8,12 @@ import "math/bits"
 // VM count: swapping j for i leaves the phase feasible and no longer. Then
 // some optimal dual of the covering LP has π_i ≤ π_j (Ben Amor, Desrosiers
 // and Valério de Carvalho's dual-optimal inequalities, as for items of
-// cutting stock that fit wherever a larger one does): a solution of the LP
-// with the transfer variable of (i, j) (coverLP.trans) becomes one without
-// it at no greater cost by putting i in the place of j in columns that hold
-// j. The restricted master with these transfers has the same optimum over all
+// cutting stock that fit wherever a larger one does): in a dual solution
+// with π_i > π_j, swapping the two values keeps every phase's constraint,
+// since a phase S with j and not i has S − j + i beside it, a phase no
+// longer, and one with both or neither sums the same. The transfer variable
+// of (i, j) (coverLP.trans) is the inequality's primal side. The
+// restricted master with these transfers has the same optimum over all
 // columns, and its duals can no longer price a job above one that could take
 // its place, which in the LP without them swings the duals from round to
 // round: at 200 jobs on 50 hosts the bound after the same work rose by a

@@ -1,7 +1,9 @@
 package optimize
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -23,6 +25,9 @@ func BenchmarkKnapsack(b *testing.B) {
 	for j := range cg.pi {
 		cg.pi[j] = 100 * rng.Float64()
 	}
+	if v, _, _ := cg.knapsack(cg.grid[len(cg.grid)-1], cg.scale, false, false); v <= 0 {
+		b.Fatalf("the longest duration prices nothing (%v): the benchmark would time an empty table", v)
+	}
 	for _, trace := range []bool{false, true} {
 		name := map[bool]string{false: "untraced", true: "traced"}[trace]
 		b.Run(name, func(b *testing.B) {
@@ -30,5 +35,102 @@ func BenchmarkKnapsack(b *testing.B) {
 				cg.knapsack(cg.grid[i%len(cg.grid)], cg.scale, trace, false)
 			}
 		})
+	}
+}
+
+// addRowMax is addRow as it was written first, with the builtin max and
+// each sum formed before it: the plain reference for TestAddRowEqualsMax.
+func addRowMax(r0, r1, p0, p1 []float64, wb int, v float64) {
+	for b := len(r0) - 1; b >= 0; b-- {
+		n0, n1 := r0[b], r1[b]
+		if p0 != nil {
+			n0 = max(n0, p0[b]+v)
+			n1 = max(n1, p1[b]+v)
+		}
+		if wb >= 0 && b >= wb {
+			n1 = max(n1, r0[b-wb]+v, r1[b-wb]+v)
+		}
+		r0[b], r1[b] = n0, n1
+	}
+}
+
+// TestAddRowEqualsMax: addRow and addRowTraced give the same rows as
+// addRowMax, bit for bit but for the sign of zero, on random rows with
+// −Inf cells, zeros, the row below being the row itself (0 primary units)
+// and every second-role width; the traced decisions rebuild each cell.
+func TestAddRowEqualsMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 12))
+	cell := func() float64 {
+		switch rng.IntN(5) {
+		case 0:
+			return math.Inf(-1)
+		case 1:
+			return 0
+		}
+		return 1000 * rng.Float64()
+	}
+	for range 20000 {
+		n := 1 + rng.IntN(12)
+		row := func() []float64 {
+			r := make([]float64, n)
+			for b := range r {
+				r[b] = cell()
+			}
+			return r
+		}
+		r0, r1 := row(), row()
+		var p0, p1 []float64
+		switch rng.IntN(3) {
+		case 1:
+			p0, p1 = row(), row()
+		case 2:
+			p0, p1 = r0, r1 // 0 primary units: the row itself
+		}
+		wb, v := rng.IntN(n+2)-1, cell()
+		if math.IsInf(v, -1) {
+			v = 1
+		}
+		want0, want1 := slices.Clone(r0), slices.Clone(r1)
+		wp0, wp1 := p0, p1
+		if p0 != nil && &p0[0] == &r0[0] {
+			wp0, wp1 = want0, want1
+		} else if p0 != nil {
+			wp0, wp1 = slices.Clone(p0), slices.Clone(p1)
+		}
+		addRowMax(want0, want1, wp0, wp1, wb, v)
+		got0, got1 := slices.Clone(r0), slices.Clone(r1)
+		gp0, gp1 := p0, p1
+		if p0 != nil && &p0[0] == &r0[0] {
+			gp0, gp1 = got0, got1
+		}
+		addRow(got0, got1, gp0, gp1, wb, v)
+		tr0, tr1 := slices.Clone(r0), slices.Clone(r1)
+		tp0, tp1 := p0, p1
+		if p0 != nil && &p0[0] == &r0[0] {
+			tp0, tp1 = tr0, tr1
+		}
+		c0, c1 := make([]int8, n), make([]int8, n)
+		addRowTraced(tr0, tr1, tp0, tp1, c0, c1, wb, v)
+		for b := range n {
+			if got0[b] != want0[b] || got1[b] != want1[b] || tr0[b] != want0[b] || tr1[b] != want1[b] {
+				t.Fatalf("n %d wb %d v %v cell %d: addRow (%v, %v), traced (%v, %v), max (%v, %v)",
+					n, wb, v, b, got0[b], got1[b], tr0[b], tr1[b], want0[b], want1[b])
+			}
+			// r0, r1, p0 and p1 are the rows as they were.
+			from0 := map[int8]float64{0: r0[b]}
+			from1 := map[int8]float64{0: r1[b]}
+			if p0 != nil {
+				from0[1], from1[1] = p0[b]+v, p1[b]+v
+			}
+			if wb >= 0 && b >= wb {
+				from1[2], from1[3] = r0[b-wb]+v, r1[b-wb]+v
+			}
+			if f, ok := from0[c0[b]]; !ok || f != tr0[b] {
+				t.Fatalf("n %d wb %d cell %d: flag 0 decision %d gives %v, the cell is %v", n, wb, b, c0[b], f, tr0[b])
+			}
+			if f, ok := from1[c1[b]]; !ok || f != tr1[b] {
+				t.Fatalf("n %d wb %d cell %d: flag 1 decision %d gives %v, the cell is %v", n, wb, b, c1[b], f, tr1[b])
+			}
+		}
 	}
 }

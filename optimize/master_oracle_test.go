@@ -396,13 +396,13 @@ func TestMasterLPAgainstOracleOnPhases(t *testing.T) {
 }
 
 // TestMasterOracleCatchesWrongAnswers: the check rejects packer's answer
-// with one dual nudged, a column's λ dropped, or the value misreported, so
-// the oracle test above can fail.
+// with one dual nudged, a column's λ dropped, the value misreported, or the
+// duals of a transfer's two jobs swapped, so the oracle test above can fail.
 func TestMasterOracleCatchesWrongAnswers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 3))
 	st := newOracleStats(t)
 	caught := map[string]int{}
-	tried := 0
+	tried, swapped := 0, 0
 	for inst := range 40 {
 		m := 3 + rng.IntN(20)
 		lpm, cols, costs := randomMaster(rng, m)
@@ -436,10 +436,26 @@ func TestMasterOracleCatchesWrongAnswers(t *testing.T) {
 		if _, err := checkMaster(lpm, z*(1+1e-7), lpm.values(), transferValues(lpm), lpm.duals(), or); err != nil {
 			caught["value"]++
 		}
+		// Duals swapped across a transfer whose jobs they price apart:
+		// the transfer then prices out.
+		y = lpm.duals()
+		for _, tr := range lpm.trans {
+			if y[tr[1]]-y[tr[0]] > 1e-6*max(1, z) {
+				y[tr[0]], y[tr[1]] = y[tr[1]], y[tr[0]]
+				swapped++
+				if _, err := checkMaster(lpm, z, lpm.values(), transferValues(lpm), y, or); err != nil {
+					caught["swap"]++
+				}
+				break
+			}
+		}
 	}
 	for _, what := range []string{"dual", "lambda", "value"} {
 		if caught[what] != tried {
 			t.Errorf("a wrong %s passed the check in %d of %d instances", what, tried-caught[what], tried)
 		}
+	}
+	if swapped < 5 || caught["swap"] != swapped {
+		t.Errorf("duals swapped across a transfer passed the check in %d of %d instances", swapped-caught["swap"], swapped)
 	}
 }

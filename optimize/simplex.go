@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -9,7 +10,10 @@ import (
 // coverLP is the restricted master problem of column generation, the LP
 // relaxation of set covering over the columns found so far:
 //
-//	minimise Σ_c cost_c·λ_c  subject to  Σ_{c ∋ j} λ_c ≥ 1 for every job j,  λ ≥ 0.
+//	minimise Σ_c cost_c·λ_c  subject to
+//	Σ_{c ∋ j} λ_c + Σ_{(j,k)} τ_jk − Σ_{(i,j)} τ_ij ≥ 1 for every job j,  λ, τ ≥ 0,
+//
+// τ being the transfers (trans), of cost 0.
 //
 // It is solved by a revised simplex with an explicit dense basis inverse
 // (M × M): columns arrive one at a time and the primal stays feasible, so
@@ -200,9 +204,10 @@ const (
 	blandAfter  = 20
 )
 
-// entering is the column (or surplus −1−j) with the most negative reduced
-// cost under y, and whether one prices out; with bland, the first in order
-// (columns, then surpluses) that prices out.
+// entering is the column (or surplus −1−j, or transfer −1−m−t) with the
+// most negative reduced cost under y, and whether one prices out; with
+// bland, the first in order (columns, then surpluses, then transfers) that
+// prices out.
 func (lp *coverLP) entering(y []float64, bland bool) (enter int, found bool) {
 	best := lp.tolerance()
 	for c, jobs := range lp.cols {
@@ -345,22 +350,42 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 	return true
 }
 
-// warmStart makes basis (a basic variable per row, numbered as in basis)
-// the LP's, if it is a basis: a run of column generation goes on from the
-// last run's optimal basis instead of from the singletons, from which the
-// first solve over 2,000 columns took 32,000 pivots at M = 1,000. It
-// reports whether it did; if not, the LP is as it was.
-func (lp *coverLP) warmStart(basis []int) bool {
+// warmStart makes basis (a basic variable per row, numbered as in basis;
+// the LP keeps the slice) the LP's, if it is a feasible basis: a run of
+// column generation goes on from the last run's optimal basis instead of
+// from the singletons, from which the first solve over 2,000 columns took
+// 32,000 pivots at M = 1,000. stop, if not nil, may end its O(M³)
+// refactorisation (a minute at M = 5,000). It reports whether it did; if
+// not, the LP is as it was.
+func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	if len(basis) != lp.m {
 		return false
 	}
-	old := lp.basis
-	lp.basis = basis
-	if !lp.refactor(nil) {
-		lp.basis = old
-		return false
+	for _, b := range basis {
+		if b >= len(lp.cols) || lp.transfer(b) >= len(lp.trans) {
+			return false
+		}
 	}
-	return true
+	old, pivots := lp.basis, lp.pivots
+	binv := make([][]float64, lp.m)
+	for k := range binv {
+		binv[k] = slices.Clone(lp.binv[k])
+	}
+	xb := slices.Clone(lp.xb)
+	lp.basis = basis
+	if lp.refactor(stop) {
+		feasible := true
+		for _, row := range lp.binv { // B⁻¹·1, unclamped
+			if floats.Sum(row) < -1e-9 {
+				feasible = false
+			}
+		}
+		if feasible {
+			return true
+		}
+	}
+	lp.basis, lp.pivots, lp.binv, lp.xb = old, pivots, binv, xb
+	return false
 }
 
 func (lp *coverLP) objective() float64 {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestWarmStartGoesOn: a column generation that starts from another's
-// columns and final basis (as each run of auto starts from the last whole
+// columns (added in another order) and final basis (as each run of auto starts from the last whole
 // run's) starts at that LP's optimum: the same value before any pivot, and
 // no pivot to prove it optimal; solving the same columns from the
 // singletons reaches the same value only after pivots. A basis that is not
@@ -36,11 +36,11 @@ func TestWarmStartGoesOn(t *testing.T) {
 		if !first.lp.optimal {
 			t.Fatalf("instance %d: the first LP did not reach its optimum", inst)
 		}
-		again := newColumnGen(p, 0, 0)
-		for _, ph := range first.phases {
+		again := newColumnGen(p, 0, 0) // the columns in reverse: the basis must be mapped
+		for _, ph := range slices.Backward(first.phases) {
 			again.addPhase(ph)
 		}
-		if !again.warmStart(first.phases, slices.Clone(first.lp.basis)) {
+		if !again.warmStart(first.phases, slices.Clone(first.lp.basis), nil) {
 			t.Fatalf("instance %d: the first LP's optimal basis was refused", inst)
 		}
 		if v := again.lp.objective(); math.Abs(v-z) > 1e-9*z {
@@ -69,7 +69,7 @@ func TestWarmStartGoesOn(t *testing.T) {
 			cold2.addPhase(ph)
 		}
 		v0 := cold2.lp.objective()
-		if cold2.warmStart(first.phases, bad) {
+		if cold2.warmStart(first.phases, bad, nil) {
 			t.Fatalf("instance %d: a basis with column %d twice was taken", inst, col)
 		}
 		if v := cold2.lp.objective(); v != v0 || !slices.Equal(cold2.lp.basis, identityBasis(m)) {
