@@ -246,7 +246,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Columns = len(cg.lp.cols)
 	res.pivots = cg.lp.work
 	res.phases = cg.phases
-	res.basis = slices.Clone(cg.lp.basis)
+	res.basis = cg.lp.basis
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}

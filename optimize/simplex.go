@@ -294,13 +294,28 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 // all: a minute at M = 5,000); a refactorisation it stops leaves B⁻¹ as it
 // was, and the next solve tries again. It reports whether it computed B⁻¹.
 func (lp *coverLP) refactor(stop func() bool) bool {
+	inv, singular := lp.inverse(lp.basis, stop)
+	if inv == nil {
+		if singular {
+			lp.pivots = 0
+		}
+		return false
+	}
+	lp.install(inv, rowSums(inv))
+	return true
+}
+
+// inverse computes the inverse of basis's matrix (see refactor), without
+// changing the LP: nil if stop ended it, or if the basis is singular
+// (singular then true).
+func (lp *coverLP) inverse(basis []int, stop func() bool) (inv [][]float64, singular bool) {
 	m := lp.m
 	a := make([][]float64, m) // [B | I], row by job
 	for j := range a {
 		a[j] = make([]float64, 2*m)
 		a[j][m+j] = 1
 	}
-	for k, b := range lp.basis {
+	for k, b := range basis {
 		if t := lp.transfer(b); t >= 0 {
 			a[lp.trans[t][0]][k], a[lp.trans[t][1]][k] = 1, -1
 			continue
@@ -315,7 +330,7 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 	}
 	for c := range m {
 		if stop != nil && c%8 == 7 && stop() {
-			return false
+			return nil, false
 		}
 		p := c
 		for r := c + 1; r < m; r++ {
@@ -324,8 +339,7 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 			}
 		}
 		if math.Abs(a[p][c]) < 1e-12 {
-			lp.pivots = 0
-			return false
+			return nil, true
 		}
 		a[c], a[p] = a[p], a[c]
 		inv := 1 / a[c][c]
@@ -338,16 +352,32 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 			}
 		}
 	}
-	lp.pivots = 0
-	for k := range m {
-		copy(lp.binv[k], a[k][m:])
-		x := 0.0
-		for _, v := range lp.binv[k] {
-			x += v
-		}
-		lp.xb[k] = max(x, 0)
+	inv = make([][]float64, m)
+	for k := range a {
+		inv[k] = a[k][m:]
 	}
-	return true
+	return inv, false
+}
+
+// rowSums is B⁻¹·1 for inv = B⁻¹, row by row: the basic values, before
+// install clamps round-off below 0.
+func rowSums(inv [][]float64) []float64 {
+	x := make([]float64, len(inv))
+	for k, row := range inv {
+		for _, v := range row {
+			x[k] += v
+		}
+	}
+	return x
+}
+
+// install makes inv the LP's basis inverse and x its basic values.
+func (lp *coverLP) install(inv [][]float64, x []float64) {
+	lp.pivots = 0
+	for k := range inv {
+		copy(lp.binv[k], inv[k])
+		lp.xb[k] = max(x[k], 0)
+	}
 }
 
 // warmStart makes basis (a basic variable per row, numbered as in basis;
@@ -355,8 +385,8 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 // column generation goes on from the last run's optimal basis instead of
 // from the singletons, from which the first solve over 2,000 columns took
 // 32,000 pivots at M = 1,000. stop, if not nil, may end its O(M³)
-// refactorisation (a minute at M = 5,000). It reports whether it did; if
-// not, the LP is as it was.
+// inversion (a minute at M = 5,000). It reports whether it did; if not,
+// the LP is as it was.
 func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	if len(basis) != lp.m {
 		return false
@@ -366,26 +396,17 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 			return false
 		}
 	}
-	old, pivots := lp.basis, lp.pivots
-	binv := make([][]float64, lp.m)
-	for k := range binv {
-		binv[k] = slices.Clone(lp.binv[k])
+	inv, _ := lp.inverse(basis, stop)
+	if inv == nil {
+		return false
 	}
-	xb := slices.Clone(lp.xb)
+	x := rowSums(inv)
+	if slices.Min(x) < -1e-9 {
+		return false // not primal feasible
+	}
 	lp.basis = basis
-	if lp.refactor(stop) {
-		feasible := true
-		for _, row := range lp.binv { // B⁻¹·1, unclamped
-			if floats.Sum(row) < -1e-9 {
-				feasible = false
-			}
-		}
-		if feasible {
-			return true
-		}
-	}
-	lp.basis, lp.pivots, lp.binv, lp.xb = old, pivots, binv, xb
-	return false
+	lp.install(inv, x)
+	return true
 }
 
 func (lp *coverLP) objective() float64 {

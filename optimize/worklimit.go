@@ -21,16 +21,16 @@ import (
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
 // columns, an eighth more on the final bound round, and half as much again
 // on the integer search (its dive and large-neighbourhood search make the
-// plan: with an eighth, 1,000 jobs on 200 hosts kept the swarm's plan,
-// 4.7 × the bound; with as much again as the pricing, fewer runs completed
-// and at M = 200 on 50 hosts plan ÷ bound was 1.239 (1.340) against half's
-// 1.207 (1.225), median (worst) of five seeds), and starts from the
-// best plan so far and the last whole run's columns and LP basis, so it
-// goes on with that run's LP. A run that ends by itself, before its
-// stages' ends, ends the search: another would find the same. A run the time or work limit cuts is dropped (only the bounds
-// its pricing rounds proved before the cut are kept), so the plan is the
-// best of the whole runs, and a longer limit, which completes every run a
-// shorter one completes, never gives a worse plan or a lower bound.
+// plan: with an eighth, 1,000 jobs on 200 hosts kept the swarm's plan; with
+// as much again as the pricing, fewer runs completed and 200 jobs on 50
+// hosts ended further from the bound). A run starts from the best plan so
+// far and the last whole run's columns and LP basis, so it goes on with
+// that run's LP. A run that ends by itself, before its stages' ends, ends
+// the search: another would find the same. A run the time or work limit
+// cuts is dropped (only the bounds its pricing rounds proved before the cut
+// are kept), so the plan is the best of the whole runs, and a longer limit,
+// which completes every run a shorter one completes, never gives a worse
+// plan or a lower bound.
 
 // columnsFirstWork is the work of the first column generation checkpoint's
 // pricing: small, so that a run ends within seconds even at 50 hosts, where

@@ -49,21 +49,33 @@ var temps struct {
 var errClosed = errors.New("the program is stopping: no new output")
 
 // createTemp creates a temporary file for base in dir and lists it.
-func createTemp(dir, base string) (*os.File, error) {
+func createTemp(dir, base string) (f *os.File, err error) {
+	_, err = listed(func() (name string, err error) {
+		if f, err = os.CreateTemp(dir, "."+base+".tmp-*"); err != nil {
+			return "", err
+		}
+		return f.Name(), nil
+	})
+	return f, err
+}
+
+// listed makes a temporary file or directory with create and lists its name
+// for RemoveTemps, or refuses once RemoveTemps has run.
+func listed(create func() (string, error)) (string, error) {
 	temps.Lock()
 	defer temps.Unlock()
 	if temps.closed {
-		return nil, errClosed
+		return "", errClosed
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	name, err := create()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	if temps.names == nil {
 		temps.names = map[string]bool{}
 	}
-	temps.names[f.Name()] = true
-	return f, nil
+	temps.names[name] = true
+	return name, nil
 }
 
 // forget takes a temporary file that was renamed or removed off the list.
@@ -97,19 +109,10 @@ func RemoveTemps() int {
 // and all it holds: a program stopped by a signal leaves no working
 // directory behind.
 func MkdirTemp(dir, pattern string) (path string, remove func(), err error) {
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.closed {
-		return "", nil, errClosed
-	}
-	path, err = os.MkdirTemp(dir, pattern)
+	path, err = listed(func() (string, error) { return os.MkdirTemp(dir, pattern) })
 	if err != nil {
 		return "", nil, err
 	}
-	if temps.names == nil {
-		temps.names = map[string]bool{}
-	}
-	temps.names[path] = true
 	return path, func() {
 		os.RemoveAll(path)
 		forget(path)
