@@ -196,6 +196,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
+	if !sh.hasAreaDual && cg.scale > 1 {
+		sh.areaDual, sh.hasAreaDual = cg.areaBound()
+	}
+	res.LowerBound = max(res.LowerBound, sh.areaDual)
 	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
@@ -320,6 +324,9 @@ type columnGen struct {
 	pi, y, centre []float64
 	bestBound     float64
 	dp            [3]*groupDP // the pricing programme's tables, reused
+	// fracJobs, fracB and fracW are fracDual's scratch, reused.
+	fracJobs     []fracJob
+	fracB, fracW []float64
 	// stop, if not nil, is asked during a round's pricing; cut records that
 	// it said yes, so that the round's result is not taken for convergence.
 	stop func() bool

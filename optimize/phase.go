@@ -273,6 +273,10 @@ type sharedTables struct {
 	ps    *phaseSolver
 	lb    float64
 	hasLB bool
+	// areaDual is Farley's bound at the area duals (columnGen.areaBound),
+	// once a run has computed it whole.
+	areaDual    float64
+	hasAreaDual bool
 }
 
 func (sh *sharedTables) solver() *phaseSolver {

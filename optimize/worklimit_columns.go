@@ -96,8 +96,11 @@ func (cp *checkpoints) take(p *model.Problem, res *ColumnsResult) {
 func (cp *checkpoints) note(set *Settings, auto bool) string {
 	from := fmt.Sprintf("the best plan it started from (pair plan%s): %s", map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(cp.startMakespan))
 	source := "Farley's bound on the LP duals"
-	if cp.bound <= set.shared.bound() {
+	switch sh := set.shared; {
+	case cp.bound <= sh.bound():
 		source = "the area and longest-job bound: the LP's did not pass it"
+	case sh.hasAreaDual && cp.bound <= sh.areaDual:
+		source = "Farley's bound on duals that charge each job its fewest VM-seconds: the LP's did not pass it"
 	}
 	weak := cp.makespan > cp.bound*(1+weakGap)
 	if cp.started == 0 {
