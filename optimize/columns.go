@@ -147,8 +147,11 @@ const (
 // of them and bounds the phases between two grid points by the lower one's
 // duration over the upper one's value, refining where that is tightest
 // (farleyTheta): still valid, exact where the refinement reaches single
-// durations. Full rounds price at smoothed duals (Wentges), since any π ≥ 0
-// gives a bound. The bound is the best of these and LowerBound's. Converged with exact
+// durations; with floored weights each run's value is also lowered by the
+// programme's linear relaxation (fracDual) where it decides θ. Full rounds
+// price at smoothed duals (Wentges), since any π ≥ 0 gives a bound; with
+// floored weights a first bound comes from the area duals (areaBound). The
+// bound is the best of these and LowerBound's. Converged with exact
 // pricing, it is the LP optimum over all phases.
 //
 // Column generation ends when no column prices out, when the bound is within

@@ -14,10 +14,10 @@ import "math"
 // for any μ = (μP, μH, μE) ≥ 0 on the primary, host and extra capacities, a
 // set of jobs that fits a phase of length ≤ D has
 //
-//	Σπ ≤ Σ_j max(0, max_r(π_j − μ_r·w_jr)) + max(μP·N, μH·N + μE·P·⌊k/r⌋),
+//	Σπ ≤ Σ_j max(0, max_ρ(π_j − μ_ρ·w_jρ)) + max(μP·N, μH·N + μE·P·⌊k/r⌋),
 //
-// w_jr being the fewest VMs with which job j meets D in role r (a phase's
-// VMs in role r number at least Σ w_jr over its jobs in r, and at most
+// w_jρ being the fewest VMs with which job j meets D in role ρ (a phase's
+// VMs in role ρ number at least Σ w_jρ over its jobs in ρ, and at most
 // k(P−O), k·O and ⌊k/r⌋·O for some 0 ≤ O ≤ P; the last term is the most
 // μ·capacity over O, linear in O, so at O = 0 or O = P). Every μ gives a
 // bound; fracDual searches for a good one. At 1,000 jobs on 200 hosts under
@@ -82,20 +82,22 @@ func (cg *columnGen) fracDual(D float64) float64 {
 		// fracBound with no capacities is the jobs' part alone.
 		return muH, muE, fracBound(jobs, muP, muH, muE, 0, 0) + muP*(1-t)*n + (muH*n+muE*emax)*t
 	}
-	type mu struct{ p, h, e, slope float64 }
+	// mu is a point of the search: the multipliers, the Lagrangian's value
+	// there (for the golden section) and V's slope in t.
+	type mu struct{ p, h, e, value, slope float64 }
 	// solveT minimises over μP by golden section on the values: a
 	// bisection on a subgradient's sign went astray where a job's primary
 	// and secondary terms tie, as they do at the optimum.
 	solveT := func(t float64) mu {
 		at := func(x float64) mu {
 			h, e, v := inner(t, x)
-			return mu{p: x, h: h, e: e, slope: v}
+			return mu{p: x, h: h, e: e, value: v}
 		}
 		lo, hi := 0.0, muTop
 		x1, x2 := hi-golden*(hi-lo), lo+golden*(hi-lo)
 		m1, m2 := at(x1), at(x2)
 		for range fracSteps {
-			if m1.slope <= m2.slope {
+			if m1.value <= m2.value {
 				hi, x2, m2 = x2, x1, m1
 				x1 = hi - golden*(hi-lo)
 				m1 = at(x1)
@@ -106,7 +108,7 @@ func (cg *columnGen) fracDual(D float64) float64 {
 			}
 		}
 		m := m1
-		if m2.slope < m1.slope {
+		if m2.value < m1.value {
 			m = m2
 		}
 		m.slope = n*(m.h-m.p) + emax*m.e
@@ -168,10 +170,10 @@ func fracBound(jobs []fracJob, muP, muH, muE, n, emax float64) float64 {
 // fracStep is the best multiplier μ ≥ 0 of one secondary capacity c, jobs'
 // weights in it given by w (0: not open), with μP fixed: it minimises
 // Σ_j max(a_j, π_j − μ·w_j) + μ·c, a_j = max(0, π_j − μP·wP_j) being what
-// job j gets elsewhere. The sum falls with slope c − Σ w_j over the jobs
+// job j gets elsewhere. The sum has slope c − Σ w_j over the jobs
 // whose breakpoint b_j = (π_j − a_j)/w_j lies above μ, so the minimiser is
 // the largest b at which the weights of breakpoints at or above it reach c
-// (0 if they never do): a weighted quantile, found by selection in O(jobs).
+// (0 if they never do): a weighted quantile, found by selection.
 func (cg *columnGen) fracStep(jobs []fracJob, muP, c float64, w func(*fracJob) float64) float64 {
 	bs, ws := cg.fracB[:0], cg.fracW[:0]
 	for i := range jobs {
@@ -195,8 +197,9 @@ func (cg *columnGen) fracStep(jobs []fracJob, muP, c float64, w func(*fracJob) f
 // weightedQuantile is the largest b[i] such that the weights of the b at or
 // above it sum to at least c (the largest b when c ≤ 0), or 0 if all of them
 // sum to less; it reorders
-// b and w. Quickselect with the middle element as pivot, three-way
-// partition: O(len(b)) expected, and deterministic.
+// b and w. Quickselect with the middle element as pivot and a three-way
+// partition: deterministic, linear on the breakpoints fracDual gives it
+// (quadratic only on orders built against the middle pivot).
 func weightedQuantile(b, w []float64, c float64) float64 {
 	for len(b) > 0 {
 		p := b[len(b)/2]

@@ -189,18 +189,22 @@ func (cg *columnGen) finalBound() float64 {
 // areaBound is Farley's bound at the area duals (areaDuals, the first
 // smoothing centre), from a full pricing of the grid refined with
 // finalRefine's budget, and whether cg.stop let it finish. It enters no
-// column. Column generation's own bounds rest on the LP's duals, which at
-// 1,000 jobs on 200 hosts stayed far from optimal through a 45 s limit and
-// never passed the area bound; these duals, which charge each job its
-// fewest VM-seconds, gave 8,529 s there against the area bound's 7,696 s in
-// 2.8 s (random-m1000-seed1), since they see what the area bound ignores: a
-// phase lasts as long as its slowest job, and extras slow their hosts.
-// Columns computes it only where pricing counts VMs in units (scale > 1):
-// with exact pricing the full rounds, at duals smoothed towards these, pass
-// it (random-m200-seed1 on 50 hosts, 14,000 units: 8,647 s against
-// 7,143 s), and computing it there too only moved the runs' ends: at that
-// work the 200-job plans on 50 hosts were longer on four seeds of five.
+// column and leaves the grid as it was (the refinement grows it where θ is
+// tight at these duals, which says nothing of where it is tight at the
+// LP's). The LP's duals at 1,000 jobs on 200 hosts stay far from optimal
+// through a 45 s limit, and their bound may not pass these duals', which
+// charge each job its fewest VM-seconds: 8,529 s there against the area
+// bound's 7,696 s, in about 2 s (random-m1000-seed1), since they see what
+// the area bound ignores: a phase lasts as long as its slowest job, and
+// extras slow their hosts. Columns computes it only where pricing counts
+// VMs in units (scale > 1): with exact pricing the full rounds, at duals
+// smoothed towards these, pass it (random-m200-seed1 on 50 hosts, 14,000
+// units: 8,647 s against 7,143 s), and computing it there too only moved
+// the runs' ends: at that work the 200-job plans on 50 hosts were longer on
+// four seeds of five.
 func (cg *columnGen) areaBound() (float64, bool) {
+	grid, gridIdx, at := slices.Clone(cg.grid), slices.Clone(cg.gridIdx), cg.thetaAt
+	defer func() { cg.grid, cg.gridIdx, cg.thetaAt = grid, gridIdx, at }()
 	cg.pi = cg.ps.areaDuals()
 	best := cg.values(cg.wholeGrid(), cg.scale, false)
 	if best == nil {
@@ -348,11 +352,14 @@ type candRange struct {
 // lie runs of candidates that were not priced; a run's ratio bounds its
 // phases (candRange), and the run with the least ratio is split at its
 // middle candidate, priced there, until the least run is one candidate
-// (exact: its ratio is attained) or as many runs as the grid has points have
-// been priced or cg.stop says so (its ratio is still a lower bound). Phases not shorter than the
-// incumbent are left out: a schedule better than the incumbent has none, so
-// the bound holds for those, and the incumbent itself bounds the rest
-// (Columns caps the bound by the best plan).
+// (exact with exact pricing: its ratio is attained) or as many runs as the
+// grid has points have been priced or cg.stop says so (its ratio is still a
+// lower bound). With floored weights (scale > 1) a run's value is lowered
+// by fracDual's bound only when the run comes to hold the least ratio.
+// Phases not shorter than the incumbent are left out: a schedule better
+// than the incumbent has none, so the bound holds for those, and the
+// incumbent itself bounds the rest (Columns caps the bound by the best
+// plan).
 func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 	cands := cg.ps.cands
 	top := sort.SearchFloat64s(cands, cg.incumbent) - 1 // last candidate below the incumbent

@@ -279,6 +279,10 @@ func (lp *coverLP) resetWeights() {
 // hosts, 8 rounds: 8,519 pivots against 18,741).
 func (lp *coverLP) devex(r, enter, left int, alpha float64) {
 	wq := lp.weight(enter)
+	if !(wq <= devexReset) { // NaN too
+		lp.resetWeights()
+		return
+	}
 	row := lp.binv[r]
 	for c, jobs := range lp.cols {
 		var a float64
@@ -296,6 +300,16 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64) {
 	}
 	*lp.weightOf(left) = max(wq/(alpha*alpha), 1)
 }
+
+// devexReset is the entering weight past which devex starts the reference
+// framework afresh. The weights only grow, by (α_rj/α_rq)² a pivot: in
+// column generation's own solves they passed 1e20 at 200 jobs on 50 hosts,
+// and a solve from the singletons over 80 rounds' columns overflowed them to
+// Inf, then NaN (0·Inf), which silently turned every choice into the first
+// variable that prices out. The cap is only there to keep them finite: a
+// reset at 1e6 made all five 200-job plans on 9 hosts longer at fixed work
+// (by 0.5–1.1 %), whatever it did for pivots.
+const devexReset = 1e100
 
 // weight is variable v's Devex weight.
 func (lp *coverLP) weight(v int) float64 { return *lp.weightOf(v) }

@@ -1,8 +1,10 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -159,4 +161,99 @@ func TestDevexAgainstDantzig(t *testing.T) {
 		t.Errorf("Devex made %d pivots, Dantzig's rule %d: want fewer", pivots[0], pivots[1])
 	}
 	t.Logf("pivots: Devex %d, Dantzig's rule %d", pivots[0], pivots[1])
+}
+
+// TestDevexWeights checks one Devex update against Forrest and Goldfarb's
+// formulas computed from the B⁻¹ before the pivot: every variable's weight
+// becomes max(w_j, (α_rj/α_rq)²·w_q), α_rj being B⁻¹'s old row r times
+// its column (a column's jobs, −e_j for a surplus, e_i − e_j for a
+// transfer), and the leaving variable's max(w_q/α_rq², 1). The LPs are
+// random, with transfers, a few pivots in, and the weights random.
+func TestDevexWeights(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 10))
+	checked := 0
+	for inst := range 200 {
+		lpm, cols, costs := randomMaster(rng, 4+rng.IntN(20))
+		for k := range cols {
+			lpm.add(cols[k], costs[k])
+		}
+		lpm.solve(rng.IntN(6), nil)
+		for _, w := range [][]float64{lpm.wCol, lpm.wSur, lpm.wTr} {
+			for i := range w {
+				w[i] = 1 + 9*rng.Float64()
+			}
+		}
+		// Any variable with a pivot element will do: the formulas do not
+		// depend on the step being feasible.
+		enter := rng.IntN(len(lpm.cols)+lpm.m+len(lpm.trans)) - lpm.m - len(lpm.trans)
+		if enter < 0 {
+			enter = -1 - (-1-enter)%(lpm.m+len(lpm.trans))
+		}
+		if slices.Contains(lpm.basis, enter) {
+			continue
+		}
+		col := make([]float64, lpm.m) // the entering variable's column
+		switch {
+		case enter >= 0:
+			for _, j := range lpm.cols[enter] {
+				col[j] = 1
+			}
+		case lpm.transfer(enter) >= 0:
+			tr := lpm.trans[lpm.transfer(enter)]
+			col[tr[0]], col[tr[1]] = 1, -1
+		default:
+			col[-1-enter] = -1
+		}
+		d := make([]float64, lpm.m)
+		for k := range d {
+			for j, a := range col {
+				d[k] += lpm.binv[k][j] * a
+			}
+		}
+		r := 0
+		for k := range d {
+			if math.Abs(d[k]) > math.Abs(d[r]) {
+				r = k
+			}
+		}
+		if math.Abs(d[r]) < 1e-3 {
+			continue
+		}
+		old := slices.Clone(lpm.binv[r])
+		wCol, wSur, wTr := slices.Clone(lpm.wCol), slices.Clone(lpm.wSur), slices.Clone(lpm.wTr)
+		wq, left := lpm.weight(enter), lpm.basis[r]
+		lpm.pivot(r, enter, 0, d)
+		lpm.devex(r, enter, left, d[r])
+		want := func(w, alpha float64) float64 { return max(w, alpha*alpha/(d[r]*d[r])*wq) }
+		near := func(what string, got, want float64) {
+			if math.Abs(got-want) > 1e-9*want {
+				t.Fatalf("instance %d: %s weight %v, want %v", inst, what, got, want)
+			}
+		}
+		leaving := max(wq/(d[r]*d[r]), 1)
+		for c, jobs := range lpm.cols {
+			var a float64
+			for _, j := range jobs {
+				a += old[j]
+			}
+			if c != left {
+				near(fmt.Sprintf("column %d", c), lpm.wCol[c], want(wCol[c], a))
+			}
+		}
+		for j := range lpm.m {
+			if -1-j != left {
+				near(fmt.Sprintf("surplus %d", j), lpm.wSur[j], want(wSur[j], -old[j]))
+			}
+		}
+		for k, tr := range lpm.trans {
+			if -1-lpm.m-k != left {
+				near(fmt.Sprintf("transfer %d", k), lpm.wTr[k], want(wTr[k], old[tr[0]]-old[tr[1]]))
+			}
+		}
+		near("leaving", lpm.weight(left), leaving)
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d of 200 updates checked", checked)
+	}
 }

@@ -79,6 +79,11 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 			break // it ended by itself: another run would find the same
 		}
 	}
+	if sh := set.shared; sh.hasAreaDual {
+		// Complete, hence on the trajectory of any longer limit too, even
+		// if the run that computed it was then cut before reporting it.
+		cp.bound = max(cp.bound, sh.areaDual)
+	}
 	cp.bound = min(cp.bound, cp.makespan)
 	return cp, nil
 }
@@ -99,7 +104,7 @@ func (cp *checkpoints) note(set *Settings, auto bool) string {
 	switch sh := set.shared; {
 	case cp.bound <= sh.bound():
 		source = "the area and longest-job bound: the LP's did not pass it"
-	case sh.hasAreaDual && cp.bound <= sh.areaDual:
+	case sh.hasAreaDual && cp.bound == min(sh.areaDual, cp.makespan):
 		source = "Farley's bound on duals that charge each job its fewest VM-seconds: the LP's did not pass it"
 	}
 	weak := cp.makespan > cp.bound*(1+weakGap)
