@@ -3,6 +3,7 @@ package optimize
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -230,5 +231,31 @@ func TestAreaBoundScaled(t *testing.T) {
 			t.Errorf("seed %d: area-dual bound %v with units of 2 VMs, %v exactly: want within 2 %%", seed, got, want)
 		}
 		t.Logf("seed %d: %.1f against %.1f exactly; area bound %.1f", seed, got, want, LowerBound(p))
+	}
+}
+
+// TestNoteNamesTheBound: column generation's note credits the bound to the
+// area and longest-job bound, to Farley's bound at the area duals, or to
+// the LP's duals, by which of them the bound is (a bound below the area
+// duals' is not theirs).
+func TestNoteNamesTheBound(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(1, 20), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Settings{shared: &sharedTables{p: p, lb: 100, hasLB: true, areaDual: 120, hasAreaDual: true}}
+	for _, c := range []struct {
+		bound float64
+		want  string
+	}{
+		{100, "the area and longest-job bound: the LP's did not pass it"},
+		{110, "Farley's bound on the LP duals"}, // below the area duals' (a cut run's)
+		{120, "Farley's bound on duals that charge each job its fewest VM-seconds"},
+		{130, "Farley's bound on the LP duals"},
+	} {
+		cp := &checkpoints{makespan: 140, bound: c.bound, runs: 1, started: 1, last: &ColumnsResult{Ended: EndedStopped}}
+		if note := cp.note(set, true); !strings.Contains(note, "("+c.want) {
+			t.Errorf("bound %v: note %q, want it to name %q", c.bound, note, c.want)
+		}
 	}
 }
