@@ -173,10 +173,18 @@ func (cg *columnGen) quickRound(round, n int) int {
 // optimum. It returns 0 if cg.stop ends it first.
 func (cg *columnGen) finalBound() float64 {
 	cg.y = cg.clampedDuals()
-	cg.pi = cg.y
+	pi := cg.y
 	if cg.centre != nil {
-		cg.pi = cg.smoothed(cg.y)
+		pi = cg.smoothed(cg.y)
 	}
+	return cg.boundAt(pi)
+}
+
+// boundAt is Farley's bound at pi from a full pricing of the grid, refined
+// with finalRefine's budget; 0 if cg.stop ends the pricing (cg.cut says
+// so). It enters no column.
+func (cg *columnGen) boundAt(pi []float64) float64 {
+	cg.pi = pi
 	best := cg.values(cg.wholeGrid(), cg.scale, false)
 	if best == nil {
 		return 0
@@ -187,9 +195,8 @@ func (cg *columnGen) finalBound() float64 {
 }
 
 // areaBound is Farley's bound at the area duals (areaDuals, the first
-// smoothing centre), from a full pricing of the grid refined with
-// finalRefine's budget, and whether cg.stop let it finish. It enters no
-// column and leaves the grid as it was (the refinement grows it where θ is
+// smoothing centre, by boundAt), and whether cg.stop let it finish. It
+// leaves the grid as it was (the refinement grows it where θ is
 // tight at these duals, which says nothing of where it is tight at the
 // LP's). The LP's duals at 1,000 jobs on 200 hosts stay far from optimal
 // through a 45 s limit, and their bound may not pass these duals', which
@@ -205,20 +212,9 @@ func (cg *columnGen) finalBound() float64 {
 func (cg *columnGen) areaBound() (float64, bool) {
 	grid, gridIdx, at := slices.Clone(cg.grid), slices.Clone(cg.gridIdx), cg.thetaAt
 	defer func() { cg.grid, cg.gridIdx, cg.thetaAt = grid, gridIdx, at }()
-	cg.pi = cg.ps.areaDuals()
-	best := cg.values(cg.wholeGrid(), cg.scale, false)
-	if best == nil {
-		cg.cut = false
-		return 0, false
-	}
-	cg.refine = finalRefine
-	defer func() { cg.refine = refineFactor }()
-	b := cg.farley(best)
-	if cg.cut {
-		cg.cut = false
-		return 0, false
-	}
-	return b, true
+	b, cut := cg.boundAt(cg.ps.areaDuals()), cg.cut
+	cg.cut = false
+	return b, !cut
 }
 
 // fullRound prices every grid duration at cg.pi, enters the best columns and
