@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -57,6 +58,9 @@ type ColumnsOptions struct {
 	// (a previous run's columns, ColumnsResult.phases): a run continues
 	// the LP where that one left it instead of pricing it all again.
 	columns []model.Phase
+	// workers, when not 0, replaces pricingWorkers (tests compare one
+	// goroutine with several).
+	workers int
 	// basis is the LP basis the previous run ended with
 	// (ColumnsResult.basis): its columns are indices into columns.
 	basis []int
@@ -175,6 +179,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		sh = &sharedTables{p: p}
 	}
 	cg := newColumnGenOn(sh.solver(), opt.cells, opt.grid)
+	cg.workers = cmp.Or(opt.workers, cg.workers)
+	cg.lp.workers = cg.workers
 	if opt.noTransfers {
 		cg.lp.trans = nil
 	}
@@ -326,7 +332,10 @@ type columnGen struct {
 	// bound so far, bestBound (the stabilisation centre, nil at first).
 	pi, y, centre []float64
 	bestBound     float64
-	dp            [3]*groupDP // the pricing programme's tables, reused
+	// pricers hold the pricing programme's tables, reused: the first for
+	// knapsack, one per goroutine for priceAll (workers of them at most).
+	pricers []*pricer
+	workers int
 	// fracJobs, fracB and fracW are fracDual's scratch, reused.
 	fracJobs     []fracJob
 	fracB, fracW []float64
@@ -362,7 +371,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 	m := len(p.Jobs)
 	n := ps.n
 	single := make([]float64, m)
-	cg := &columnGen{p: p, ps: ps, seen: map[string]int{}, scale: 1}
+	cg := &columnGen{p: p, ps: ps, seen: map[string]int{}, scale: 1, workers: pricingWorkers()}
 	for j := range m {
 		single[j] = p.Runtime(j, n, model.Primary)
 		ph := model.Phase{Jobs: []model.Assignment{{Job: j, VMs: n, Role: model.Primary}}}
@@ -370,6 +379,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 		cg.seen[phaseKey(ph)] = j
 	}
 	cg.lp = newCoverLP(single)
+	cg.lp.workers = cg.workers
 	cg.lp.trans = ps.transfers()
 	if cells == 0 {
 		cells = maxCells

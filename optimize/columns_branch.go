@@ -289,6 +289,7 @@ func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64
 		}
 	}
 	lp := newCoverLP(single)
+	lp.workers = cg.workers
 	// The dominance transfers among the jobs left: a pair implied through a
 	// job already covered is not among them, a weaker (still valid) set.
 	for _, tr := range cg.lp.trans {

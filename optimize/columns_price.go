@@ -227,6 +227,16 @@ func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
 // returns the set and its roles. With up, weights are rounded up instead of
 // down: a restriction rather than a relaxation, whose sets always fit.
 func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int, []int) {
+	pr := cg.pricer(0)
+	v, jobs, roles := cg.knapsackOn(pr, D, s, trace, up)
+	cg.work, pr.work = cg.work+pr.work, 0
+	return v, jobs, roles
+}
+
+// knapsackOn is knapsack on pr's tables, counting the cells it fills in
+// pr.work: it reads the column generator and writes only pr, so
+// goroutines with pricers of their own run it at once (priceAll).
+func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (float64, []int, []int) {
 	ps := cg.ps
 	units := func(w int) int {
 		if up {
@@ -235,10 +245,7 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 		return w / s
 	}
 	capA := ps.n / s
-	if cg.dp[0] == nil {
-		cg.dp = [3]*groupDP{{}, {}, {}}
-	}
-	hosts, extras, plain := cg.dp[0], cg.dp[1], cg.dp[2]
+	hosts, extras, plain := &pr.dp[0], &pr.dp[1], &pr.dp[2]
 	// The join reads hosts at a + b ≤ ⌊k(P−O)/s⌋ + ⌊kO/s⌋ ≤ ⌊N/s⌋ and
 	// extras at e·a + k·b ≤ e·k·(P−O)/s + k·e·O/s = e·k·P/s, e = ⌊k/r⌋.
 	e := ps.p.Cluster.ExtrasPerHost()
@@ -267,7 +274,7 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 		}
 		if wa >= 0 || wb >= 0 {
 			g.add(j, wa, wb, cg.pi[j], trace)
-			cg.work += int64(len(g.val[0]))
+			pr.work += int64(len(g.val[0]))
 		}
 	}
 	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)

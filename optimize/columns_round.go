@@ -142,17 +142,18 @@ func (cg *columnGen) quickRound(round, n int) int {
 		rc          float64
 		jobs, roles []int
 	}
+	var Ds []float64
+	for i := round % step; i < g && len(Ds) < n; i += step {
+		Ds = append(Ds, cg.grid[i])
+	}
+	res := cg.priceAll(Ds, cg.scale, true, cg.scale > 1)
+	if res == nil {
+		return 0
+	}
 	var sets []found
-	k := 0
-	for i := round % step; i < g && k < n; i += step {
-		if cg.stopped(k) {
-			return 0
-		}
-		k++
-		D := cg.grid[i]
-		v, jobs, roles := cg.knapsack(D, cg.scale, true, cg.scale > 1)
-		if D-v < -1e-9*D {
-			sets = append(sets, found{D - v, jobs, roles})
+	for k, D := range Ds {
+		if r := res[k]; D-r.v < -1e-9*D {
+			sets = append(sets, found{D - r.v, r.jobs, r.roles})
 		}
 	}
 	sort.SliceStable(sets, func(a, b int) bool { return sets[a].rc < sets[b].rc })
@@ -264,12 +265,17 @@ func (cg *columnGen) wholeGrid() []int {
 // weights rounded up (a restriction) or down (a relaxation, exact at s = 1).
 // It returns nil, and sets cg.cut, if cg.stop ends the round first.
 func (cg *columnGen) values(idx []int, s int, up bool) []float64 {
-	best := make([]float64, len(idx))
+	Ds := make([]float64, len(idx))
 	for k, i := range idx {
-		if cg.stopped(k) {
-			return nil
-		}
-		best[k], _, _ = cg.knapsack(cg.grid[i], s, false, up)
+		Ds[k] = cg.grid[i]
+	}
+	res := cg.priceAll(Ds, s, false, up)
+	if res == nil {
+		return nil
+	}
+	best := make([]float64, len(idx))
+	for k, r := range res {
+		best[k] = r.v
 	}
 	return best
 }
@@ -369,6 +375,7 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 		h.push(r)
 	}
 	exact := cg.scale == 1
+	memo := map[int]priced{} // refineValue's values priced ahead
 	for i := range cg.grid {
 		lo := 0
 		if i > 0 {
@@ -397,7 +404,7 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 		}
 		spent++
 		mid := (r.lo + r.hi - 1) / 2
-		v, _, _ := cg.knapsack(cands[mid], cg.scale, false, false)
+		v := cg.refineValue(mid, h, memo)
 		push(candRange{lo: r.lo, hi: mid, val: v, tight: exact})
 		push(candRange{lo: mid + 1, hi: r.hi, val: r.val, tight: true})
 		cg.grow(mid)

@@ -1,8 +1,10 @@
 package optimize
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 )
@@ -50,6 +52,11 @@ type coverLP struct {
 	// dantzig makes entering take the most negative reduced cost instead
 	// (Dantzig's rule), the plain reference the tests compare Devex with.
 	dantzig bool
+	// workers is how many goroutines a pivot's update of B⁻¹ may use (0 or
+	// 1: this one), when it updates at least parallelAt entries (0:
+	// parallelPivot; tests lower it); nz is the pivot's scratch.
+	workers, parallelAt int
+	nz                  []int
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -352,13 +359,41 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 	for i := range row {
 		row[i] *= inv
 	}
+	lp.nz = lp.nz[:0]
 	for k, dk := range d {
-		if k == r || dk == 0 {
-			continue
+		if k != r && dk != 0 {
+			lp.nz = append(lp.nz, k)
 		}
-		floats.AddScaled(lp.binv[k], -dk, row) // gonum's assembly: the LP's hot loop at M = 1,000
 	}
+	update := func(ks []int) {
+		for _, k := range ks {
+			floats.AddScaled(lp.binv[k], -d[k], row) // gonum's assembly: the LP's hot loop at M = 1,000
+		}
+	}
+	if lp.workers < 2 || len(lp.nz)*len(row) < cmp.Or(lp.parallelAt, parallelPivot) {
+		update(lp.nz)
+		return
+	}
+	// Each row of B⁻¹ is updated on its own, from the pivot row alone, so
+	// the rows can be shared out: the result is the same bit for bit.
+	var wg sync.WaitGroup
+	per := (len(lp.nz) + lp.workers - 1) / lp.workers
+	for lo := per; lo < len(lp.nz); lo += per {
+		wg.Add(1)
+		go func(ks []int) {
+			defer wg.Done()
+			update(ks)
+		}(lp.nz[lo:min(lo+per, len(lp.nz))])
+	}
+	update(lp.nz[:per])
+	wg.Wait()
 }
+
+// parallelPivot is the least B⁻¹ entries a pivot updates for pivot to
+// share them out among goroutines: 1,000 jobs update about a million, 200
+// jobs tens of thousands, where the goroutines would cost more than they
+// save.
+const parallelPivot = 100_000
 
 // refactor computes B⁻¹ and the basic values afresh from the basis, by
 // Gauss–Jordan elimination with partial pivoting. Thousands of product-form

@@ -117,6 +117,9 @@ type Settings struct {
 	// clock counts their work and ends them at the limits.
 	shared *sharedTables
 	clock  *workClock
+	// workers, when not 0, replaces the goroutines column generation
+	// prices on (tests: the plan is the same on any number).
+	workers int
 	// Progress, if not nil, is called by column generation after every
 	// pricing round with the best plan's makespan and the best proven lower
 	// bound so far (seconds).
