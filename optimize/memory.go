@@ -96,9 +96,10 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 	}
 	if method == MethodColumns {
 		// B⁻¹ (M × M) and the refactorisation's [B | I] (M × 2M), the
-		// pricing traces (one byte per job and table cell) and the columns.
+		// pricing traces (one byte per job and table cell, on each
+		// pricing goroutine) and the columns.
 		parts = append(parts, MemoryPart{fmt.Sprintf("column generation's master LP (%d × %d basis inverse, refactored beside it)", len(p.Jobs), len(p.Jobs)),
-			3*m*m*8 + m*maxCells})
+			3*m*m*8 + float64(pricingWorkers())*m*maxCells})
 	}
 	return parts
 }
