@@ -15,18 +15,23 @@ import (
 // --work-limit, one on one core (GOMAXPROCS=1), the other on two beside a
 // CPU-heavy job (this test's goroutines spinning), write byte-identical
 // plan documents, whose notes say that the work limit ended the search and
-// hold no time.
+// hold no time. On 50 hosts column generation prices on both cores.
 func TestPlanWorkLimitSameBytes(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, limit := range []string{"3000", "10000"} {
+	for _, c := range []struct{ workload, hosts, iterations, limit string }{
+		{"random-m24-seed3", "3", "200", "3000"},
+		{"random-m24-seed3", "3", "200", "10000"},
+		{"random-m30-seed1", "50", "5", "3000"},
+	} {
+		limit := c.limit
 		var docs [][]byte
 		for i, procs := range []string{"1", "2"} {
-			out := filepath.Join(dir, procs+"-"+limit+".json")
-			cmd := exec.Command(self, "plan", "-w", "random-m24-seed3", "--hosts", "3", "--particles", "40", "--work-limit", limit, "-o", out, "--summary")
+			out := filepath.Join(dir, procs+"-"+c.hosts+"-"+limit+".json")
+			cmd := exec.Command(self, "plan", "-w", c.workload, "--hosts", c.hosts, "--particles", "40", "--iterations", c.iterations, "--work-limit", limit, "-o", out, "--summary")
 			cmd.Env = append(os.Environ(), "PACKER_RUN_MAIN=1", "GOMAXPROCS="+procs)
 			var stop atomic.Bool
 			if i == 1 {
