@@ -14,20 +14,17 @@ import (
 // give, bit for bit: each programme reads only the duals and the phase
 // solver, and writes only its goroutine's tables; the results are kept in
 // the durations' order, and the table cells filled, which decide when a
-// full round is due, are a sum. The limit is asked as before, every fourth
-// duration, but for a chunk of durations before they are priced rather than
-// between them: a round the limit cuts is dropped either way, so the work
-// units spent before any point of the search, and the search itself, are
-// the same on any number of cores.
+// full round is due, are a sum. The limit is asked every fourth duration,
+// for a chunk of durations before they are priced: a round the limit cuts
+// is dropped (Columns leaves its loop on cg.cut, and no one reads the cells
+// of a cut round), so the work units spent before any point of the search,
+// and the search itself, are the same on any number of cores.
 const (
 	maxPricingWorkers = 8
-	// priceChunk is the durations priced between two looks at the limit
-	// (two checks' worth): at 1,000 jobs on 200 hosts a chunk is about
-	// 0.1 s of one core.
-	priceChunk = 8
-	// parallelCells is the least table cells times jobs a programme
-	// fills for its durations to be shared out: below it (9 hosts) the
-	// goroutines cost more than they save.
+	// parallelCells is the least table cells times jobs priced (those
+	// with a positive dual) a programme fills for its durations to be
+	// shared out: below it (9 hosts, up to about 500 jobs) the goroutines
+	// cost more than they save.
 	parallelCells = 200_000
 )
 
@@ -64,13 +61,14 @@ func (cg *columnGen) pricer(i int) *pricer {
 // k-th duration where a loop calling cg.stopped(k) before each would.
 func (cg *columnGen) priceAll(Ds []float64, s int, trace, up bool) []priced {
 	out := make([]priced, len(Ds))
-	side := cg.ps.n/s + 1
-	workers := cg.workers
-	if side*side*len(cg.p.Jobs) < parallelCells {
-		workers = 1
-	}
-	for c := 0; c < len(Ds); c += priceChunk {
-		chunk := Ds[c:min(c+priceChunk, len(Ds))]
+	workers := cg.workersFor(s)
+	// A chunk is as many checks' worth of durations (4 each) as the
+	// workers fill: on up to 4 cores the limit is seen as often as when
+	// the durations were priced one after another (at 1,000 jobs on 200
+	// hosts, 4 durations take 0.05 s to 0.15 s of one core).
+	size := 4 * ((workers + 3) / 4)
+	for c := 0; c < len(Ds); c += size {
+		chunk := Ds[c:min(c+size, len(Ds))]
 		for k := range chunk {
 			if cg.stopped(c + k) {
 				return nil
@@ -84,8 +82,23 @@ func (cg *columnGen) priceAll(Ds []float64, s int, trace, up bool) []priced {
 	return out
 }
 
-// priceChunk prices Ds into out on workers goroutines (one: this one),
-// each taking the next duration left.
+// workersFor is the goroutines a round at units of s VMs prices on:
+// cg.workers, or one for programmes too small to share out (parallelCells).
+func (cg *columnGen) workersFor(s int) int {
+	jobs := 0
+	for _, v := range cg.pi {
+		if v > 0 {
+			jobs++
+		}
+	}
+	if side := cg.ps.n/s + 1; side*side*jobs < parallelCells {
+		return 1
+	}
+	return max(1, cg.workers)
+}
+
+// priceChunk prices Ds into out on workers goroutines, this one and
+// workers − 1 more, each taking the next duration left.
 func (cg *columnGen) priceChunk(Ds []float64, out []priced, s int, trace, up bool, workers int) {
 	var next atomic.Int64
 	run := func(pr *pricer) {
@@ -95,20 +108,17 @@ func (cg *columnGen) priceChunk(Ds []float64, out []priced, s int, trace, up boo
 			o.work, pr.work = pr.work, 0
 		}
 	}
-	if workers <= 1 {
-		run(cg.pricer(0))
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			pr := cg.pricer(w)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				run(pr)
-			}()
-		}
-		wg.Wait()
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		pr := cg.pricer(w)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(pr)
+		}()
 	}
+	run(cg.pricer(0))
+	wg.Wait()
 }
 
 // refineValue is the untraced programme's value at candidate mid for
@@ -119,8 +129,8 @@ func (cg *columnGen) priceChunk(Ds []float64, out []priced, s int, trace, up boo
 // one at a time, and each split depends on the last; the ranges at the top
 // of the heap are the likeliest next, and a range's middle never changes.
 // Cells are counted when a value is used, as if priced then, so the search
-// is the same on any number of cores; a guess never used costs a core but
-// no time.
+// is the same on any number of cores; a guess never used costs another
+// core's time, and the wait for the slower of the two.
 func (cg *columnGen) refineValue(mid int, h rangeHeap, memo map[int]priced) float64 {
 	if o, ok := memo[mid]; ok {
 		delete(memo, mid)
@@ -128,9 +138,9 @@ func (cg *columnGen) refineValue(mid int, h rangeHeap, memo map[int]priced) floa
 		return o.v
 	}
 	idx := []int{mid}
-	if side := cg.ps.n/cg.scale + 1; side*side*len(cg.p.Jobs) >= parallelCells {
+	if workers := cg.workersFor(cg.scale); workers > 1 {
 		for _, r := range h {
-			if len(idx) >= cg.workers {
+			if len(idx) >= workers {
 				break
 			}
 			if m := (r.lo + r.hi - 1) / 2; r.lo < r.hi && !slices.Contains(idx, m) {

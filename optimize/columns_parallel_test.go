@@ -75,3 +75,82 @@ func TestParallelPivotSameLP(t *testing.T) {
 		}
 	}
 }
+
+// TestPriceAllEqualsOneByOne: priceAll, on one goroutine and on three,
+// gives what pricing the durations one after another with knapsack gives,
+// the plain reference: the same values and sets, the same calls to the
+// limit, the same cut, and, when no cut, the same table cells; and
+// farleyTheta, whose refinement prices ahead on three, the same θ, place,
+// cells and grid as on one. Exact pricing on 50 hosts, units of 2 VMs on
+// 80; random duals, some 0.
+func TestPriceAllEqualsOneByOne(t *testing.T) {
+	for _, hosts := range []int{50, 80} {
+		cl := model.PaperCluster()
+		cl.Hosts = hosts
+		p, err := model.NewProblem(RandomWorkload(4, 40), cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(uint64(hosts), 9))
+		pi := newColumnGen(p, 0, 0).ps.areaDuals()
+		for j := range pi {
+			pi[j] *= 0.5 + rng.Float64()
+			if rng.IntN(5) == 0 {
+				pi[j] = 0
+			}
+		}
+		for _, trace := range []bool{false, true} {
+			for _, fire := range []int{0, 1, 2, 7} { // the call to the limit that says yes; 0: none
+				calls := 0
+				stop := func() bool { calls++; return calls == fire }
+				ref := newColumnGen(p, 0, 0)
+				ref.pi, ref.stop = pi, stop
+				up := trace && ref.scale > 1
+				var want []priced
+				for k, D := range ref.grid {
+					if ref.stopped(k) {
+						want = nil
+						break
+					}
+					v, jobs, roles := ref.knapsack(D, ref.scale, trace, up)
+					want = append(want, priced{v: v, jobs: jobs, roles: roles})
+				}
+				wantCalls := calls
+				for _, workers := range []int{1, 3} {
+					calls = 0
+					cg := newColumnGen(p, 0, 0)
+					cg.pi, cg.stop, cg.workers = pi, stop, workers
+					if cg.workersFor(cg.scale) != workers {
+						t.Fatalf("%d hosts: %d workers asked, %d price", hosts, workers, cg.workersFor(cg.scale))
+					}
+					got := cg.priceAll(cg.grid, cg.scale, trace, up)
+					for i := range got {
+						got[i].work = 0
+					}
+					if calls != wantCalls || cg.cut != ref.cut || !reflect.DeepEqual(got, want) || (!cg.cut && cg.work != ref.work) {
+						t.Errorf("%d hosts, trace %v, limit at call %d, %d workers: %d calls, cut %v, %d cells; one by one: %d, %v, %d; values equal: %v",
+							hosts, trace, fire, workers, calls, cg.cut, cg.work, wantCalls, ref.cut, ref.work, reflect.DeepEqual(got, want))
+					}
+				}
+			}
+		}
+		var theta [2]float64
+		var at [2]int
+		var cells [2]int64
+		var grids [2][]float64
+		for i, workers := range []int{1, 3} {
+			cg := newColumnGen(p, 0, 0)
+			cg.pi, cg.workers = pi, workers
+			var best []float64
+			for _, o := range cg.priceAll(cg.grid, cg.scale, false, false) {
+				best = append(best, o.v)
+			}
+			theta[i], at[i] = cg.farleyTheta(best)
+			cells[i], grids[i] = cg.work, cg.grid
+		}
+		if theta[0] != theta[1] || at[0] != at[1] || cells[0] != cells[1] || !slices.Equal(grids[0], grids[1]) {
+			t.Errorf("%d hosts: farleyTheta on one goroutine: θ %v at %d, %d cells; on three: θ %v at %d, %d cells (grids equal: %v)",
+				hosts, theta[0], at[0], cells[0], theta[1], at[1], cells[1], slices.Equal(grids[0], grids[1]))
+		}
+	}
+}
