@@ -58,9 +58,13 @@ type ColumnsOptions struct {
 	// (a previous run's columns, ColumnsResult.phases): a run continues
 	// the LP where that one left it instead of pricing it all again.
 	columns []model.Phase
-	// workers, when not 0, replaces pricingWorkers (tests compare one
-	// goroutine with several).
+	// workers, when not 0, replaces pricingWorkers, the goroutines that
+	// price and pivot (tests compare one goroutine with several).
 	workers int
+	// ended, if not nil, reports that a limit has ended the search
+	// (workClock.ended): the integer search's plans found before it are
+	// kept in ColumnsResult.uncut.
+	ended func() bool
 	// basis is the LP basis the previous run ended with
 	// (ColumnsResult.basis): its columns are indices into columns.
 	basis []int
@@ -112,6 +116,9 @@ type ColumnsResult struct {
 	// pivots counts the master LP's simplex pivots (tests and
 	// measurements read it: deterministic, unlike the time).
 	pivots int
+	// uncut is the best plan the integer search had when its last step
+	// that ended before ColumnsOptions.ended said yes ended (nil: none did).
+	uncut model.Schedule
 	// phases are the master's columns at the end, for a next run's
 	// ColumnsOptions.columns.
 	phases []model.Phase
@@ -243,13 +250,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			break
 		}
 	}
-	if opt.BranchStop == nil {
-		opt.BranchStop = opt.Stop
-	}
-	if opt.BoundStop == nil {
-		opt.BoundStop = opt.BranchStop
-	}
-	cg.integerPlan(&res, opt.BoundStop, opt.BranchStop, !opt.noFinalBound)
+	cg.integerPlan(&res, opt)
 	res.Schedule = model.Normalize(res.Schedule)
 	if err := p.Check(res.Schedule); err != nil {
 		return ColumnsResult{}, fmt.Errorf("optimize: columns produced a bad schedule (a bug): %w", err)
@@ -267,14 +268,28 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 }
 
 // integerPlan ends Columns: a final bound round if the limit or the round
-// cap stopped column generation and final is set (boundStop ends it), the dive, local
-// improvement (improve) of the best plan, then the branch-and-bound over the
-// generated columns, whose plan is improved in turn; stop ends any of them.
-func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool, final bool) {
+// cap stopped column generation (opt.BoundStop ends it; none with
+// noFinalBound), the dive, local improvement (improve) of the best plan,
+// then the branch-and-bound over the generated columns, whose plan is
+// improved in turn; opt.BranchStop ends any of them.
+func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	p, m := cg.p, len(cg.p.Jobs)
+	stop, boundStop := opt.BranchStop, opt.BoundStop
+	if stop == nil {
+		stop = opt.Stop
+	}
+	if boundStop == nil {
+		boundStop = stop
+	}
 	take := func(s model.Schedule) {
 		if ms := p.Makespan(s); ms < res.Makespan {
 			res.Schedule, res.Makespan = s, ms
+		}
+		if opt.ended != nil && !opt.ended() {
+			// Every step so far ran before the limit, its result the
+			// same whatever the limit: runCheckpoints keeps this plan
+			// even if the limit then cuts the run.
+			res.uncut = res.Schedule
 		}
 	}
 	cg.stop, cg.cut = stop, false
@@ -285,7 +300,7 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, boundStop, stop func() bool
 	// bound beyond LowerBound's only if a full round got to run, and at
 	// M = 100 on 50 hosts under auto's share of the limit the dive could
 	// leave it no time.
-	if (res.Ended == EndedStopped || res.Ended == EndedRounds) && final {
+	if (res.Ended == EndedStopped || res.Ended == EndedRounds) && !opt.noFinalBound {
 		cg.stop = boundStop
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
 		cg.stop, cg.cut = stop, false
@@ -333,7 +348,8 @@ type columnGen struct {
 	pi, y, centre []float64
 	bestBound     float64
 	// pricers hold the pricing programme's tables, reused: the first for
-	// knapsack, one per goroutine for priceAll (workers of them at most).
+	// knapsack, one per goroutine for priceAll (workers of them at most);
+	// workers also sets the master LP's (coverLP.workers).
 	pricers []*pricer
 	workers int
 	// fracJobs, fracB and fracW are fracDual's scratch, reused.

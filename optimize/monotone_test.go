@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -138,5 +139,36 @@ func TestWorkLimitAnyCores(t *testing.T) {
 					p.Makespan(got[0].Schedule), got[0].Notes, p.Makespan(got[1].Schedule), got[1].Notes)
 			}
 		}
+	}
+}
+
+// TestCutRunKeepsItsPlan: without the plans the integer search finds
+// before a limit cuts its run, the plan changes only when a run completes,
+// so limits that complete the same whole runs give the same plan. Those
+// plans are kept: among limits with one whole run, a later one gives a
+// shorter plan than the first, and plans never lengthen as the limit grows.
+func TestCutRunKeepsItsPlan(t *testing.T) {
+	const seed = 1
+	p := monotoneProblem(t, seed)
+	first := map[string]float64{} // plan at the least limit with that many whole runs
+	prev, kept := 0.0, false
+	for l := int64(1000); l <= 1800; l += 40 {
+		res, plan, _ := limitedSolve(t, p, seed, Settings{WorkLimit: l})
+		runs := "0"
+		if m := regexp.MustCompile(`(\d+) whole runs`).FindStringSubmatch(strings.Join(res.Notes, " ")); m != nil {
+			runs = m[1]
+		}
+		if prev > 0 && plan > prev {
+			t.Errorf("work limit %d: plan %v after %v", l, plan, prev)
+		}
+		if v, ok := first[runs]; !ok {
+			first[runs] = plan
+		} else if plan < v {
+			kept = true
+		}
+		prev = plan
+	}
+	if !kept {
+		t.Errorf("no limit kept a plan found in a run it cut (plans by whole runs, at the first limit: %v)", first)
 	}
 }

@@ -28,11 +28,13 @@ import (
 // hosts ended further from the bound). A run starts from the best plan so
 // far and the last whole run's columns and LP basis, so it goes on with
 // that run's LP. A run that ends by itself, before its stages' ends, ends
-// the search: another would find the same. A run the time or work limit
-// cuts is dropped (only the bounds its pricing rounds proved before the cut
-// are kept), so the plan is the best of the whole runs, and a longer limit,
-// which completes every run a shorter one completes, never gives a worse
-// plan or a lower bound.
+// the search: another would find the same. Of a run the time or work limit
+// cuts only what was found before the cut is kept: the bounds its pricing
+// rounds proved and the plans of its integer search's steps that ended
+// before it (a dive the limit cuts rounds its LP greedily, which a longer
+// limit would not). So the plan and bound are on the trajectory of every
+// longer limit, which completes every run a shorter one completes and never
+// gives a worse plan or a lower bound.
 
 // columnsFirstWork is the work of the first column generation checkpoint's
 // pricing: small, so that a run ends within seconds even at 50 hosts, where

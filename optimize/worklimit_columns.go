@@ -21,9 +21,9 @@ type checkpoints struct {
 
 // runCheckpoints runs column generation from seeds in runs of doubling
 // work until one ends by itself or a limit ends the search. The plan and
-// bound are the best of the whole runs, and the bounds the pricing rounds
-// proved before a limit cut a run: the same whatever the limit, up to
-// where it cut.
+// bound are the best of the whole runs, of the plans the integer search
+// found before a limit cut a run, and of the bounds the pricing rounds
+// proved before it: the same whatever the limit, up to where it cut.
 func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*checkpoints, error) {
 	cp := &checkpoints{bound: set.shared.bound()}
 	for _, s := range seeds {
@@ -62,13 +62,18 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*13/8, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns, basis: basis, workers: set.workers})
+			columns: columns, basis: basis, workers: set.workers, ended: clock.ended})
 		if err != nil {
 			return nil, err
 		}
 		if clock.ended() {
 			if set.interrupted() {
 				cp.take(p, &res) // a signal asks for the best plan, not a monotone one
+			} else if u := res.uncut; u.Phases != nil && p.Makespan(u) < cp.makespan {
+				// Found before the limit by the integer search of this
+				// run, which a longer limit runs the same way and whose
+				// plan is never longer.
+				cp.best, cp.makespan = model.Normalize(u), p.Makespan(u)
 			}
 			break
 		}
