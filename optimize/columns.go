@@ -62,8 +62,9 @@ type ColumnsOptions struct {
 	// price and pivot (tests compare one goroutine with several).
 	workers int
 	// ended, if not nil, reports that a limit has ended the search
-	// (workClock.ended): the integer search's plans found before it are
-	// kept in ColumnsResult.uncut.
+	// (workClock.ended): the final bound round's bound and the integer
+	// search's plans found before it are kept in ColumnsResult.uncut and
+	// uncutBound.
 	ended func() bool
 	// basis is the LP basis the previous run ended with
 	// (ColumnsResult.basis): its columns are indices into columns.
@@ -116,9 +117,11 @@ type ColumnsResult struct {
 	// pivots counts the master LP's simplex pivots (tests and
 	// measurements read it: deterministic, unlike the time).
 	pivots int
-	// uncut is the best plan the integer search had when its last step
-	// that ended before ColumnsOptions.ended said yes ended (nil: none did).
-	uncut model.Schedule
+	// uncut is the best plan after the last integer-search step that ended
+	// before ColumnsOptions.ended said yes (no Phases: none did), and
+	// uncutBound the final bound round's bound if it ended before (else 0).
+	uncut      model.Schedule
+	uncutBound float64
 	// phases are the master's columns at the end, for a next run's
 	// ColumnsOptions.columns.
 	phases []model.Phase
@@ -304,6 +307,9 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 		cg.stop = boundStop
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
 		cg.stop, cg.cut = stop, false
+		if opt.ended != nil && !opt.ended() {
+			res.uncutBound = res.LowerBound
+		}
 	}
 	take(cg.dive(stop))
 	take(cg.ps.improve(res.Schedule, stop))

@@ -145,30 +145,75 @@ func TestWorkLimitAnyCores(t *testing.T) {
 // TestCutRunKeepsItsPlan: without the plans the integer search finds
 // before a limit cuts its run, the plan changes only when a run completes,
 // so limits that complete the same whole runs give the same plan. Those
-// plans are kept: among limits with one whole run, a later one gives a
+// plans are kept: among limits with as many whole runs, a later one gives a
 // shorter plan than the first, and plans never lengthen as the limit grows.
+// The note says where the plan comes from: "the best it started from" only
+// when it is, and the cut run's integer search when it is.
 func TestCutRunKeepsItsPlan(t *testing.T) {
-	const seed = 1
+	// Seed 1 cuts its second run, seed 4 its first.
+	for _, c := range []struct {
+		seed     uint64
+		from, to int64
+	}{{1, 1000, 1800}, {4, 900, 1100}} {
+		cutRunKeepsItsPlan(t, c.seed, c.from, c.to)
+	}
+}
+
+func cutRunKeepsItsPlan(t *testing.T, seed uint64, from, to int64) {
 	p := monotoneProblem(t, seed)
 	first := map[string]float64{} // plan at the least limit with that many whole runs
 	prev, kept := 0.0, false
-	for l := int64(1000); l <= 1800; l += 40 {
+	start := regexp.MustCompile(`the best plan it started from \(pair plan and swarm\): ([0-9.]+) s`)
+	for l := from; l <= to; l += 40 {
 		res, plan, _ := limitedSolve(t, p, seed, Settings{WorkLimit: l})
+		notes := strings.Join(res.Notes, " ")
 		runs := "0"
-		if m := regexp.MustCompile(`(\d+) whole runs`).FindStringSubmatch(strings.Join(res.Notes, " ")); m != nil {
+		if m := regexp.MustCompile(`(\d+) whole runs`).FindStringSubmatch(notes); m != nil {
 			runs = m[1]
 		}
+		m := start.FindStringSubmatch(notes)
+		if m == nil {
+			t.Fatalf("work limit %d: no starting plan in the notes: %s", l, notes)
+		}
+		if s := fmt.Sprintf("%.1f", plan); strings.Contains(notes, "the plan is the best it started from") != (s == m[1]) {
+			t.Errorf("seed %d, work limit %d: plan %s, started from %s, but the note says: %s", seed, l, s, m[1], notes)
+		}
 		if prev > 0 && plan > prev {
-			t.Errorf("work limit %d: plan %v after %v", l, plan, prev)
+			t.Errorf("seed %d, work limit %d: plan %v after %v", seed, l, plan, prev)
 		}
 		if v, ok := first[runs]; !ok {
 			first[runs] = plan
 		} else if plan < v {
 			kept = true
+			if !strings.Contains(notes, "the integer search of the next run, before the limit cut it") && !strings.Contains(notes, "the best its integer search found before the limit") {
+				t.Errorf("seed %d, work limit %d: the plan is from a cut run, and the note does not say so: %s", seed, l, notes)
+			}
 		}
 		prev = plan
 	}
 	if !kept {
-		t.Errorf("no limit kept a plan found in a run it cut (plans by whole runs, at the first limit: %v)", first)
+		t.Errorf("seed %d: no limit kept a plan found in a run it cut (plans by whole runs, at the first limit: %v)", seed, first)
+	}
+}
+
+// TestUncutFollowsEveryStep: a run no limit cuts (ended always says no),
+// stopped by its round cap so that a final bound round runs, records as
+// the plan and bound it would keep if a limit cut it next the plan it
+// returns, after every step of the integer search (dive, local search,
+// branch-and-bound), and the bound it proves.
+func TestUncutFollowsEveryStep(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		p := monotoneProblem(t, seed)
+		pr, err := PairSchedule(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 4, ended: func() bool { return false }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ended != EndedRounds || p.Makespan(res.uncut) != res.Makespan || res.uncutBound != res.proven {
+			t.Errorf("seed %d: ended %q; kept plan %v, bound %v; the run's %v, %v", seed, res.Ended, p.Makespan(res.uncut), res.uncutBound, res.Makespan, res.proven)
+		}
 	}
 }

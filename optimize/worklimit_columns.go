@@ -17,6 +17,7 @@ type checkpoints struct {
 	runs          int     // whole runs
 	started       int     // runs begun, the one a limit cut included
 	startMakespan float64 // the best seed's
+	fromCut       bool    // best is from the integer search of a run a limit cut
 }
 
 // runCheckpoints runs column generation from seeds in runs of doubling
@@ -34,8 +35,8 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 	cp.startMakespan = cp.makespan
 	clock := set.clock
 	// Progress shows what the result would be if the search ended now: the
-	// best plan of the whole runs (a run's own incumbent is dropped if a
-	// limit cuts it) and the best bound.
+	// best plan of the whole runs (a cut run's integer search has not
+	// begun when pricing reports) and the best bound.
 	progress := func(_, lb float64) {
 		if clock.ended() {
 			return // the round a limit cut is not on the trajectory
@@ -69,11 +70,14 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		if clock.ended() {
 			if set.interrupted() {
 				cp.take(p, &res) // a signal asks for the best plan, not a monotone one
-			} else if u := res.uncut; u.Phases != nil && p.Makespan(u) < cp.makespan {
-				// Found before the limit by the integer search of this
-				// run, which a longer limit runs the same way and whose
-				// plan is never longer.
-				cp.best, cp.makespan = model.Normalize(u), p.Makespan(u)
+			} else {
+				// Found before the limit by this run's final bound round
+				// and integer search, which a longer limit runs the same
+				// way, its plan never longer and its bound never lower.
+				cp.bound = max(cp.bound, res.uncutBound)
+				if u := res.uncut; u.Phases != nil && p.Makespan(u) < cp.makespan {
+					cp.best, cp.makespan, cp.fromCut = u, p.Makespan(u), true
+				}
 			}
 			break
 		}
@@ -121,8 +125,12 @@ func (cp *checkpoints) note(set *Settings, auto bool) string {
 		if weak {
 			source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
 		}
-		return fmt.Sprintf("column generation: the limit ended its first run: the plan is the best it started from, the bound the best its pricing rounds proved before the limit; proven lower bound %s (%s); %s",
-			model.FormatSeconds(cp.bound), source, from)
+		plan := "the best it started from"
+		if cp.fromCut {
+			plan = "the best its integer search found before the limit"
+		}
+		return fmt.Sprintf("column generation: the limit ended its first run: the plan is %s, the bound the best that run proved before the limit; proven lower bound %s (%s); %s",
+			plan, model.FormatSeconds(cp.bound), source, from)
 	}
 	res := cp.last
 	// A restricted LP cut short can lie above every plan: its value is
@@ -135,6 +143,9 @@ func (cp *checkpoints) note(set *Settings, auto bool) string {
 		// Farley's bound on duals far from the LP's optimum can lie well
 		// under it: a planner must not read the gap as the plan's alone.
 		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+	}
+	if cp.fromCut {
+		state += "; the plan is from the integer search of the next run, before the limit cut it"
 	}
 	return fmt.Sprintf("column generation: %d whole runs of doubling work, the last: %d phases priced in %d rounds, %s; proven lower bound %s (%s); %s",
 		cp.runs, res.Columns, res.Rounds, state, model.FormatSeconds(cp.bound), source, from)
