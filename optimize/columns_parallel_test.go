@@ -31,7 +31,7 @@ func TestPricingWorkersSamePlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if side := cl.PrimaryVMs() + 1; min(side*side, maxCells)*c.jobs < parallelCells {
+		if cg := newColumnGen(p, 0, 0); func() int { cg.pi, cg.workers = cg.ps.areaDuals(), 3; return cg.workersFor(cg.scale) }() != 3 {
 			t.Fatalf("%d jobs on %d hosts: too small to price in parallel", c.jobs, c.hosts)
 		}
 		for _, limit := range c.limits {
@@ -116,7 +116,7 @@ func TestPriceAllEqualsOneByOne(t *testing.T) {
 					want = append(want, priced{v: v, jobs: jobs, roles: roles})
 				}
 				wantCalls := calls
-				for _, workers := range []int{1, 3} {
+				for _, workers := range []int{1, 3, 5} { // chunks of 4, 12 and 20
 					calls = 0
 					cg := newColumnGen(p, 0, 0)
 					cg.pi, cg.stop, cg.workers = pi, stop, workers

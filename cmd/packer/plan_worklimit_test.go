@@ -46,7 +46,7 @@ func TestPlanWorkLimitSameBytes(t *testing.T) {
 			msg, err := cmd.CombinedOutput()
 			stop.Store(true)
 			if err != nil {
-				t.Fatalf("--work-limit %s, GOMAXPROCS=%s: %v\n%s", limit, procs, err, msg)
+				t.Fatalf("%s on %s hosts, --work-limit %s, GOMAXPROCS=%s: %v\n%s", c.workload, c.hosts, limit, procs, err, msg)
 			}
 			doc, err := os.ReadFile(out)
 			if err != nil {
@@ -55,10 +55,10 @@ func TestPlanWorkLimitSameBytes(t *testing.T) {
 			docs = append(docs, doc)
 		}
 		if !bytes.Equal(docs[0], docs[1]) {
-			t.Errorf("--work-limit %s: the documents differ:\n%s\n%s", limit, docs[0], docs[1])
+			t.Errorf("%s on %s hosts, --work-limit %s: the documents differ:\n%s\n%s", c.workload, c.hosts, limit, docs[0], docs[1])
 		}
 		if s := string(docs[0]); !strings.Contains(s, "the work limit ("+limit+" units) ended the search") || strings.Contains(s, "time limit") {
-			t.Errorf("--work-limit %s: the notes do not say the work limit ended the search, or speak of time:\n%s", limit, s)
+			t.Errorf("%s on %s hosts, --work-limit %s: the notes do not say the work limit ended the search, or speak of time:\n%s", c.workload, c.hosts, limit, s)
 		}
 	}
 }
