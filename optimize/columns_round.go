@@ -186,7 +186,7 @@ func (cg *columnGen) finalBound() float64 {
 // so). It enters no column.
 func (cg *columnGen) boundAt(pi []float64) float64 {
 	cg.pi = pi
-	best := cg.values(cg.wholeGrid(), cg.scale, false)
+	best := cg.values()
 	if best == nil {
 		return 0
 	}
@@ -222,12 +222,11 @@ func (cg *columnGen) areaBound() (float64, bool) {
 // returns how many entered and Farley's bound; the best bound so far moves
 // the smoothing centre to cg.pi.
 func (cg *columnGen) fullRound() (int, float64) {
-	idx := cg.wholeGrid()
-	best := cg.values(idx, cg.scale, false)
+	best := cg.values()
 	if best == nil {
 		return 0, 0
 	}
-	added := cg.enter(idx, best, cg.scale, cg.scale > 1)
+	added := cg.enter(best)
 	bound := cg.farley(best)
 	if at := cg.thetaAt; at >= 0 && added < maxEnter {
 		// θ < 1 there: a phase prices out that the grid may have missed.
@@ -252,28 +251,16 @@ func (cg *columnGen) smoothed(y []float64) []float64 {
 	return pi
 }
 
-// wholeGrid is the indices of every grid duration, for a full pricing.
-func (cg *columnGen) wholeGrid() []int {
-	idx := make([]int, len(cg.grid))
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
-}
-
-// values prices the grid durations at the given indices in units of s VMs,
-// weights rounded up (a restriction) or down (a relaxation, exact at s = 1).
-// It returns nil, and sets cg.cut, if cg.stop ends the round first.
-func (cg *columnGen) values(idx []int, s int, up bool) []float64 {
-	Ds := make([]float64, len(idx))
-	for k, i := range idx {
-		Ds[k] = cg.grid[i]
-	}
-	res := cg.priceAll(Ds, s, false, up)
+// values prices every grid duration at cg.pi, weights floored where
+// capacities are counted in units (a relaxation; exact at scale 1), in the
+// grid's order. It returns nil, and sets cg.cut, if cg.stop ends the round
+// first.
+func (cg *columnGen) values() []float64 {
+	res := cg.priceAll(cg.grid, cg.scale, false, false)
 	if res == nil {
 		return nil
 	}
-	best := make([]float64, len(idx))
+	best := make([]float64, len(res))
 	for k, r := range res {
 		best[k] = r.v
 	}
@@ -289,28 +276,29 @@ func (cg *columnGen) stopped(k int) bool {
 	return cg.cut
 }
 
-// enter builds columns at the durations whose programme value beats them
-// most, up to maxEnter, and returns how many entered (realize keeps those
-// whose reduced cost under the LP's duals is negative). With scaled
-// capacities the sets are rebuilt with weights rounded up, so that they fit.
-func (cg *columnGen) enter(idx []int, best []float64, s int, up bool) int {
+// enter builds columns at the grid durations whose programme value (best,
+// values') beats them most, up to maxEnter, and returns how many entered
+// (realize keeps those whose reduced cost under the LP's duals is
+// negative). With scaled capacities the sets are rebuilt with weights
+// rounded up, so that they fit.
+func (cg *columnGen) enter(best []float64) int {
 	if best == nil {
 		return 0 // the round was cut short
 	}
-	order := make([]int, len(idx))
+	order := make([]int, len(best))
 	for k := range order {
 		order[k] = k
 	}
 	sort.Slice(order, func(a, b int) bool {
-		return cg.grid[idx[order[a]]]-best[order[a]] < cg.grid[idx[order[b]]]-best[order[b]]
+		return cg.grid[order[a]]-best[order[a]] < cg.grid[order[b]]-best[order[b]]
 	})
 	added := 0
 	for _, k := range order[:min(maxEnter, len(order))] {
-		D := cg.grid[idx[k]]
+		D := cg.grid[k]
 		if D-best[k] >= -1e-9*D {
 			break
 		}
-		_, jobs, roles := cg.knapsack(D, s, true, up)
+		_, jobs, roles := cg.knapsack(D, cg.scale, true, cg.scale > 1)
 		if cg.realize(jobs, roles) {
 			added++
 		}
