@@ -257,3 +257,78 @@ func TestDevexWeights(t *testing.T) {
 		t.Errorf("only %d of 200 updates checked", checked)
 	}
 }
+
+// TestRatioTestRefusesRoundOff: hand-worked ratio tests. An element of
+// B⁻¹a below pivotRel times the largest never leaves, even at the least
+// step (the pivot on 1.05e-9 beside 1.8e3 that once made the basis
+// singular); of tied rows the largest element leaves, under Bland's rule
+// the least order; and with no safe element, none leaves.
+func TestRatioTestRefusesRoundOff(t *testing.T) {
+	lp := newCoverLP([]float64{1, 1, 1})
+	cases := []struct {
+		name  string
+		xb, d []float64
+		bland bool
+		r     int
+		theta float64
+	}{
+		{"round-off never leaves", []float64{0, 0.5, 2}, []float64{1e-8, 1, 0}, false, 1, 0.5},
+		{"round-off never leaves under Bland", []float64{0, 0.5, 2}, []float64{1e-8, 1, 0}, true, 1, 0.5},
+		{"relative to the largest", []float64{0, 3, 2}, []float64{1e-5, 1e3, 0}, false, 1, 0.003},
+		{"least step", []float64{2e-10, 1e-13, 1}, []float64{1, 0.001, 0.25}, false, 1, 1e-10},
+		{"tie: largest element", []float64{0, 0, 0.5}, []float64{0.5, 1, 1}, false, 1, 0},
+		{"tie under Bland: least order", []float64{0, 0, 0.5}, []float64{0.5, 1, 1}, true, 0, 0},
+		{"clear least step", []float64{0.9, 0.2, 0.5}, []float64{1, 0.5, 2}, false, 2, 0.25},
+		{"nothing safe", []float64{0, 1, 1}, []float64{1e-10, -1, 0}, false, -1, math.Inf(1)},
+	}
+	for _, c := range cases {
+		copy(lp.xb, c.xb)
+		r, theta := lp.ratioTest(c.d, c.bland)
+		if r != c.r || math.Abs(theta-c.theta) > 1e-12*(1+math.Abs(c.theta)) && !(math.IsInf(theta, 1) && math.IsInf(c.theta, 1)) {
+			t.Errorf("%s: row %d, step %g; want row %d, step %g", c.name, r, theta, c.r, c.theta)
+		}
+	}
+}
+
+// TestSingularBasisRestarts: a basis that holds one column twice has no
+// inverse; refactor drops it for the singletons (B = I, λ = 1), and solving
+// on from there reaches the value a fresh LP over the same columns reaches.
+func TestSingularBasisRestarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	for trial := range 20 {
+		m := 3 + rng.IntN(20)
+		lp := randomCoverLP(rng, m, 8*m)
+		fresh := newCoverLP(lp.cost[:m])
+		for c := m; c < len(lp.cols); c++ {
+			fresh.add(lp.cols[c], lp.cost[c])
+		}
+		want := fresh.solve(100*m, nil)
+		lp.solve(100*m, nil)
+		lp.basis[0], lp.basis[1] = m, m // one column twice: singular
+		if !lp.refactor(nil) {
+			t.Fatalf("trial %d: refactor of a singular basis kept the old B⁻¹", trial)
+		}
+		for j := range m {
+			if lp.basis[j] != j || lp.xb[j] != 1 || lp.binv[j][j] != 1 || slices.ContainsFunc(lp.binv[j], func(v float64) bool { return v != 0 && v != 1 }) {
+				t.Fatalf("trial %d: row %d after the restart: basis %d, λ %g, B⁻¹ row %v", trial, j, lp.basis[j], lp.xb[j], lp.binv[j])
+			}
+		}
+		if got := lp.solve(100*m, nil); math.Abs(got-want) > 1e-9*want || !lp.optimal {
+			t.Errorf("trial %d: value %g (optimal %v) after the restart, %g fresh", trial, got, lp.optimal, want)
+		}
+	}
+}
+
+// TestRejectedPivotIsNotOptimal: when B⁻¹ is so spoilt that the entering
+// column's only pivot element is round-off, the column sits out the solve,
+// which ends rather than pivots on it, and does not claim the LP optimal.
+func TestRejectedPivotIsNotOptimal(t *testing.T) {
+	lp := newCoverLP([]float64{1e15})
+	lp.add([]int{0}, 0.5)
+	lp.binv[0][0] = 1e-12 // the duals now say y = 1e3; B⁻¹a = 1e-12
+	lp.xb[0] = 1e-9       // the objective 1e6, the tolerance −1e-3
+	lp.solve(10, nil)
+	if lp.optimal || lp.basis[0] != 0 || lp.work != 0 {
+		t.Errorf("optimal %v, basis %v, pivots %d; want not optimal, the singleton kept, no pivot", lp.optimal, lp.basis, lp.work)
+	}
+}
