@@ -3,6 +3,7 @@ package optimize
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -120,4 +121,44 @@ func pairCase(t *testing.T, rng *rand.Rand, seed uint64, m int, small bool) (*mo
 		t.Fatal(err)
 	}
 	return p, ex, pr.Schedule
+}
+
+// TestMoveOrSwapAsksStop: two packed phases of 30 jobs each offer more swaps
+// than swapTick, so moveOrSwap asks stop while it prices them; with a stop
+// that says no it makes the same change as without one, and with one that
+// says yes it leaves both phases as they were.
+func TestMoveOrSwapAsksStop(t *testing.T) {
+	cl := model.PaperCluster()
+	cl.Hosts = 20
+	p, err := model.NewProblem(RandomWorkload(3, 60), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := newPhaseSolver(p)
+	start := func() []loosePhase {
+		var out []loosePhase
+		for h := range 2 {
+			var jobs []looseJob
+			for j := h; j < 60; j += 2 {
+				jobs = append(jobs, looseJob{j, rolePrimary})
+			}
+			out = append(out, ps.newLoosePhase(jobs))
+		}
+		return out
+	}
+	free, asked := start(), start()
+	calls := 0
+	changed := ps.moveOrSwap(free, 0, 1, nil)
+	if got := ps.moveOrSwap(asked, 0, 1, func() bool { calls++; return false }); got != changed || !reflect.DeepEqual(asked, free) {
+		t.Errorf("with a stop that says no: changed %v, phases %v; without one: %v, %v", got, asked, changed, free)
+	}
+	if calls == 0 {
+		t.Errorf("stop never asked over two phases of 30 jobs")
+	}
+	was := start()
+	cut := start()
+	if ps.moveOrSwap(cut, 0, 1, func() bool { return true }) || !reflect.DeepEqual(cut, was) {
+		t.Errorf("a stop that says yes: the phases changed")
+	}
+	t.Logf("stop asked %d times, a change made: %v", calls, changed)
 }
