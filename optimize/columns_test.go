@@ -369,3 +369,46 @@ func TestColumnsGoesOnFromColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestSeedBelowTheLPStaysOut: a seed shorter than the LP value the previous
+// run ended with is the incumbent but not in the master (its phases would
+// hold the LP at that plan's integral vertex); one no shorter enters as
+// columns, as seeds of a first run always do.
+func TestSeedBelowTheLPStaysOut(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(5, 24), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := model.Sequential(p)
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := Columns(p, []model.Schedule{seq}, ColumnsOptions{Rounds: 2, noFinalBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := p.Makespan(pr.Schedule)
+	for _, lpValue := range []float64{ms * 1.01, ms} {
+		res, err := Columns(p, []model.Schedule{seq, pr.Schedule}, ColumnsOptions{Rounds: 1, noFinalBound: true, columns: first.phases, lpValue: lpValue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := map[string]bool{}
+		for _, ph := range res.phases {
+			in[phaseKey(ph)] = true
+		}
+		missing := 0
+		for _, ph := range pr.Schedule.Phases {
+			if !in[phaseKey(model.Normalize(model.Schedule{Phases: []model.Phase{ph}}).Phases[0])] {
+				missing++
+			}
+		}
+		if below := ms < lpValue; below && missing == 0 || !below && missing > 0 {
+			t.Errorf("pair plan %.1f s, previous LP %.1f s: %d of its %d phases not columns", ms, lpValue, missing, len(pr.Schedule.Phases))
+		}
+		if res.Makespan > ms {
+			t.Errorf("previous LP %.1f s: plan %.1f s, longer than the pair plan's %.1f s", lpValue, res.Makespan, ms)
+		}
+	}
+}

@@ -57,13 +57,14 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		// are followed, which keeps the course the same whatever the limit.
 		var columns []model.Phase
 		var basis []int
+		var lpValue float64
 		if cp.last != nil {
-			columns, basis = cp.last.phases, cp.last.basis
+			columns, basis, lpValue = cp.last.phases, cp.last.basis, cp.last.LPValue
 		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*13/8, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns, basis: basis, workers: set.workers, ended: clock.ended})
+			columns: columns, basis: basis, lpValue: lpValue, workers: set.workers, ended: clock.ended})
 		if err != nil {
 			return nil, err
 		}
