@@ -44,7 +44,8 @@ type coverLP struct {
 	// all pivots ever (a deterministic measure of the LP's effort).
 	pivots, work int
 	// optimal records that the last solve ended because no column priced
-	// out, not on its pivot cap or stop: only then are its duals the LP's.
+	// out, not on its pivot cap or stop, and none sat out for want of a
+	// safe pivot (ratioTest): only then are its duals the LP's.
 	optimal bool
 	// wCol, wSur and wTr are the Devex reference weights of the columns,
 	// surpluses and transfers (see devex), set to 1 as each solve starts.
@@ -96,8 +97,9 @@ func (lp *coverLP) duals() []float64 {
 }
 
 // solve pivots (Devex pricing, see devex) until no column prices out
-// (lp.optimal), maxPivots pivots, or stop (if not nil, asked every 16
-// pivots) says so; it returns the objective.
+// (lp.optimal), maxPivots iterations (pivots, and choices dropped for an
+// unsafe pivot), or stop (if not nil, asked every 16) says so; it returns
+// the objective.
 //
 // The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
 // and computed afresh (O(M²)) every dualRefresh pivots and before the solve
@@ -141,25 +143,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			lp.optimal = true
 			break
 		}
-		for k := range d {
-			d[k] = 0
-		}
-		if enter >= 0 {
-			for _, j := range lp.cols[enter] {
-				for k := range d {
-					d[k] += lp.binv[k][j]
-				}
-			}
-		} else if t := lp.transfer(enter); t >= 0 {
-			i, j := lp.trans[t][0], lp.trans[t][1]
-			for k := range d {
-				d[k] = lp.binv[k][i] - lp.binv[k][j]
-			}
-		} else {
-			for k := range d {
-				d[k] = -lp.binv[k][-1-enter]
-			}
-		}
+		lp.column(enter, d)
 		// The entering column's reduced cost from B⁻¹a (O(M)): duals
 		// updated since the last refresh may have chosen a column that no
 		// longer prices out, and pivoting it in raised the objective:
@@ -188,6 +172,13 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			rejected[enter] = true
 			continue
 		}
+		if lp.pivots > 0 && d[r] < pivotCheck*largestAbs(d) {
+			// A small pivot on an updated B⁻¹ may be round-off of the
+			// updates: B⁻¹ afresh first, then the choice again.
+			lp.refactor(stop)
+			y, fresh = lp.duals(), true
+			continue
+		}
 		if theta <= 1e-12 {
 			degenerate++
 		} else {
@@ -213,23 +204,57 @@ const (
 	blandAfter  = 20
 )
 
-// pivotRel is the least pivot element relative to the largest in B⁻¹a.
-const pivotRel = 1e-7
+// pivotRel is the least pivot element relative to the largest in B⁻¹a
+// (absolute values); a pivot below pivotCheck times it is taken only on a
+// B⁻¹ computed afresh.
+const (
+	pivotRel   = 1e-7
+	pivotCheck = 1e-5
+)
+
+// feasTol is how far below 0 a basic value of a warm start may lie.
+const feasTol = 1e-7
+
+// column sets d to B⁻¹a for variable enter (a column, surplus or transfer).
+func (lp *coverLP) column(enter int, d []float64) {
+	clear(d)
+	if enter >= 0 {
+		for _, j := range lp.cols[enter] {
+			for k := range d {
+				d[k] += lp.binv[k][j]
+			}
+		}
+	} else if t := lp.transfer(enter); t >= 0 {
+		i, j := lp.trans[t][0], lp.trans[t][1]
+		for k := range d {
+			d[k] = lp.binv[k][i] - lp.binv[k][j]
+		}
+	} else {
+		for k := range d {
+			d[k] = -lp.binv[k][-1-enter]
+		}
+	}
+}
+
+// largestAbs is the largest |v| in d.
+func largestAbs(d []float64) float64 {
+	m := 0.0
+	for _, v := range d {
+		m = max(m, math.Abs(v))
+	}
+	return m
+}
 
 // ratioTest chooses the row that leaves when a variable with B⁻¹a = d
 // enters, and the step θ; r < 0 if no element of d is a safe pivot. Only
-// elements above pivotTol, and above pivotRel times the largest, may be
-// pivots: at 1,000 jobs on 200 hosts a pivot on 1.05e-9 beside elements of
-// 1.8e3 made the basis singular, and it stayed so, its B⁻¹ round-off and its
-// LP value 3.5 million where the LP's was 15,000, for the rest of the run.
-// Of tied rows the one with the largest element leaves (Bland's rule: the
-// least order, which rules out cycling).
+// elements above pivotTol, and above pivotRel times the largest |element|,
+// may be pivots: a pivot on 1.05e-9 beside elements of 1.8e3 (1,000 jobs on
+// 200 hosts) made the basis singular, and B⁻¹'s updates then carried
+// round-off, the LP's value 3.5 million where it was 15,000. Of tied rows
+// the one with the largest element leaves; under Bland's rule the one of
+// least order, which rules out cycling among the safe pivots.
 func (lp *coverLP) ratioTest(d []float64, bland bool) (r int, theta float64) {
-	largest := 0.0
-	for _, dk := range d {
-		largest = max(largest, dk)
-	}
-	tol := max(pivotTol, pivotRel*largest)
+	tol := max(pivotTol, pivotRel*largestAbs(d))
 	r, theta = -1, math.Inf(1)
 	for k, dk := range d {
 		if dk <= tol {
@@ -563,7 +588,10 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 		return false
 	}
 	x := rowSums(inv)
-	if slices.Min(x) < -1e-9 {
+	// Rows ratioTest passes over as round-off still move by θ times their
+	// element, so a basis the last run ended on can hold values a little
+	// below 0 (−1.7e-9 at 200 jobs on 50 hosts): install clamps those.
+	if slices.Min(x) < -feasTol {
 		return false // not primal feasible
 	}
 	lp.basis = basis

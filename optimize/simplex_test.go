@@ -265,6 +265,8 @@ func TestDevexWeights(t *testing.T) {
 // the least order; and with no safe element, none leaves.
 func TestRatioTestRefusesRoundOff(t *testing.T) {
 	lp := newCoverLP([]float64{1, 1, 1})
+	lp.add([]int{0}, 1)
+	lp.basis[0] = 3 // row 0's basic variable is column 3: the last in order
 	cases := []struct {
 		name  string
 		xb, d []float64
@@ -277,7 +279,7 @@ func TestRatioTestRefusesRoundOff(t *testing.T) {
 		{"relative to the largest", []float64{0, 3, 2}, []float64{1e-5, 1e3, 0}, false, 1, 0.003},
 		{"least step", []float64{2e-10, 1e-13, 1}, []float64{1, 0.001, 0.25}, false, 1, 1e-10},
 		{"tie: largest element", []float64{0, 0, 0.5}, []float64{0.5, 1, 1}, false, 1, 0},
-		{"tie under Bland: least order", []float64{0, 0, 0.5}, []float64{0.5, 1, 1}, true, 0, 0},
+		{"tie under Bland: least order", []float64{0, 0, 0.5}, []float64{1, 0.5, 1}, true, 1, 0},
 		{"clear least step", []float64{0.9, 0.2, 0.5}, []float64{1, 0.5, 2}, false, 2, 0.25},
 		{"nothing safe", []float64{0, 1, 1}, []float64{1e-10, -1, 0}, false, -1, math.Inf(1)},
 	}
@@ -319,16 +321,42 @@ func TestSingularBasisRestarts(t *testing.T) {
 	}
 }
 
-// TestRejectedPivotIsNotOptimal: when B⁻¹ is so spoilt that the entering
-// column's only pivot element is round-off, the column sits out the solve,
-// which ends rather than pivots on it, and does not claim the LP optimal.
-func TestRejectedPivotIsNotOptimal(t *testing.T) {
-	lp := newCoverLP([]float64{1e15})
-	lp.add([]int{0}, 0.5)
-	lp.binv[0][0] = 1e-12 // the duals now say y = 1e3; B⁻¹a = 1e-12
-	lp.xb[0] = 1e-9       // the objective 1e6, the tolerance −1e-3
+// TestRejectedPivotSitsOut: when B⁻¹ is so spoilt that an entering
+// column's only pivot element is round-off, the column sits out and the
+// solve goes on with another: here column {1}, which replaces job 1's
+// singleton; the solve then does not claim the LP optimal.
+func TestRejectedPivotSitsOut(t *testing.T) {
+	lp := newCoverLP([]float64{1e15, 10})
+	lp.add([]int{0}, 0.5) // B⁻¹a = (1e-12, 0): rejected
+	lp.add([]int{1}, 0.5) // B⁻¹a = (0, 1): safe
+	lp.binv[0][0], lp.xb[0] = 1e-12, 1e-9
 	lp.solve(10, nil)
-	if lp.optimal || lp.basis[0] != 0 || lp.work != 0 {
-		t.Errorf("optimal %v, basis %v, pivots %d; want not optimal, the singleton kept, no pivot", lp.optimal, lp.basis, lp.work)
+	if lp.optimal || lp.work != 1 || lp.basis[1] != 3 || lp.basis[0] != 0 {
+		t.Errorf("optimal %v, pivots %d, basis %v; want not optimal, 1 pivot, basis [0 3]", lp.optimal, lp.work, lp.basis)
+	}
+}
+
+// TestSmallPivotRefactorsFirst: B⁻¹ spoilt as if by updates (one pivot
+// since the last refactorisation, too few for solve to refactor as it
+// starts) offers a pivot of 1e-6 beside 1, above pivotRel but below
+// pivotCheck. solve computes B⁻¹ afresh before it pivots, so it takes the
+// pivots an unspoilt twin takes, to the same basis and the LP's optimum:
+// the column {0, 1} at cost 1 covers both jobs, six singletons at 10 the
+// rest. (Pivoting on the 1e-6 costs an extra pivot here; at 1,000 jobs such
+// pivots had made the basis singular.)
+func TestSmallPivotRefactorsFirst(t *testing.T) {
+	build := func() *coverLP {
+		lp := newCoverLP([]float64{10, 10, 10, 10, 10, 10, 10, 10})
+		lp.add([]int{0, 1}, 1)
+		return lp
+	}
+	clean, spoilt := build(), build()
+	clean.solve(20, nil)
+	spoilt.binv[0][0], spoilt.binv[0][1], spoilt.xb[0] = 0.5+1e-6, -0.5, 1e-9
+	spoilt.pivots = 1
+	got := spoilt.solve(20, nil)
+	if math.Abs(got-61) > 1e-9 || !spoilt.optimal || spoilt.work != clean.work || !slices.Equal(spoilt.basis, clean.basis) {
+		t.Errorf("spoilt: value %g (optimal %v), %d pivots, basis %v; unspoilt: %d pivots, basis %v; want 61 and the same pivots",
+			got, spoilt.optimal, spoilt.work, spoilt.basis, clean.work, clean.basis)
 	}
 }
