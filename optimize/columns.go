@@ -69,8 +69,8 @@ type ColumnsOptions struct {
 	// basis is the LP basis the previous run ended with
 	// (ColumnsResult.basis): its columns are indices into columns.
 	basis []int
-	// lpValue is the LP's value the previous run ended with (0: none). A
-	// seed shorter than it does not enter the master (see Columns).
+	// lpValue is the value of basis, the LP the master goes on from (0:
+	// none). A seed shorter than it does not enter the master (addSeed).
 	lpValue float64
 }
 
@@ -129,8 +129,10 @@ type ColumnsResult struct {
 	// ColumnsOptions.columns.
 	phases []model.Phase
 	// basis is the master LP's last basis, its columns indices into
-	// phases, for a next run's ColumnsOptions.basis.
-	basis []int
+	// phases, for a next run's ColumnsOptions.basis, and basisValue its
+	// value, for ColumnsOptions.lpValue.
+	basis      []int
+	basisValue float64
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -263,7 +265,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Columns = len(cg.lp.cols)
 	res.pivots = cg.lp.work
 	res.phases = cg.phases
-	res.basis = cg.lp.basis
+	res.basis, res.basisValue = cg.lp.basis, cg.lp.objective()
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}

@@ -129,6 +129,9 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 		}
 	}
 	for i, x := range pa.jobs {
+		if stopped {
+			break
+		}
 		critical := pa.without[i] < pa.T
 		rest := slices.Delete(slices.Clone(pa.jobs), i, i+1)
 		if critical { // the phase without x is known to last pa.without[i]
@@ -140,6 +143,9 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 			continue // swaps are tried once per pair of phases
 		}
 		for k, z := range pb.jobs {
+			if stopped {
+				break
+			}
 			if !critical && pb.without[k] >= pb.T {
 				continue
 			}

@@ -59,7 +59,7 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		var basis []int
 		var lpValue float64
 		if cp.last != nil {
-			columns, basis, lpValue = cp.last.phases, cp.last.basis, cp.last.LPValue
+			columns, basis, lpValue = cp.last.phases, cp.last.basis, cp.last.basisValue
 		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
