@@ -286,14 +286,16 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	if boundStop == nil {
 		boundStop = stop
 	}
+	// beforeLimit: every step so far ran before the limit, so its result
+	// is the same whatever the limit.
+	beforeLimit := func() bool { return opt.ended != nil && !opt.ended() }
 	take := func(s model.Schedule) {
 		if ms := p.Makespan(s); ms < res.Makespan {
 			res.Schedule, res.Makespan = s, ms
 		}
-		if opt.ended != nil && !opt.ended() {
-			// Every step so far ran before the limit, its result the
-			// same whatever the limit: runCheckpoints keeps this plan
-			// even if the limit then cuts the run.
+		if beforeLimit() {
+			// runCheckpoints keeps this plan even if the limit then
+			// cuts the run.
 			res.uncut = res.Schedule
 		}
 	}
@@ -309,7 +311,7 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 		cg.stop = boundStop
 		res.LowerBound = max(res.LowerBound, cg.finalBound())
 		cg.stop, cg.cut = stop, false
-		if opt.ended != nil && !opt.ended() {
+		if beforeLimit() {
 			res.uncutBound = res.LowerBound
 		}
 	}

@@ -128,12 +128,7 @@ func pairCase(t *testing.T, rng *rand.Rand, seed uint64, m int, small bool) (*mo
 // that says no it makes the same change as without one, and with one that
 // says yes it leaves both phases as they were.
 func TestMoveOrSwapAsksStop(t *testing.T) {
-	cl := model.PaperCluster()
-	cl.Hosts = 20
-	p, err := model.NewProblem(RandomWorkload(3, 60), cl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := randomOnHosts(t, 3, 60, 20)
 	ps := newPhaseSolver(p)
 	start := func() []loosePhase {
 		var out []loosePhase

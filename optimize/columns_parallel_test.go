@@ -85,12 +85,7 @@ func TestParallelPivotSameLP(t *testing.T) {
 // 80; random duals, some 0.
 func TestPriceAllEqualsOneByOne(t *testing.T) {
 	for _, hosts := range []int{50, 80} {
-		cl := model.PaperCluster()
-		cl.Hosts = hosts
-		p, err := model.NewProblem(RandomWorkload(4, 40), cl)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := randomOnHosts(t, 4, 40, hosts)
 		rng := rand.New(rand.NewPCG(uint64(hosts), 9))
 		pi := newColumnGen(p, 0, 0).ps.areaDuals()
 		for j := range pi {

@@ -412,3 +412,16 @@ func TestSeedBelowTheLPStaysOut(t *testing.T) {
 		}
 	}
 }
+
+// randomOnHosts is RandomWorkload(seed, m) on the paper's cluster of the
+// given number of hosts.
+func randomOnHosts(tb testing.TB, seed uint64, m, hosts int) *model.Problem {
+	tb.Helper()
+	cl := model.PaperCluster()
+	cl.Hosts = hosts
+	p, err := model.NewProblem(RandomWorkload(seed, m), cl)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}

@@ -5,20 +5,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
-
-	"github.com/packer-sched/packer/model"
 )
 
 // BenchmarkKnapsack is the pricing programme at 200 jobs on 50 hosts
 // (exact, 101 × 101 cells) over the grid durations, at random duals:
 // untraced, as a full round prices, and traced, as a quick round does.
 func BenchmarkKnapsack(b *testing.B) {
-	cl := model.PaperCluster()
-	cl.Hosts = 50
-	p, err := model.NewProblem(RandomWorkload(1, 200), cl)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := randomOnHosts(b, 1, 200, 50)
 	cg := newColumnGen(p, 0, 0)
 	rng := rand.New(rand.NewPCG(1, 2))
 	cg.pi = make([]float64, len(p.Jobs))

@@ -68,10 +68,8 @@ func newCoverLP(single []float64) *coverLP {
 		lp.cols = append(lp.cols, []int{j})
 		lp.cost = append(lp.cost, single[j])
 		lp.binv[j] = make([]float64, m)
-		lp.binv[j][j] = 1
-		lp.basis[j] = j
-		lp.xb[j] = 1
 	}
+	lp.restart()
 	return lp
 }
 
@@ -160,7 +158,8 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			y, fresh = lp.duals(), true
 			continue
 		}
-		r, theta := lp.ratioTest(d, bland)
+		largest := largestAbs(d)
+		r, theta := lp.ratioTest(d, largest, bland)
 		if r < 0 {
 			// Every element of B⁻¹a that could leave is round-off (costs
 			// ≥ 0 rule out a true ray): pivoting on one would make B
@@ -172,7 +171,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			rejected[enter] = true
 			continue
 		}
-		if lp.pivots > 0 && d[r] < pivotCheck*largestAbs(d) {
+		if lp.pivots > 0 && d[r] < pivotCheck*largest {
 			// A small pivot on an updated B⁻¹ may be round-off of the
 			// updates: B⁻¹ afresh first, then the choice again.
 			lp.refactor(stop)
@@ -246,15 +245,15 @@ func largestAbs(d []float64) float64 {
 }
 
 // ratioTest chooses the row that leaves when a variable with B⁻¹a = d
-// enters, and the step θ; r < 0 if no element of d is a safe pivot. Only
-// elements above pivotTol, and above pivotRel times the largest |element|,
-// may be pivots: a pivot on 1.05e-9 beside elements of 1.8e3 (1,000 jobs on
+// (largest: its largest |element|) enters, and the step θ; r < 0 if no
+// element of d is a safe pivot. Only elements above pivotTol, and above
+// pivotRel times largest, may be pivots: a pivot on 1.05e-9 beside elements of 1.8e3 (1,000 jobs on
 // 200 hosts) made the basis singular, and B⁻¹'s updates then carried
 // round-off, the LP's value 3.5 million where it was 15,000. Of tied rows
 // the one with the largest element leaves; under Bland's rule the one of
 // least order, which rules out cycling among the safe pivots.
-func (lp *coverLP) ratioTest(d []float64, bland bool) (r int, theta float64) {
-	tol := max(pivotTol, pivotRel*largestAbs(d))
+func (lp *coverLP) ratioTest(d []float64, largest float64, bland bool) (r int, theta float64) {
+	tol := max(pivotTol, pivotRel*largest)
 	r, theta = -1, math.Inf(1)
 	for k, dk := range d {
 		if dk <= tol {
@@ -282,7 +281,7 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (ent
 	tol := lp.tolerance()
 	best := 0.0
 	take := func(v int, rc, w float64) bool {
-		if rc >= tol || (rejected != nil && rejected[v]) {
+		if rc >= tol || rejected[v] {
 			return false
 		}
 		if lp.dantzig {

@@ -285,7 +285,7 @@ func TestRatioTestRefusesRoundOff(t *testing.T) {
 	}
 	for _, c := range cases {
 		copy(lp.xb, c.xb)
-		r, theta := lp.ratioTest(c.d, c.bland)
+		r, theta := lp.ratioTest(c.d, largestAbs(c.d), c.bland)
 		if r != c.r || math.Abs(theta-c.theta) > 1e-12*(1+math.Abs(c.theta)) && !(math.IsInf(theta, 1) && math.IsInf(c.theta, 1)) {
 			t.Errorf("%s: row %d, step %g; want row %d, step %g", c.name, r, theta, c.r, c.theta)
 		}

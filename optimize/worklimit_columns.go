@@ -76,8 +76,10 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 				// and integer search, which a longer limit runs the same
 				// way, its plan never longer and its bound never lower.
 				cp.bound = max(cp.bound, res.uncutBound)
-				if u := res.uncut; u.Phases != nil && p.Makespan(u) < cp.makespan {
-					cp.best, cp.makespan, cp.fromCut = u, p.Makespan(u), true
+				if u := res.uncut; u.Phases != nil {
+					if ms := p.Makespan(u); ms < cp.makespan {
+						cp.best, cp.makespan, cp.fromCut = u, ms, true
+					}
 				}
 			}
 			break
