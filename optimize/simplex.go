@@ -39,10 +39,14 @@ type coverLP struct {
 	// duals of a restricted master from ranking a job above one that could
 	// take its place.
 	trans [][2]int
-	xb    []float64
+	// xb are the basic values of the perturbed LP, whose right-hand side
+	// is rhs (1 + a job's perturbation) rather than 1, and x1 B⁻¹·1, the
+	// basic values of the LP itself (see perturbation).
+	xb, x1, rhs []float64
 	// pivots counts the pivots since B⁻¹ was last computed afresh; work
-	// all pivots ever (a deterministic measure of the LP's effort).
-	pivots, work int
+	// all pivots ever (a deterministic measure of the LP's effort), and
+	// stalls those that moved no basic value (step θ = 0).
+	pivots, work, stalls int
 	// optimal records that the last solve ended because no column priced
 	// out, not on its pivot cap or stop, and none sat out for want of a
 	// safe pivot (ratioTest): only then are its duals the LP's.
@@ -63,8 +67,9 @@ type coverLP struct {
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
 func newCoverLP(single []float64) *coverLP {
 	m := len(single)
-	lp := &coverLP{m: m, binv: make([][]float64, m), basis: make([]int, m), xb: make([]float64, m)}
+	lp := &coverLP{m: m, binv: make([][]float64, m), basis: make([]int, m), xb: make([]float64, m), x1: make([]float64, m), rhs: make([]float64, m)}
 	for j := range m {
+		lp.rhs[j] = 1 + perturbation(j)
 		lp.cols = append(lp.cols, []int{j})
 		lp.cost = append(lp.cost, single[j])
 		lp.binv[j] = make([]float64, m)
@@ -106,8 +111,9 @@ func (lp *coverLP) duals() []float64 {
 // choose which column enters; the ratio test uses B⁻¹, and no column pricing
 // out is decided on fresh duals.
 //
-// After blandAfter degenerate pivots in a row (the step θ is 0, the value
-// does not move) it follows Bland's rule, on fresh duals, until a pivot
+// The right-hand side is perturbed (perturbation), so a pivot that does
+// not move the value is rare. After blandAfter of them in a row (the step
+// θ is 0) it follows Bland's rule, on fresh duals, until a pivot
 // moves the value again: the least-indexed variable that prices out enters
 // and ties in the ratio test leave by least index, which cannot cycle.
 // Dantzig's rule alone cycled on set-covering LPs whose columns repeat the
@@ -173,13 +179,18 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		}
 		if lp.pivots > 0 && d[r] < pivotCheck*largest {
 			// A small pivot on an updated B⁻¹ may be round-off of the
-			// updates: B⁻¹ afresh first, then the choice again.
-			lp.refactor(stop)
+			// updates: B⁻¹ afresh first, then the choice again. A
+			// refactorisation stop cut short ends the solve: trying again
+			// would only ask stop again.
+			if !lp.refactor(stop) {
+				break
+			}
 			y, fresh = lp.duals(), true
 			continue
 		}
 		if theta <= 1e-12 {
 			degenerate++
+			lp.stalls++
 		} else {
 			degenerate = 0
 		}
@@ -402,10 +413,12 @@ func (lp *coverLP) order(v int) int {
 }
 
 func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
+	t1 := lp.x1[r] / d[r]
 	for k := range lp.xb {
 		lp.xb[k] -= theta * d[k]
+		lp.x1[k] -= t1 * d[k]
 	}
-	lp.xb[r] = theta
+	lp.xb[r], lp.x1[r] = theta, t1
 	lp.basis[r] = enter
 	row := lp.binv[r]
 	inv := 1 / d[r]
@@ -474,7 +487,7 @@ func (lp *coverLP) refactor(stop func() bool) bool {
 	if inv == nil {
 		return false
 	}
-	lp.install(inv, rowSums(inv))
+	lp.install(inv, lp.basicValues(inv))
 	return true
 }
 
@@ -540,30 +553,47 @@ func (lp *coverLP) restart() {
 		clear(lp.binv[j])
 		lp.binv[j][j] = 1
 		lp.basis[j] = j
-		lp.xb[j] = 1
+		lp.xb[j], lp.x1[j] = lp.rhs[j], 1
 	}
 	lp.pivots = 0
 }
 
-// rowSums is B⁻¹·1 for inv = B⁻¹, row by row: the basic values, before
-// install clamps round-off below 0.
-func rowSums(inv [][]float64) []float64 {
+// basicValues is inv·rhs for inv = B⁻¹, row by row: the perturbed LP's
+// basic values, before install clamps round-off below 0.
+func (lp *coverLP) basicValues(inv [][]float64) []float64 {
 	x := make([]float64, len(inv))
 	for k, row := range inv {
-		for _, v := range row {
-			x[k] += v
-		}
+		x[k] = floats.Dot(row, lp.rhs)
 	}
 	return x
 }
 
-// install makes inv the LP's basis inverse and x its basic values.
+// install makes inv the LP's basis inverse and x its perturbed basic
+// values.
 func (lp *coverLP) install(inv [][]float64, x []float64) {
 	lp.pivots = 0
 	for k := range inv {
 		copy(lp.binv[k], inv[k])
 		lp.xb[k] = max(x[k], 0)
+		lp.x1[k] = floats.Sum(inv[k])
 	}
+}
+
+// perturbation is how much more than 1 job j's row of the LP asks for:
+// between 0.5 and 1.5 millionths, spread by a fixed hash of j so that the
+// LP is the same on every run. The master LP is highly degenerate (its
+// vertices are near-integral plans, most basic values 0): at 1,000 jobs on
+// 200 hosts nine pivots in ten moved nothing, half ran under Bland's rule,
+// and one solve after a run's new columns took 36,759 pivots. With the
+// right-hand side perturbed no basic value is 0 but by coincidence, so
+// every pivot lowers the perturbed LP's value, and none repeats a basis.
+// The duals (c_B·B⁻¹) do not depend on the right-hand side: duals
+// feasible for the perturbed LP are feasible for the LP itself, so column
+// generation and its bound are those of the LP itself, and the value
+// reported (objective) is the LP's own wherever it can be.
+func perturbation(j int) float64 {
+	h := uint64(j+1) * 0x9E3779B97F4A7C15
+	return 1e-6 * (0.5 + float64(h>>11)/(1<<53))
 }
 
 // warmStart makes basis (a basic variable per row, numbered as in basis;
@@ -586,7 +616,7 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	if inv == nil {
 		return false
 	}
-	x := rowSums(inv)
+	x := lp.basicValues(inv)
 	// Rows ratioTest passes over as round-off still move by θ times their
 	// element, so a basis the last run ended on can hold values a little
 	// below 0 (−1.7e-9 at 200 jobs on 50 hosts): install clamps those.
@@ -598,22 +628,32 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	return true
 }
 
+// objective is the value of a solution of the LP at the basis: its own
+// basic solution B⁻¹·1 if that is feasible (at an optimal basis it nearly
+// always is, and then this is the LP's optimum), else the perturbed one the
+// pivots follow (xb), which covers every job too. Either way it is never
+// below the LP's optimum: column generation compares it with a bound.
 func (lp *coverLP) objective() float64 {
+	x := lp.x1
+	if slices.Min(x) < -feasTol {
+		x = lp.xb
+	}
 	var z float64
 	for k, b := range lp.basis {
 		if b >= 0 {
-			z += lp.cost[b] * lp.xb[k]
+			z += lp.cost[b] * x[k]
 		}
 	}
 	return z
 }
 
-// values returns λ per column.
+// values returns λ per column: the LP's own values at the basis (B⁻¹·1),
+// not the perturbed LP's, round-off below 0 read as 0.
 func (lp *coverLP) values() []float64 {
 	v := make([]float64, len(lp.cols))
 	for k, b := range lp.basis {
 		if b >= 0 {
-			v[b] = lp.xb[k]
+			v[b] = max(lp.x1[k], 0)
 		}
 	}
 	return v

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/packer-sched/packer/model"
 )
 
@@ -311,8 +313,8 @@ func TestSingularBasisRestarts(t *testing.T) {
 			t.Fatalf("trial %d: refactor of a singular basis kept the old B⁻¹", trial)
 		}
 		for j := range m {
-			if lp.basis[j] != j || lp.xb[j] != 1 || lp.binv[j][j] != 1 || slices.ContainsFunc(lp.binv[j], func(v float64) bool { return v != 0 && v != 1 }) {
-				t.Fatalf("trial %d: row %d after the restart: basis %d, λ %g, B⁻¹ row %v", trial, j, lp.basis[j], lp.xb[j], lp.binv[j])
+			if lp.basis[j] != j || lp.x1[j] != 1 || lp.xb[j] != lp.rhs[j] || lp.binv[j][j] != 1 || slices.ContainsFunc(lp.binv[j], func(v float64) bool { return v != 0 && v != 1 }) {
+				t.Fatalf("trial %d: row %d after the restart: basis %d, λ %g (perturbed %g), B⁻¹ row %v", trial, j, lp.basis[j], lp.x1[j], lp.xb[j], lp.binv[j])
 			}
 		}
 		if got := lp.solve(100*m, nil); math.Abs(got-want) > 1e-9*want || !lp.optimal {
@@ -329,7 +331,7 @@ func TestRejectedPivotSitsOut(t *testing.T) {
 	lp := newCoverLP([]float64{1e15, 10})
 	lp.add([]int{0}, 0.5) // B⁻¹a = (1e-12, 0): rejected
 	lp.add([]int{1}, 0.5) // B⁻¹a = (0, 1): safe
-	lp.binv[0][0], lp.xb[0] = 1e-12, 1e-9
+	lp.binv[0][0], lp.xb[0], lp.x1[0] = 1e-12, 1e-9, 1e-9
 	lp.solve(10, nil)
 	if lp.optimal || lp.work != 1 || lp.basis[1] != 3 || lp.basis[0] != 0 {
 		t.Errorf("optimal %v, pivots %d, basis %v; want not optimal, 1 pivot, basis [0 3]", lp.optimal, lp.work, lp.basis)
@@ -352,11 +354,64 @@ func TestSmallPivotRefactorsFirst(t *testing.T) {
 	}
 	clean, spoilt := build(), build()
 	clean.solve(20, nil)
-	spoilt.binv[0][0], spoilt.binv[0][1], spoilt.xb[0] = 0.5+1e-6, -0.5, 1e-9
+	spoilt.binv[0][0], spoilt.binv[0][1], spoilt.xb[0], spoilt.x1[0] = 0.5+1e-6, -0.5, 1e-9, 1e-9
 	spoilt.pivots = 1
 	got := spoilt.solve(20, nil)
 	if math.Abs(got-61) > 1e-9 || !spoilt.optimal || spoilt.work != clean.work || !slices.Equal(spoilt.basis, clean.basis) {
 		t.Errorf("spoilt: value %g (optimal %v), %d pivots, basis %v; unspoilt: %d pivots, basis %v; want 61 and the same pivots",
 			got, spoilt.optimal, spoilt.work, spoilt.basis, clean.work, clean.basis)
+	}
+}
+
+// TestPerturbationEndsStalling solves the master LPs column generation
+// builds (20 rounds on 50 hosts, where most pivots of the LP itself move
+// nothing) from the singletons twice: with the perturbed right-hand side
+// and with the LP's own (every row 1). Both must end at the same value;
+// the perturbed solve must take far fewer pivots that move nothing.
+func TestPerturbationEndsStalling(t *testing.T) {
+	var stalls, pivots [2]int
+	for inst := range 3 {
+		cl := model.PaperCluster()
+		cl.Hosts = 50
+		p, err := model.NewProblem(RandomWorkload(uint64(40+inst), 150), cl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cg := newColumnGen(p, 0, 0)
+		cg.workers = 1
+		for round := 1; round <= 20; round++ {
+			cg.lp.solve(1000*len(p.Jobs), nil)
+			cg.price(round)
+		}
+		var z [2]float64
+		for plain := range 2 {
+			lpm := newCoverLP(cg.lp.cost[:len(p.Jobs)])
+			lpm.trans = cg.lp.trans
+			if plain == 1 {
+				for j := range lpm.rhs {
+					lpm.rhs[j] = 1
+				}
+				lpm.restart()
+			}
+			for c := len(p.Jobs); c < len(cg.lp.cols); c++ {
+				lpm.add(cg.lp.cols[c], cg.lp.cost[c])
+			}
+			z[plain] = lpm.solve(1000*len(p.Jobs), nil)
+			if !lpm.optimal {
+				t.Fatalf("workload %d, plain %d: not optimal", inst, plain)
+			}
+			if y := floats.Sum(lpm.duals()); math.Abs(y-z[plain]) > 1e-9*z[plain] {
+				t.Errorf("workload %d, plain %d: value %v, but the duals sum to %v", inst, plain, z[plain], y)
+			}
+			stalls[plain] += lpm.stalls
+			pivots[plain] += lpm.work
+		}
+		if math.Abs(z[0]-z[1]) > 1e-9*z[1] {
+			t.Errorf("workload %d: perturbed LP ends at %v, the LP itself at %v", inst, z[0], z[1])
+		}
+	}
+	t.Logf("pivots that moved nothing: perturbed %d of %d, plain %d of %d", stalls[0], pivots[0], stalls[1], pivots[1])
+	if stalls[1] < 100 || 10*stalls[0] > stalls[1] {
+		t.Errorf("pivots that moved nothing: perturbed %d, plain %d: want the plain LP degenerate and a tenth of its stalls at most", stalls[0], stalls[1])
 	}
 }
