@@ -415,3 +415,47 @@ func TestPerturbationEndsStalling(t *testing.T) {
 		t.Errorf("pivots that moved nothing: perturbed %d, plain %d: want the plain LP degenerate and a tenth of its stalls at most", stalls[0], stalls[1])
 	}
 }
+
+// TestPivotErrorHandWorked: on B = I, a row of B⁻¹ spoilt by s in column j
+// has r̃·B − e_r = s·e_j, so the error of d[r] is |s·d_j|; an exact row
+// has none, whatever d.
+func TestPivotErrorHandWorked(t *testing.T) {
+	lp := newCoverLP([]float64{4, 5, 6})
+	d := []float64{0.5, 2, -1}
+	if e := lp.pivotError(0, d); e != 0 {
+		t.Errorf("exact B⁻¹: error %g, want 0", e)
+	}
+	lp.binv[0][1] = 1e-3
+	if e := lp.pivotError(0, d); math.Abs(e-2e-3) > 1e-15 {
+		t.Errorf("row 0 spoilt by 1e-3 in column 1: error %g, want 2e-3", e)
+	}
+	lp.binv[0][1], lp.binv[2][2] = 0, 1-1e-4
+	if e := lp.pivotError(2, d); math.Abs(e-1e-4) > 1e-15 {
+		t.Errorf("row 2's own element spoilt by 1e-4: error %g, want 1e-4", e)
+	}
+}
+
+// TestDoubtfulPivot: a pivot a millionth of d's largest element is taken
+// on an updated B⁻¹ whose row is exact, and on one just computed afresh;
+// a row spoilt by 1e-9 makes the same pivot doubtful (its error, 1e-9·1,
+// passes pivotTrust·1e-6), as does a spoilt row of any other B⁻¹ updated
+// since its refactorisation. A pivot that is not small is never doubtful.
+func TestDoubtfulPivot(t *testing.T) {
+	d := []float64{1e-6, 1, 0}
+	lp := newCoverLP([]float64{4, 5, 6})
+	lp.pivots = 1
+	if lp.doubtful(0, d, 1) {
+		t.Errorf("exact row, updated B⁻¹: doubtful")
+	}
+	lp.binv[0][1] = 1e-9
+	if !lp.doubtful(0, d, 1) {
+		t.Errorf("row spoilt by 1e-9, updated B⁻¹: not doubtful")
+	}
+	if lp.doubtful(1, d, 1) {
+		t.Errorf("pivot 1 beside a largest of 1: doubtful")
+	}
+	lp.pivots = 0
+	if lp.doubtful(0, d, 1) {
+		t.Errorf("B⁻¹ just computed afresh: doubtful")
+	}
+}
