@@ -129,9 +129,10 @@ func parseGlpsolSolution(file string, m int) (masterOracle, error) {
 // transferValues is the value of each of lpm's transfers (0 if non-basic).
 func transferValues(lpm *coverLP) []float64 {
 	v := make([]float64, len(lpm.trans))
+	x := lpm.primal()
 	for k, b := range lpm.basis {
 		if t := lpm.transfer(b); t >= 0 {
-			v[t] = max(lpm.x1[k], 0)
+			v[t] = max(x[k], 0)
 		}
 	}
 	return v
@@ -203,7 +204,7 @@ func checkMaster(lpm *coverLP, z float64, lambda, tau, y []float64, or masterOra
 		return false, fmt.Errorf("1ᵀy = %.12g, value %.12g (differ by %.3g)", sy, z, sy-z)
 	}
 	// A non-degenerate optimal basis has the unique dual optimum.
-	for _, x := range lpm.x1 {
+	for _, x := range lpm.primal() {
 		if x < 1e-6 {
 			return false, nil
 		}

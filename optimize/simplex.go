@@ -40,12 +40,14 @@ type coverLP struct {
 	// take its place.
 	trans [][2]int
 	// xb are the basic values of the perturbed LP, whose right-hand side
-	// is rhs (1 + a job's perturbation) rather than 1, and x1 B⁻¹·1, the
-	// basic values of the LP itself (see perturbation).
+	// is rhs (1 + a job's perturbation) rather than 1: the pivots follow
+	// them. x1 are B⁻¹·1, the basic values of the LP itself, which it
+	// reports (primal). See perturbation.
 	xb, x1, rhs []float64
 	// pivots counts the pivots since B⁻¹ was last computed afresh; work
 	// all pivots ever (a deterministic measure of the LP's effort), and
-	// stalls those that moved no basic value (step θ = 0).
+	// stalls those whose step θ in xb was 0 (tests read it: blandAfter of
+	// them in a row send solve to Bland's rule).
 	pivots, work, stalls int
 	// optimal records that the last solve ended because no column priced
 	// out, not on its pivot cap or stop, and none sat out for want of a
@@ -101,8 +103,8 @@ func (lp *coverLP) duals() []float64 {
 
 // solve pivots (Devex pricing, see devex) until no column prices out
 // (lp.optimal), maxPivots iterations (pivots, and choices dropped for an
-// unsafe pivot), or stop (if not nil, asked every 16) says so; it returns
-// the objective.
+// unsafe pivot), or stop (if not nil, asked every 16, and by refactor,
+// which ends the solve if it stops it) says so; it returns the objective.
 //
 // The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
 // and computed afresh (O(M²)) every dualRefresh pivots and before the solve
@@ -215,7 +217,7 @@ const (
 
 // pivotRel is the least pivot element relative to the largest in B⁻¹a
 // (absolute values); a pivot below pivotCheck times it is taken only on a
-// B⁻¹ computed afresh.
+// B⁻¹ computed afresh, or on one whose row vouches for it (doubtful).
 const (
 	pivotRel   = 1e-7
 	pivotCheck = 1e-5
@@ -229,13 +231,13 @@ func (lp *coverLP) doubtful(r int, d []float64, largest float64) bool {
 	return lp.pivots > 0 && d[r] < pivotCheck*largest && lp.pivotError(r, d) > pivotTrust*d[r]
 }
 
-// pivotError bounds, to first order, how far d[r], row r of B⁻¹ times the
-// entering column, lies from its exact value: if that row r̃ of the updated
-// B⁻¹ has r̃·B = e_r + ε, then r̃·a = (B⁻¹a)_r + ε·B⁻¹a, so the error is
-// about Σ|ε_k·d_k|. It costs a pass over B's entries, where refactor costs
-// O(M³): at 1,000 jobs on 200 hosts, with the right-hand side perturbed,
-// solves met a small pivot every few dozen pivots and spent most of their
-// time refactoring before pivots that were accurate all along.
+// pivotError estimates, to first order, how far d[r], row r of B⁻¹ times
+// the entering column, lies from its exact value: if that row r̃ of the
+// updated B⁻¹ has r̃·B = e_r + ε, then r̃·a = (B⁻¹a)_r + ε·B⁻¹a, so the
+// error is about Σ|ε_k·d_k|. It costs a pass over B's entries, where
+// refactor costs O(M³): on the ill-conditioned bases of 1,000 jobs small
+// pivots came every few dozen pivots, and refactoring before each took
+// most of a solve's time.
 func (lp *coverLP) pivotError(r int, d []float64) float64 {
 	row := lp.binv[r]
 	var e float64
@@ -263,7 +265,8 @@ func (lp *coverLP) pivotError(r int, d []float64) float64 {
 // pivotError may show for a small pivot to be taken on an updated B⁻¹.
 const pivotTrust = 1e-6
 
-// feasTol is how far below 0 a basic value of a warm start may lie.
+// feasTol is how far below 0 a basic value may lie and still count as
+// feasible: a warm start's, and the LP's own basic solution's (primal).
 const feasTol = 1e-7
 
 // column sets d to B⁻¹a for variable enter (a column, surplus or transfer).
@@ -622,16 +625,17 @@ func (lp *coverLP) install(inv [][]float64, x []float64) {
 
 // perturbation is how much more than 1 job j's row of the LP asks for:
 // between 0.5 and 1.5 millionths, spread by a fixed hash of j so that the
-// LP is the same on every run. The master LP is highly degenerate (its
-// vertices are near-integral plans, most basic values 0): at 1,000 jobs on
-// 200 hosts nine pivots in ten moved nothing, half ran under Bland's rule,
-// and one solve after a run's new columns took 36,759 pivots. With the
-// right-hand side perturbed no basic value is 0 but by coincidence, so
-// every pivot lowers the perturbed LP's value, and none repeats a basis.
-// The duals (c_B·B⁻¹) do not depend on the right-hand side: duals
-// feasible for the perturbed LP are feasible for the LP itself, so column
-// generation and its bound are those of the LP itself, and the value
-// reported (objective) is the LP's own wherever it can be.
+// LP is the same on every run. The master LP is highly degenerate: its
+// vertices are near-integral plans, most basic values 0, and the ratio test
+// meets ties and steps of zero, blandAfter of which in a row send solve to
+// Bland's rule, whose pivots move slowly. In the perturbed values the
+// pivots follow (xb) ties and zeros are rare. At 1,000 jobs on 200 hosts
+// one solve after a run's new columns took 36,759 pivots unperturbed (nine
+// in ten steps of zero, half under Bland's rule) and 4,866 perturbed. The
+// right-hand side does not enter the dual constraints: duals feasible for
+// the perturbed LP are feasible for the LP itself, so pricing and Farley's
+// bound hold for the LP itself, and what the LP reports is its own basic
+// solution (primal).
 func perturbation(j int) float64 {
 	h := uint64(j+1) * 0x9E3779B97F4A7C15
 	return 1e-6 * (0.5 + float64(h>>11)/(1<<53))
@@ -669,16 +673,22 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	return true
 }
 
-// objective is the value of a solution of the LP at the basis: its own
-// basic solution B⁻¹·1 if that is feasible (at an optimal basis it nearly
-// always is, and then this is the LP's optimum), else the perturbed one the
-// pivots follow (xb), which covers every job too. Either way it is never
-// below the LP's optimum: column generation compares it with a bound.
-func (lp *coverLP) objective() float64 {
-	x := lp.x1
-	if slices.Min(x) < -feasTol {
-		x = lp.xb
+// primal is the basic solution the LP reports (objective, values): its
+// own, B⁻¹·1, if that is feasible (at an optimal basis it nearly always is,
+// and its value is then the LP's optimum), else the perturbed one the
+// pivots follow (xb), which covers every job too.
+func (lp *coverLP) primal() []float64 {
+	if slices.Min(lp.x1) < -feasTol {
+		return lp.xb
 	}
+	return lp.x1
+}
+
+// objective is the value of the basic solution primal gives: never below
+// the LP's optimum by more than round-off (feasTol), so column generation
+// may compare it with a proven bound.
+func (lp *coverLP) objective() float64 {
+	x := lp.primal()
 	var z float64
 	for k, b := range lp.basis {
 		if b >= 0 {
@@ -688,13 +698,13 @@ func (lp *coverLP) objective() float64 {
 	return z
 }
 
-// values returns λ per column: the LP's own values at the basis (B⁻¹·1),
-// not the perturbed LP's, round-off below 0 read as 0.
+// values returns λ per column, from primal, round-off below 0 read as 0.
 func (lp *coverLP) values() []float64 {
+	x := lp.primal()
 	v := make([]float64, len(lp.cols))
 	for k, b := range lp.basis {
 		if b >= 0 {
-			v[b] = max(lp.x1[k], 0)
+			v[b] = max(x[k], 0)
 		}
 	}
 	return v

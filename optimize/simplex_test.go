@@ -28,7 +28,8 @@ func randomCoverLP(rng *rand.Rand, m, n int) *coverLP {
 }
 
 // TestRefactorInvertsTheBasis: after solves that pivot many times, refactor
-// leaves B⁻¹·B = I and the basic values B⁻¹·1, and solving on from it gives
+// leaves B⁻¹·B = I, the LP's basic values B⁻¹·1 and the perturbed ones
+// B⁻¹·rhs (clamped at 0), and solving on from it gives
 // the value a from-scratch solve of the same columns gives. Spoiling B⁻¹
 // before refactor checks that it rebuilds rather than keeps.
 func TestRefactorInvertsTheBasis(t *testing.T) {
@@ -62,6 +63,11 @@ func TestRefactorInvertsTheBasis(t *testing.T) {
 				if math.Abs(v-want) > 1e-9 {
 					t.Fatalf("trial %d: (B⁻¹B)[%d][%d] = %v, want %v", trial, r, k, v, want)
 				}
+			}
+		}
+		for r, row := range lp.binv {
+			if own, pert := floats.Sum(row), max(floats.Dot(row, lp.rhs), 0); math.Abs(lp.x1[r]-own) > 1e-12 || math.Abs(lp.xb[r]-pert) > 1e-12 {
+				t.Fatalf("trial %d, row %d: values %v and %v (perturbed), want %v and %v", trial, r, lp.x1[r], lp.xb[r], own, pert)
 			}
 		}
 		fresh := newCoverLP(lp.cost[:m])
@@ -363,12 +369,13 @@ func TestSmallPivotRefactorsFirst(t *testing.T) {
 	}
 }
 
-// TestPerturbationEndsStalling solves the master LPs column generation
-// builds (20 rounds on 50 hosts, where most pivots of the LP itself move
-// nothing) from the singletons twice: with the perturbed right-hand side
-// and with the LP's own (every row 1). Both must end at the same value;
-// the perturbed solve must take far fewer pivots that move nothing.
-func TestPerturbationEndsStalling(t *testing.T) {
+// TestPerturbationShortensSolves solves the master LPs column generation
+// builds (20 rounds, 150 jobs on 50 hosts) from the singletons twice: with
+// the perturbed right-hand side and with the LP's own (every row 1). Both
+// must end at the same value, the value their duals prove. The perturbed
+// solves must take fewer pivots, and a tenth at most of the steps of zero
+// (in the values the pivots follow) that send a solve to Bland's rule.
+func TestPerturbationShortensSolves(t *testing.T) {
 	var stalls, pivots [2]int
 	for inst := range 3 {
 		cl := model.PaperCluster()
@@ -410,9 +417,43 @@ func TestPerturbationEndsStalling(t *testing.T) {
 			t.Errorf("workload %d: perturbed LP ends at %v, the LP itself at %v", inst, z[0], z[1])
 		}
 	}
-	t.Logf("pivots that moved nothing: perturbed %d of %d, plain %d of %d", stalls[0], pivots[0], stalls[1], pivots[1])
-	if stalls[1] < 100 || 10*stalls[0] > stalls[1] {
-		t.Errorf("pivots that moved nothing: perturbed %d, plain %d: want the plain LP degenerate and a tenth of its stalls at most", stalls[0], stalls[1])
+	t.Logf("pivots: perturbed %d (%d steps of zero), plain %d (%d)", pivots[0], stalls[0], pivots[1], stalls[1])
+	if pivots[0] >= pivots[1] || stalls[1] < 100 || 10*stalls[0] > stalls[1] {
+		t.Errorf("pivots: perturbed %d (%d steps of zero), plain %d (%d): want fewer, and a tenth of the steps of zero at most", pivots[0], stalls[0], pivots[1], stalls[1])
+	}
+}
+
+// TestPrimalFallsBack: where the LP's own basic solution B⁻¹·1 has a value
+// below 0 (a basis optimal for the perturbed LP need not be feasible for the
+// LP itself), objective and values report the perturbed solution, which is
+// feasible, and agree with each other.
+func TestPrimalFallsBack(t *testing.T) {
+	lp := newCoverLP([]float64{4, 5})
+	lp.xb[0], lp.x1[0] = 0.25, 0.5
+	if z := lp.objective(); z != 4*0.5+5*1 {
+		t.Errorf("feasible own solution: value %v, want %v", z, 4*0.5+5*1)
+	}
+	lp.x1[0] = -1e-3
+	z, v := lp.objective(), lp.values()
+	want := 4*0.25 + 5*lp.xb[1]
+	if math.Abs(z-want) > 1e-12 || v[0] != 0.25 || v[1] != lp.xb[1] {
+		t.Errorf("own solution below 0: value %v, λ %v; want %v and the perturbed λ [0.25 %v]", z, v, want, lp.xb[1])
+	}
+}
+
+// TestStoppedRefactorEndsSolve: a solve whose first pivot is doubtful
+// refactors first; a stop that says yes at its first question ends that
+// refactorisation, and with it the solve: no pivot, not optimal, stop asked
+// once (before, the solve asked again and again until its own check).
+func TestStoppedRefactorEndsSolve(t *testing.T) {
+	lp := newCoverLP([]float64{10, 10, 10, 10, 10, 10, 10, 10})
+	lp.add([]int{0, 1}, 1)
+	lp.binv[0][0], lp.binv[0][1], lp.xb[0], lp.x1[0] = 0.5+1e-6, -0.5, 1e-9, 1e-9
+	lp.pivots = 1
+	asked := 0
+	lp.solve(20, func() bool { asked++; return true })
+	if asked != 1 || lp.work != 0 || lp.optimal {
+		t.Errorf("stop asked %d times, %d pivots, optimal %v; want 1, 0, false", asked, lp.work, lp.optimal)
 	}
 }
 
@@ -435,11 +476,49 @@ func TestPivotErrorHandWorked(t *testing.T) {
 	}
 }
 
+// TestPivotErrorAllKinds: on a basis of a two-job column, a surplus, a
+// transfer and a singleton (B below, by rows), B⁻¹ afresh gives no error in
+// any row; row 1 spoilt by s in column j has ε = s·(row j of B), so the
+// error is Σ_k |s·B[j][k]·d_k|, for each j.
+func TestPivotErrorAllKinds(t *testing.T) {
+	lp := newCoverLP([]float64{4, 5, 6, 7})
+	lp.trans = [][2]int{{2, 3}}
+	lp.add([]int{0, 1}, 3)
+	lp.basis = []int{4, -1 - 1, -1 - lp.m, 3} // column {0,1}, job 1's surplus, transfer (2,3), job 3
+	if !lp.refactor(nil) {
+		t.Fatal("refactor stopped")
+	}
+	B := [][]float64{
+		{1, 0, 0, 0},
+		{1, -1, 0, 0},
+		{0, 0, 1, 0},
+		{0, 0, -1, 1},
+	}
+	d := []float64{0.3, 0.7, 1.1, 1.3}
+	for r := range lp.m {
+		if e := lp.pivotError(r, d); e > 1e-15 {
+			t.Errorf("B⁻¹ afresh, row %d: error %g, want 0", r, e)
+		}
+	}
+	const s = 1e-3
+	for j := range lp.m {
+		lp.binv[1][j] += s
+		want := 0.0
+		for k := range lp.m {
+			want += math.Abs(s * B[j][k] * d[k])
+		}
+		if e := lp.pivotError(1, d); math.Abs(e-want) > 1e-12 {
+			t.Errorf("row 1 spoilt by %g in column %d: error %g, want %g", s, j, e, want)
+		}
+		lp.binv[1][j] -= s
+	}
+}
+
 // TestDoubtfulPivot: a pivot a millionth of d's largest element is taken
-// on an updated B⁻¹ whose row is exact, and on one just computed afresh;
-// a row spoilt by 1e-9 makes the same pivot doubtful (its error, 1e-9·1,
-// passes pivotTrust·1e-6), as does a spoilt row of any other B⁻¹ updated
-// since its refactorisation. A pivot that is not small is never doubtful.
+// on an updated B⁻¹ whose row is exact; spoilt by 1e-9 in another column
+// (an error of 1e-9·1, past pivotTrust·1e-6) the same row makes it
+// doubtful, unless B⁻¹ has just been computed afresh. A pivot that is not
+// small is never doubtful, even from a spoilt row.
 func TestDoubtfulPivot(t *testing.T) {
 	d := []float64{1e-6, 1, 0}
 	lp := newCoverLP([]float64{4, 5, 6})
@@ -451,11 +530,12 @@ func TestDoubtfulPivot(t *testing.T) {
 	if !lp.doubtful(0, d, 1) {
 		t.Errorf("row spoilt by 1e-9, updated B⁻¹: not doubtful")
 	}
+	lp.binv[1][1] = 1 + 1e-3 // an error of 1e-3·1: doubtful, were the pivot small
 	if lp.doubtful(1, d, 1) {
-		t.Errorf("pivot 1 beside a largest of 1: doubtful")
+		t.Errorf("pivot 1 beside a largest of 1, row spoilt: doubtful")
 	}
 	lp.pivots = 0
 	if lp.doubtful(0, d, 1) {
-		t.Errorf("B⁻¹ just computed afresh: doubtful")
+		t.Errorf("spoilt row of a B⁻¹ just computed afresh: doubtful")
 	}
 }
