@@ -25,18 +25,24 @@ var errCrashed = errors.New("the process crashed here (simulated)")
 // target (a domain, volume or path containing it), before the call reaches
 // libvirt or, if after, once libvirt has done it and before apply hears
 // back. Whatever is in the state file then is what a killed process
-// leaves.
+// leaves. Calls other goroutines had already made when it died run to
+// their end first, as libvirtd finishes the requests it has received
+// when their sender dies: without that, a domain another launch was
+// defining at the crash could appear only after the test had destroyed
+// what the journal names (TestCrashWithParallelLaunchesLeavesNothing,
+// one run in many).
 type crash struct {
 	method string
 	target string
 	nth    int
 	after  bool
 
-	mu      sync.Mutex
-	calls   int
-	dead    bool
-	reached chan struct{}
-	release chan struct{}
+	mu       sync.Mutex
+	calls    int
+	dead     bool
+	inFlight sync.WaitGroup
+	reached  chan struct{}
+	release  chan struct{}
 }
 
 func newCrash(method, target string, nth int, after bool) *crash {
@@ -58,7 +64,9 @@ func (c *crash) at(method, arg string, do func() error) error {
 		hit = c.calls == c.nth
 	}
 	if !hit {
+		c.inFlight.Add(1)
 		c.mu.Unlock()
+		defer c.inFlight.Done()
 		return do()
 	}
 	c.dead = true
@@ -66,6 +74,7 @@ func (c *crash) at(method, arg string, do func() error) error {
 	if c.after {
 		_ = do()
 	}
+	c.inFlight.Wait()
 	close(c.reached)
 	<-c.release
 	return errCrashed
