@@ -105,7 +105,9 @@ type ColumnsResult struct {
 	// count the columns generated and the pricing rounds run; Converged is
 	// true when exact pricing over every candidate duration found no column
 	// to enter: the LP is then solved over all phases (LowerBound ≥
-	// LPValue·(1−1e-9)). Ended says why column generation ended.
+	// LPValue·(1−1e-9), or 1−2e-6 where the LP's own basic solution is
+	// infeasible and it reports the perturbed one: coverLP.primal). Ended
+	// says why column generation ended.
 	LPValue          float64
 	Columns, Rounds  int
 	Converged        bool

@@ -40,6 +40,8 @@ func TestRefactorInvertsTheBasis(t *testing.T) {
 		lp.solve(50*m, nil)
 		for k := range lp.binv {
 			lp.binv[k][rng.IntN(m)] += 0.5
+			lp.x1[k] += 0.5
+			lp.xb[k] += 0.5
 		}
 		lp.refactor(nil)
 		for k, b := range lp.basis {
@@ -423,15 +425,20 @@ func TestPerturbationShortensSolves(t *testing.T) {
 	}
 }
 
-// TestPrimalFallsBack: where the LP's own basic solution B⁻¹·1 has a value
-// below 0 (a basis optimal for the perturbed LP need not be feasible for the
-// LP itself), objective and values report the perturbed solution, which is
-// feasible, and agree with each other.
+// TestPrimalFallsBack (values set by hand): where the LP's own basic
+// solution B⁻¹·1 has a value below 0 past round-off (a basis optimal for
+// the perturbed LP need not be feasible for the LP itself), objective and
+// values report the perturbed solution, and agree with each other; a value
+// below 0 by round-off keeps the LP's own, λ read as 0.
 func TestPrimalFallsBack(t *testing.T) {
 	lp := newCoverLP([]float64{4, 5})
 	lp.xb[0], lp.x1[0] = 0.25, 0.5
 	if z := lp.objective(); z != 4*0.5+5*1 {
 		t.Errorf("feasible own solution: value %v, want %v", z, 4*0.5+5*1)
+	}
+	lp.x1[0] = -1e-9
+	if z, v := lp.objective(), lp.values(); math.Abs(z-(4*-1e-9+5)) > 1e-15 || v[0] != 0 || v[1] != 1 {
+		t.Errorf("own solution below 0 by round-off: value %v, λ %v; want %v and [0 1]", z, v, 4*-1e-9+5)
 	}
 	lp.x1[0] = -1e-3
 	z, v := lp.objective(), lp.values()
@@ -494,7 +501,7 @@ func TestPivotErrorAllKinds(t *testing.T) {
 		{0, 0, 1, 0},
 		{0, 0, -1, 1},
 	}
-	d := []float64{0.3, 0.7, 1.1, 1.3}
+	d := []float64{0.3, -0.7, 1.1, 1.3}
 	for r := range lp.m {
 		if e := lp.pivotError(r, d); e > 1e-15 {
 			t.Errorf("B⁻¹ afresh, row %d: error %g, want 0", r, e)
@@ -514,28 +521,28 @@ func TestPivotErrorAllKinds(t *testing.T) {
 	}
 }
 
-// TestDoubtfulPivot: a pivot a millionth of d's largest element is taken
-// on an updated B⁻¹ whose row is exact; spoilt by 1e-9 in another column
-// (an error of 1e-9·1, past pivotTrust·1e-6) the same row makes it
-// doubtful, unless B⁻¹ has just been computed afresh. A pivot that is not
-// small is never doubtful, even from a spoilt row.
+// TestDoubtfulPivot: a pivot a millionth of d's largest element (1e3) is
+// taken on an updated B⁻¹ whose row is exact; spoilt by 1e-9 in another
+// column (an error of 1e-9·1e3, past pivotTrust·1e-3) the same row makes
+// it doubtful, unless B⁻¹ has just been computed afresh. A pivot that is
+// not small beside the largest is never doubtful, even from a spoilt row.
 func TestDoubtfulPivot(t *testing.T) {
-	d := []float64{1e-6, 1, 0}
+	d := []float64{1e-3, 1e3, 0}
 	lp := newCoverLP([]float64{4, 5, 6})
 	lp.pivots = 1
-	if lp.doubtful(0, d, 1) {
+	if lp.doubtful(0, d, 1e3) {
 		t.Errorf("exact row, updated B⁻¹: doubtful")
 	}
 	lp.binv[0][1] = 1e-9
-	if !lp.doubtful(0, d, 1) {
+	if !lp.doubtful(0, d, 1e3) {
 		t.Errorf("row spoilt by 1e-9, updated B⁻¹: not doubtful")
 	}
-	lp.binv[1][1] = 1 + 1e-3 // an error of 1e-3·1: doubtful, were the pivot small
-	if lp.doubtful(1, d, 1) {
-		t.Errorf("pivot 1 beside a largest of 1, row spoilt: doubtful")
+	lp.binv[1][1] = 1 + 1e-3 // an error of 1e-3·1e3: doubtful, were the pivot small
+	if lp.doubtful(1, d, 1e3) {
+		t.Errorf("the largest pivot, row spoilt: doubtful")
 	}
 	lp.pivots = 0
-	if lp.doubtful(0, d, 1) {
+	if lp.doubtful(0, d, 1e3) {
 		t.Errorf("spoilt row of a B⁻¹ just computed afresh: doubtful")
 	}
 }
