@@ -245,16 +245,7 @@ func (lp *coverLP) pivotError(r int, d []float64) float64 {
 	var e float64
 	for k, b := range lp.basis {
 		var v float64
-		switch t := lp.transfer(b); {
-		case b >= 0:
-			for _, j := range lp.cols[b] {
-				v += row[j]
-			}
-		case t >= 0:
-			v = row[lp.trans[t][0]] - row[lp.trans[t][1]]
-		default:
-			v = -row[-1-b]
-		}
+		lp.entries(b, func(j int, a float64) { v += a * row[j] })
 		if k == r {
 			v--
 		}
@@ -274,21 +265,27 @@ const feasTol = 1e-7
 // column sets d to B⁻¹a for variable enter (a column, surplus or transfer).
 func (lp *coverLP) column(enter int, d []float64) {
 	clear(d)
-	if enter >= 0 {
-		for _, j := range lp.cols[enter] {
-			for k := range d {
-				d[k] += lp.binv[k][j]
-			}
-		}
-	} else if t := lp.transfer(enter); t >= 0 {
-		i, j := lp.trans[t][0], lp.trans[t][1]
+	lp.entries(enter, func(j int, a float64) {
 		for k := range d {
-			d[k] = lp.binv[k][i] - lp.binv[k][j]
+			d[k] += a * lp.binv[k][j]
 		}
-	} else {
-		for k := range d {
-			d[k] = -lp.binv[k][-1-enter]
+	})
+}
+
+// entries calls f(j, a_j) for each non-zero entry of variable v's column in
+// the LP's matrix: 1 in each job of a column, 1 and −1 in a transfer's two
+// rows, −1 in a surplus's. column, inverse and pivotError read B through it.
+func (lp *coverLP) entries(v int, f func(j int, a float64)) {
+	switch t := lp.transfer(v); {
+	case v >= 0:
+		for _, j := range lp.cols[v] {
+			f(j, 1)
 		}
+	case t >= 0:
+		f(lp.trans[t][0], 1)
+		f(lp.trans[t][1], -1)
+	default:
+		f(-1-v, -1)
 	}
 }
 
@@ -548,17 +545,7 @@ func (lp *coverLP) inverse(basis []int, stop func() bool) (inv [][]float64, sing
 		a[j][m+j] = 1
 	}
 	for k, b := range basis {
-		if t := lp.transfer(b); t >= 0 {
-			a[lp.trans[t][0]][k], a[lp.trans[t][1]][k] = 1, -1
-			continue
-		}
-		if b < 0 {
-			a[-1-b][k] = -1
-			continue
-		}
-		for _, j := range lp.cols[b] {
-			a[j][k] = 1
-		}
+		lp.entries(b, func(j int, v float64) { a[j][k] = v })
 	}
 	for c := range m {
 		if stop != nil && c%8 == 7 && stop() {
