@@ -371,6 +371,8 @@ type columnGen struct {
 	// it said yes, so that the round's result is not taken for convergence.
 	stop func() bool
 	cut  bool
+	// greedyGrid is the durations greedyRound prices (made on first use).
+	greedyGrid []float64
 }
 
 // pricingWork is about the most table cells the pricing programme fills per

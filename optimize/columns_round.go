@@ -136,6 +136,12 @@ func (cg *columnGen) stabilisedQuick(round int) int {
 // their value most; it returns how many entered (realize keeps those whose
 // reduced cost under cg.y is negative).
 func (cg *columnGen) quickRound(round, n int) int {
+	greedy := 0
+	if cg.scale > 1 {
+		if greedy = cg.greedyRound(); cg.cut {
+			return 0
+		}
+	}
 	g := len(cg.grid)
 	step := max(1, g/n)
 	type found struct {
@@ -148,7 +154,7 @@ func (cg *columnGen) quickRound(round, n int) int {
 	}
 	res := cg.priceAll(Ds, cg.scale, true, cg.scale > 1)
 	if res == nil {
-		return 0
+		return greedy
 	}
 	var sets []found
 	for k, D := range Ds {
@@ -157,7 +163,7 @@ func (cg *columnGen) quickRound(round, n int) int {
 		}
 	}
 	sort.SliceStable(sets, func(a, b int) bool { return sets[a].rc < sets[b].rc })
-	added := 0
+	added := greedy
 	for _, f := range sets[:min(maxEnter, len(sets))] {
 		if cg.realize(f.jobs, f.roles) {
 			added++
