@@ -50,3 +50,57 @@ func TestCoverRestPartitions(t *testing.T) {
 		t.Fatalf("coverRest's plan %.1f s, every job left alone %.1f s", got, alone)
 	}
 }
+
+// A dive that leaves more jobs than the pair scheduler takes (300, none
+// covered) is finished by coverRest, not by running them alone: the plan
+// covers every job once, in fewer phases and a shorter makespan than alone.
+func TestFinishCoversALargeRest(t *testing.T) {
+	p := randomOnHosts(t, 7, maxFinishJobs+44, 80)
+	cg := newColumnGen(p, 0, 0)
+	for round := 1; round <= 4; round++ {
+		cg.lp.solve(50*len(p.Jobs), nil)
+		cg.price(round)
+	}
+	m := len(p.Jobs)
+	out := cg.finish(model.Schedule{}, make([]bool, m))
+	if err := p.Check(out); err != nil {
+		t.Fatalf("finish's schedule: %v", err)
+	}
+	var alone float64
+	for j := range m {
+		alone += cg.lp.cost[j]
+	}
+	if got := p.Makespan(out); len(out.Phases) >= m || got >= alone {
+		t.Fatalf("finish: %d phases, %.1f s; every job alone: %d phases, %.1f s", len(out.Phases), got, m, alone)
+	}
+}
+
+// halfCover, worked by hand: it counts only columns disjoint from the
+// covered jobs and from those before them, and stops at half the jobs left.
+func TestHalfCoverHandWorked(t *testing.T) {
+	cols := [][]int{{0, 1}, {1, 2}, {3}, {4, 5, 6}, {7}}
+	sure := []int{0, 1, 2, 3, 4}
+	for _, c := range []struct {
+		covered []int
+		left    int
+		want    int
+	}{
+		{nil, 8, 4},         // {0,1}, {1,2} overlaps, {3}: 3 < 4, {4,5,6}: 6
+		{nil, 4, 1},         // {0,1} is half of 4
+		{[]int{3}, 5, 4},    // {0,1}: 2 < 2.5, {1,2} overlaps, {3} covered, {4,5,6}
+		{[]int{0, 4}, 6, 3}, // {0,1} and {4,5,6} covered: {1,2}, {3}
+		{nil, 100, 5},       // all of them
+	} {
+		covered := make([]bool, 8)
+		for _, j := range c.covered {
+			covered[j] = true
+		}
+		before := slices.Clone(covered)
+		if got := halfCover(sure, cols, covered, c.left); got != c.want {
+			t.Errorf("covered %v, %d left: %d columns, want %d", c.covered, c.left, got, c.want)
+		}
+		if !slices.Equal(covered, before) {
+			t.Fatal("halfCover changed covered")
+		}
+	}
+}

@@ -11,6 +11,12 @@ import (
 // primary VMs, past maxCells, so pricing counts units of 2 VMs and quick
 // rounds price greedily too. Its duals are random, seeded.
 func largeClusterGen(t *testing.T, seed uint64, m int) (*columnGen, *rand.Rand) {
+	return largeClusterGenOn(t, seed, m, func(int) bool { return true })
+}
+
+// largeClusterGenOn is largeClusterGen with duals only on the jobs that
+// priced says yes to.
+func largeClusterGenOn(t *testing.T, seed uint64, m int, priced func(j int) bool) (*columnGen, *rand.Rand) {
 	t.Helper()
 	p := randomOnHosts(t, seed, m, 80)
 	cg := newColumnGen(p, 0, 0)
@@ -20,7 +26,7 @@ func largeClusterGen(t *testing.T, seed uint64, m int) (*columnGen, *rand.Rand) 
 	rng := rand.New(rand.NewPCG(seed, 7))
 	pi := make([]float64, m)
 	for j := range pi {
-		if rng.Float64() < 0.8 {
+		if rng.Float64() < 0.8 && priced(j) {
 			pi[j] = cg.lp.cost[j] * rng.Float64() * 0.3
 		}
 	}
@@ -29,13 +35,20 @@ func largeClusterGen(t *testing.T, seed uint64, m int) (*columnGen, *rand.Rand) 
 }
 
 // The greedy's set fits a phase of its length (phaseSolver.fits, the
-// model's own test), takes each job once in a role its class allows, is
-// worth what it says, and never more than the exact programme in single
-// VMs, of which it is a heuristic: a set worth more would be a phase the
-// programme missed, or no phase.
+// feasibility test the exact phase solver uses), takes each job once in a
+// role its class allows, is worth what it says, and never more than the
+// exact programme in single VMs, of which it is a heuristic: a set worth
+// more would be a phase the programme missed, or no phase. Seed 4 prices
+// only the jobs that may be hosts, whose host VMs need extras beside them
+// that no priced job offers: the greedy must fall back to primary roles.
 func TestGreedySetFitsAndIsBelowTheProgramme(t *testing.T) {
-	for seed := uint64(1); seed <= 3; seed++ {
-		cg, _ := largeClusterGen(t, seed, 120)
+	for seed := uint64(1); seed <= 4; seed++ {
+		priced := func(int) bool { return true }
+		if seed == 4 {
+			p := randomOnHosts(t, seed, 120, 80)
+			priced = func(j int) bool { return p.Jobs[j].CanHost() }
+		}
+		cg, _ := largeClusterGenOn(t, seed, 120, priced)
 		ps := cg.ps
 		var sumGreedy, sumExact float64
 		for i, D := range cg.grid {
@@ -72,33 +85,42 @@ func TestGreedySetFitsAndIsBelowTheProgramme(t *testing.T) {
 			}
 		}
 		// A heuristic that is never worse than exact is worth checking
-		// for being any good: most of the programme's value.
-		if sumGreedy < 0.8*sumExact {
+		// for being any good: nearly the programme's value (0.99 of it
+		// on these seeds; ordering jobs by dual times VMs, or by index,
+		// gets 0.82–0.95).
+		if sumGreedy < 0.97*sumExact {
 			t.Errorf("seed %d: greedy worth %.1f in all, the exact programme %.1f", seed, sumGreedy, sumExact)
 		}
 	}
 }
 
-// A greedy round enters only columns that price out on the LP's duals,
-// at least one at the singleton LP's duals, and new ones only.
-func TestGreedyRoundEntersPricedOutColumns(t *testing.T) {
+// A greedy round at the singleton LP's duals enters columns that price
+// out, each costing its phase's duration, and the LP re-solved with them
+// is lower: they are phases the LP can use.
+func TestGreedyRoundLowersTheLP(t *testing.T) {
 	p := randomOnHosts(t, 5, 150, 80)
 	cg := newColumnGen(p, 0, 0)
-	cg.lp.solve(50*len(p.Jobs), nil)
+	before := cg.lp.solve(50*len(p.Jobs), nil)
 	cg.y = cg.clampedDuals()
 	cg.pi = cg.y
-	before := len(cg.lp.cols)
-	added := cg.greedyRound()
-	if added == 0 || len(cg.lp.cols) != before+added {
-		t.Fatalf("entered %d, columns %d → %d", added, before, len(cg.lp.cols))
+	n := len(cg.lp.cols)
+	if added := cg.greedyRound(); added == 0 || len(cg.lp.cols) != n+added {
+		t.Fatalf("entered %d, columns %d → %d", added, n, len(cg.lp.cols))
 	}
-	for c := before; c < len(cg.lp.cols); c++ {
+	for c := n; c < len(cg.lp.cols); c++ {
 		var v float64
 		for _, j := range cg.lp.cols[c] {
 			v += cg.y[j]
 		}
-		if cost := cg.lp.cost[c]; cost-v >= 0 {
+		cost := cg.lp.cost[c]
+		if cost-v >= 0 {
 			t.Fatalf("column %d: cost %.3f, duals %.3f: does not price out", c, cost, v)
 		}
+		if d := p.PhaseDuration(cg.phases[c]); d != cost {
+			t.Fatalf("column %d costs %.3f, its phase lasts %.3f", c, cost, d)
+		}
+	}
+	if after := cg.lp.solve(50*len(p.Jobs), nil); after >= before*(1-1e-6) {
+		t.Fatalf("LP %.1f before the greedy's columns, %.1f after", before, after)
 	}
 }
