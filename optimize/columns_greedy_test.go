@@ -9,14 +9,9 @@ import (
 
 // largeClusterGen is column generation on m random jobs on 80 hosts: 160
 // primary VMs, past maxCells, so pricing counts units of 2 VMs and quick
-// rounds price greedily too. Its duals are random, seeded.
-func largeClusterGen(t *testing.T, seed uint64, m int) (*columnGen, *rand.Rand) {
-	return largeClusterGenOn(t, seed, m, func(int) bool { return true })
-}
-
-// largeClusterGenOn is largeClusterGen with duals only on the jobs that
-// priced says yes to.
-func largeClusterGenOn(t *testing.T, seed uint64, m int, priced func(j int) bool) (*columnGen, *rand.Rand) {
+// rounds price greedily too. Its duals are random, seeded, and 0 on the
+// jobs priced says no to.
+func largeClusterGen(t *testing.T, seed uint64, m int, priced func(j int) bool) *columnGen {
 	t.Helper()
 	p := randomOnHosts(t, seed, m, 80)
 	cg := newColumnGen(p, 0, 0)
@@ -31,7 +26,7 @@ func largeClusterGenOn(t *testing.T, seed uint64, m int, priced func(j int) bool
 		}
 	}
 	cg.pi, cg.y = pi, pi
-	return cg, rng
+	return cg
 }
 
 // The greedy's set fits a phase of its length (phaseSolver.fits, the
@@ -48,7 +43,7 @@ func TestGreedySetFitsAndIsBelowTheProgramme(t *testing.T) {
 			p := randomOnHosts(t, seed, 120, 80)
 			priced = func(j int) bool { return p.Jobs[j].CanHost() }
 		}
-		cg, _ := largeClusterGenOn(t, seed, 120, priced)
+		cg := largeClusterGen(t, seed, 120, priced)
 		ps := cg.ps
 		var sumGreedy, sumExact float64
 		for i, D := range cg.grid {
