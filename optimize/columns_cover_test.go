@@ -73,6 +73,48 @@ func TestFinishCoversALargeRest(t *testing.T) {
 	if got := p.Makespan(out); len(out.Phases) >= m || got >= alone {
 		t.Fatalf("finish: %d phases, %.1f s; every job alone: %d phases, %.1f s", len(out.Phases), got, m, alone)
 	}
+	// coverRest's phases, not the pair scheduler's two jobs a phase.
+	if most := slices.MaxFunc(out.Phases, func(a, b model.Phase) int { return len(a.Jobs) - len(b.Jobs) }); len(most.Jobs) <= 2 {
+		t.Fatalf("finish's largest phase holds %d jobs: not coverRest's", len(most.Jobs))
+	}
+}
+
+// Past largeDive jobs, finish keeps the shorter of the pair scheduler's
+// plan and coverRest's for a rest it could give the pair scheduler (250
+// of 420 jobs here, the others covered alone): on a large cluster that is
+// coverRest's.
+func TestFinishPrefersTheCoverPastLargeDive(t *testing.T) {
+	p := randomOnHosts(t, 8, largeDive+20, 80)
+	cg := newColumnGen(p, 0, 0)
+	for round := 1; round <= 4; round++ {
+		cg.lp.solve(50*len(p.Jobs), nil)
+		cg.price(round)
+	}
+	m := len(p.Jobs)
+	covered := make([]bool, m)
+	var s model.Schedule
+	var rest []int
+	for j := range m {
+		if j < m-250 {
+			covered[j] = true
+			s.Phases = append(s.Phases, cg.phases[j])
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	out := cg.finish(s, slices.Clone(covered))
+	if err := p.Check(out); err != nil {
+		t.Fatalf("finish's schedule: %v", err)
+	}
+	pair := cg.finishPairs(slices.Clone(s.Phases), rest)
+	cover := cg.coverRest(s, slices.Clone(covered))
+	got, pm, cm := p.Makespan(out), p.Makespan(pair), p.Makespan(cover)
+	if got != min(pm, cm) {
+		t.Fatalf("finish %.1f s, pair scheduler %.1f s, coverRest %.1f s: not the shorter", got, pm, cm)
+	}
+	if cm >= pm {
+		t.Fatalf("coverRest %.1f s, pair scheduler %.1f s: the cover should win on 80 hosts", cm, pm)
+	}
 }
 
 // halfCover, worked by hand: it counts only columns disjoint from the
