@@ -418,8 +418,9 @@ func disjoint(jobs []int, covered []bool) bool {
 	return true
 }
 
-// coverRest completes a partial schedule whose uncovered jobs are too many
-// for the pair scheduler: a greedy set cover over the generated columns,
+// coverRest completes a partial schedule for finish (past maxFinishJobs
+// jobs left, or past largeDive jobs in all where it beats the pair
+// scheduler): a greedy set cover over the generated columns,
 // each cut down to the jobs still uncovered (a subset of a phase is a phase,
 // in the same roles or all primary, whichever is shorter), taking the one
 // whose jobs' fewest VM-seconds fill its length best. Every job has its

@@ -140,8 +140,8 @@ func (cg *columnGen) greedySet(D float64) (jobs, roles []int, value float64) {
 			taken[j] = false
 		}
 		// Host VMs need extras beside them and the reverse: a set with
-		// only one of the two is no phase (smaller O values cover the
-		// sets without either).
+		// only one of the two is no phase (the O = 0 pass finds the
+		// sets with neither).
 		if used[roleHost] == used[roleExtra] && v > value {
 			jobs, roles, value = js, rs, v
 		}

@@ -133,8 +133,9 @@ func (cg *columnGen) stabilisedQuick(round int) int {
 
 // quickRound prices a rotating sample of n grid durations at cg.pi,
 // tracing each set, and enters the up to maxEnter sets whose duration beats
-// their value most; it returns how many entered (realize keeps those whose
-// reduced cost under cg.y is negative).
+// their value most; with units of several VMs a greedy round in single VMs
+// (greedyRound) goes first. It returns how many entered in all (realize
+// keeps those whose reduced cost under cg.y is negative).
 func (cg *columnGen) quickRound(round, n int) int {
 	greedy := 0
 	if cg.scale > 1 {
