@@ -439,28 +439,24 @@ func (cg *columnGen) coverRest(s model.Schedule, covered []bool) model.Schedule 
 	area := ps.areaDuals()
 	covered = slices.Clone(covered)
 	price := func(c int) (coverCand, bool) {
-		var jobs, roles []int
+		var left []looseJob
 		for _, a := range cg.phases[c].Jobs {
 			if !covered[a.Job] {
-				jobs = append(jobs, a.Job)
-				roles = append(roles, slices.Index(roleOf[:], a.Role))
+				left = append(left, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
 			}
 		}
-		if len(jobs) == 0 {
+		if len(left) == 0 {
 			return coverCand{}, false
 		}
-		lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
-		T := ps.best(jobs, roles, lo, hi)
-		prim := make([]int, len(jobs)) // all primary
-		if tp := ps.best(jobs, prim, lo, hi); tp < T {
-			roles, T = prim, tp
-		}
+		left, T := ps.price(left, math.Inf(1)) // its roles or all primary
 		if math.IsInf(T, 1) {
 			return coverCand{}, false
 		}
+		jobs, roles := make([]int, len(left)), make([]int, len(left))
 		var w float64
-		for _, j := range jobs {
-			w += area[j]
+		for k, x := range left {
+			jobs[k], roles[k] = x.job, x.role
+			w += area[x.job]
 		}
 		return coverCand{col: c, ratio: w / T, jobs: jobs, roles: roles, T: T}, true
 	}

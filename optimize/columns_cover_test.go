@@ -7,16 +7,24 @@ import (
 	"github.com/packer-sched/packer/model"
 )
 
+// pricedGen is column generation on m random jobs on 80 hosts after the
+// given pricing rounds, each on a solved LP: columns for coverRest to use.
+func pricedGen(t *testing.T, seed uint64, m, rounds int) (*model.Problem, *columnGen) {
+	t.Helper()
+	p := randomOnHosts(t, seed, m, 80)
+	cg := newColumnGen(p, 0, 0)
+	for round := 1; round <= rounds; round++ {
+		cg.lp.solve(50*m, nil)
+		cg.price(round)
+	}
+	return p, cg
+}
+
 // coverRest covers every job left exactly once, keeps the phases it was
 // given, and uses the generated columns: with columns from a few rounds on
 // the table, its plan beats running every job left alone.
 func TestCoverRestPartitions(t *testing.T) {
-	p := randomOnHosts(t, 6, 150, 80)
-	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= 6; round++ {
-		cg.lp.solve(50*len(p.Jobs), nil)
-		cg.price(round)
-	}
+	p, cg := pricedGen(t, 6, 150, 6)
 	m := len(p.Jobs)
 	covered := make([]bool, m)
 	var s model.Schedule
@@ -55,12 +63,7 @@ func TestCoverRestPartitions(t *testing.T) {
 // covered) is finished by coverRest, not by running them alone: the plan
 // covers every job once, in fewer phases and a shorter makespan than alone.
 func TestFinishCoversALargeRest(t *testing.T) {
-	p := randomOnHosts(t, 7, maxFinishJobs+44, 80)
-	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= 4; round++ {
-		cg.lp.solve(50*len(p.Jobs), nil)
-		cg.price(round)
-	}
+	p, cg := pricedGen(t, 7, maxFinishJobs+44, 4)
 	m := len(p.Jobs)
 	out := cg.finish(model.Schedule{}, make([]bool, m))
 	if err := p.Check(out); err != nil {
@@ -84,12 +87,7 @@ func TestFinishCoversALargeRest(t *testing.T) {
 // of 420 jobs here, the others covered alone): on a large cluster that is
 // coverRest's.
 func TestFinishPrefersTheCoverPastLargeDive(t *testing.T) {
-	p := randomOnHosts(t, 8, largeDive+20, 80)
-	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= 4; round++ {
-		cg.lp.solve(50*len(p.Jobs), nil)
-		cg.price(round)
-	}
+	p, cg := pricedGen(t, 8, largeDive+20, 4)
 	m := len(p.Jobs)
 	covered := make([]bool, m)
 	var s model.Schedule
