@@ -30,18 +30,26 @@ import (
 // units of scale VMs, weights and capacities floored, which only relaxes the
 // programme: Σ⌊w/s⌋ ≤ ⌊Σw/s⌋ ≤ ⌊C/s⌋.
 
-// groupDP is one group's knapsack table: val[f][a][b] is the most Σπ using at
-// most a primary units and b units of the group's second resource, with f = 1
-// when at least one job took the second role (−Inf if none can).
+// groupDP is one group's knapsack table: the most Σπ using at most a primary
+// units and b units of the group's second resource, with f = 1 when at
+// least one job took the second role (−Inf if none can). With f = 0 no job
+// uses the second resource, so the value does not depend on b: it is kept
+// once per a (zero), which spares add half its cells (flag 0 was the
+// second half of every row) and reads the same values.
 type groupDP struct {
 	capA, capB int
 	// Only cells with ca·a + cb·b ≤ lim are kept (cb = 0: all): the join
 	// never reads the others (see knapsack), so the table is a triangle.
 	ca, cb, lim int
-	val         [2][]float64
-	// choice[i][f·cells+a·(capB+1)+b] records, in trace mode, item i's
-	// decision for that state: 0 skipped, 1 primary, 2 second role from
-	// flag 0, 3 second role from flag 1.
+	// cells is (capA+1)·(capB+1), the rectangle one, each of whose cells
+	// add counts as work whatever it fills: the work clock's units, and so
+	// the plans --work-limit gives, stay those of the full table.
+	cells int
+	zero  []float64 // flag 0, by a
+	one   []float64 // flag 1, by a·(capB+1) + b
+	// choice[i] records, in trace mode, item i's decision for each state:
+	// at a for flag 0, at capA+1 + a·(capB+1) + b for flag 1: 0 skipped,
+	// 1 primary, 2 second role from flag 0, 3 second role from flag 1.
 	choice [][]int8
 	items  []int
 	wA, wB []int // per item: primary units (−1: no primary), second units (−1: none)
@@ -53,49 +61,61 @@ type groupDP struct {
 // reset empties the table for new capacities, reusing its memory.
 func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
 	g.capA, g.capB, g.ca, g.cb, g.lim = capA, capB, ca, cb, lim
-	cells := (capA + 1) * (capB + 1)
-	for f := range 2 {
-		if cap(g.val[f]) < cells {
-			g.val[f] = make([]float64, cells)
-		}
-		g.val[f] = g.val[f][:cells]
+	g.cells = (capA + 1) * (capB + 1)
+	if cap(g.zero) < capA+1 {
+		g.zero = make([]float64, capA+1)
 	}
-	clear(g.val[0])
-	for i := range g.val[1] {
-		g.val[1][i] = math.Inf(-1)
+	g.zero = g.zero[:capA+1]
+	clear(g.zero)
+	if cap(g.one) < g.cells {
+		g.one = make([]float64, g.cells)
+	}
+	g.one = g.one[:g.cells]
+	for i := range g.one {
+		g.one[i] = math.Inf(-1)
 	}
 	g.choice, g.items, g.wA, g.wB = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0]
 }
 
 // add runs one item through the table (0/1 knapsack). The table is updated
-// in place, cells in descending order: a cell reads only cells at or below
-// it in both resources, and each is read before it is overwritten, so every
-// read sees the table before this item. Rows are handled as slices, the
-// untraced case (most calls) in its own loop: this loop is most of column
-// generation's time.
+// in place, rows in descending a and cells in descending b: a cell reads
+// only cells at or below it in both resources, and each is read before it
+// is overwritten, so every read sees the table before this item. Rows are
+// handled as slices, the untraced case (most calls) in its own loop: this
+// loop is most of column generation's time.
 func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	w := g.capB + 1
-	cells := len(g.val[0])
 	var ch []int8
 	if trace {
-		ch = g.buffer(2 * cells)
+		ch = g.buffer(g.capA + 1 + g.cells)
 	}
-	v0, v1 := g.val[0], g.val[1]
+	zero, one := g.zero, g.one
 	for a := g.capA; a >= 0; a-- {
 		top := g.capB
 		if g.cb > 0 {
 			top = min(top, (g.lim-g.ca*a)/g.cb)
 		}
-		r0, r1 := v0[a*w:a*w+top+1], v1[a*w:a*w+top+1]
-		var p0, p1 []float64 // the row wa primary units below, if any
+		z := zero[a]
+		r1 := one[a*w : a*w+top+1]
+		var p1 []float64 // flag 1's row wa primary units below, if any
 		if wa >= 0 && a >= wa {
-			p0, p1 = v0[(a-wa)*w:(a-wa)*w+top+1], v1[(a-wa)*w:(a-wa)*w+top+1]
+			p1 = one[(a-wa)*w : (a-wa)*w+top+1]
 		}
 		if !trace {
-			addRow(r0, r1, p0, p1, wb, v)
+			addRow(z, r1, p1, wb, v)
+			if p1 != nil {
+				zero[a] = larger(z, zero[a-wa]+v)
+			}
 			continue
 		}
-		addRowTraced(r0, r1, p0, p1, ch[a*w:a*w+top+1], ch[cells+a*w:cells+a*w+top+1], wb, v)
+		c1 := ch[g.capA+1+a*w : g.capA+1+a*w+top+1]
+		addRowTraced(z, r1, p1, c1, wb, v)
+		ch[a] = 0
+		if p1 != nil {
+			if t := zero[a-wa] + v; t > z {
+				zero[a], ch[a] = t, 1
+			}
+		}
 	}
 	if trace {
 		g.choice = append(g.choice, ch)
@@ -104,74 +124,65 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	}
 }
 
-// addRow is add's untraced update of one row (r0, r1 for flags 0 and 1):
-// p0, p1 are the row the item's primary units below (nil: it cannot be
-// primary there; the row itself when those units are 0), wb its
-// second-resource units (−1: none). Cells go in descending b, each cell's
-// sources read before it is written, as in add.
-func addRow(r0, r1, p0, p1 []float64, wb int, v float64) {
-	n := len(r0)
-	r1 = r1[:n]
+// addRow is add's untraced update of flag 1's row r1, whose flag-0 value is
+// z (both as before the item): p1 is flag 1's row the item's primary units
+// below (nil: it cannot be primary there; the row itself when those units
+// are 0), wb its second-resource units (−1: none). Cells go in descending
+// b, each cell's sources read before it is written, as in add.
+func addRow(z float64, r1, p1 []float64, wb int, v float64) {
+	n := len(r1)
 	switch {
-	case p0 != nil && wb >= 0:
-		p0, p1 = p0[:n], p1[:n]
+	case p1 != nil && wb >= 0:
+		p1 = p1[:n]
 		for b := n - 1; b >= wb; b-- {
-			s0, s1 := r0[b-wb], r1[b-wb]
-			r0[b] = larger(r0[b], p0[b]+v)
-			r1[b] = larger(r1[b], larger(p1[b], larger(s0, s1))+v)
+			r1[b] = larger(r1[b], larger(p1[b], larger(z, r1[b-wb]))+v)
 		}
 		for b := min(wb, n) - 1; b >= 0; b-- {
-			r0[b] = larger(r0[b], p0[b]+v)
 			r1[b] = larger(r1[b], p1[b]+v)
 		}
-	case p0 != nil:
-		p0, p1 = p0[:n], p1[:n]
+	case p1 != nil:
+		p1 = p1[:n]
 		for b := n - 1; b >= 0; b-- {
-			r0[b] = larger(r0[b], p0[b]+v)
 			r1[b] = larger(r1[b], p1[b]+v)
 		}
 	case wb >= 0:
 		for b := n - 1; b >= wb; b-- {
-			r1[b] = larger(r1[b], larger(r0[b-wb], r1[b-wb])+v)
+			r1[b] = larger(r1[b], larger(z, r1[b-wb])+v)
 		}
 	}
 }
 
-// addRowTraced is addRow recording each cell's decision in c0 and c1 (see
+// addRowTraced is addRow recording each cell's decision in c1 (see
 // groupDP.choice); every cell of the row is written. Of equal values the
 // first found is kept: primary, then the second role from flag 0, then
 // from flag 1, the order groupDP.back reads them in.
-func addRowTraced(r0, r1, p0, p1 []float64, c0, c1 []int8, wb int, v float64) {
-	n := len(r0)
-	r1, c0, c1 = r1[:n], c0[:n], c1[:n]
+func addRowTraced(z float64, r1, p1 []float64, c1 []int8, wb int, v float64) {
+	n := len(r1)
+	c1 = c1[:n]
 	lo := n // the cells at and above lo can take the second role
 	if wb >= 0 {
 		lo = min(wb, n)
 	}
-	if p0 != nil {
-		p0, p1 = p0[:n], p1[:n]
+	if p1 != nil {
+		p1 = p1[:n]
 	}
 	for b := n - 1; b >= 0; b-- {
-		n0, n1 := r0[b], r1[b]
-		var k0, k1 int8
-		if p0 != nil {
-			if t := p0[b] + v; t > n0 {
-				n0, k0 = t, 1
-			}
+		n1 := r1[b]
+		var k1 int8
+		if p1 != nil {
 			if t := p1[b] + v; t > n1 {
 				n1, k1 = t, 1
 			}
 		}
 		if b >= lo {
-			if t := r0[b-wb] + v; t > n1 {
+			if t := z + v; t > n1 {
 				n1, k1 = t, 2
 			}
 			if t := r1[b-wb] + v; t > n1 {
 				n1, k1 = t, 3
 			}
 		}
-		r0[b], r1[b] = n0, n1
-		c0[b], c1[b] = k0, k1
+		r1[b], c1[b] = n1, k1
 	}
 }
 
@@ -200,16 +211,24 @@ func (g *groupDP) buffer(n int) []int8 {
 	return g.spare[k][:n]
 }
 
-// at is val[f][a][b].
-func (g *groupDP) at(f, a, b int) float64 { return g.val[f][a*(g.capB+1)+b] }
+// at is the table's value at (f, a, b).
+func (g *groupDP) at(f, a, b int) float64 {
+	if f == 0 {
+		return g.zero[a]
+	}
+	return g.one[a*(g.capB+1)+b]
+}
 
 // back walks the trace from state (f, a, b) and appends the chosen items and
 // their roles (primary, or second).
 func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
 	w := g.capB + 1
-	cells := len(g.val[0])
 	for i := len(g.items) - 1; i >= 0; i-- {
-		switch c := g.choice[i][f*cells+a*w+b]; c {
+		c := g.choice[i][a]
+		if f == 1 {
+			c = g.choice[i][g.capA+1+a*w+b]
+		}
+		switch c {
 		case 1:
 			jobs, roles = append(jobs, g.items[i]), append(roles, rolePrimary)
 			a -= g.wA[i]
@@ -274,7 +293,7 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 		}
 		if wa >= 0 || wb >= 0 {
 			g.add(j, wa, wb, cg.pi[j], trace)
-			pr.work += int64(len(g.val[0]))
+			pr.work += int64(g.cells)
 		}
 	}
 	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)
