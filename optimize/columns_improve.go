@@ -109,14 +109,16 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 	bestGain := 1e-9 * was
 	var bestA, bestB []looseJob
 	tries, stopped := 0, false
-	// try prices a change; ta, if not NaN, is na's duration, known already.
-	try := func(na, nb []looseJob, ta float64) {
+	// tick counts a change priced, asking stop every swapTick of them; it
+	// reports whether the search goes on.
+	tick := func() bool {
 		if tries++; tries%swapTick == 0 && stop != nil && stop() {
 			stopped = true
 		}
-		if stopped {
-			return
-		}
+		return !stopped
+	}
+	// eval prices a change; ta, if not NaN, is na's duration, known already.
+	eval := func(na, nb []looseJob, ta float64) {
 		if math.IsNaN(ta) {
 			_, ta = ps.price(na, was-bestGain)
 		}
@@ -127,6 +129,23 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 		if g := was - ta - tb; g > bestGain {
 			bestGain, bestA, bestB = g, na, nb
 		}
+	}
+	try := func(na, nb []looseJob, ta float64) {
+		if tick() {
+			eval(na, nb, ta)
+		}
+	}
+	// A swap is priced only if a's side may beat the limit (swapSums): most
+	// do not, and that test costs two jobs' spans where price's costs every
+	// job's of the phase, a binary search over the durations each.
+	var sums spanSums
+	sumsOf, sumsAt := -1, math.NaN()
+	mayFit := func(i int, z looseJob) bool {
+		if limit := was - bestGain; i != sumsOf || limit != sumsAt {
+			sumsOf, sumsAt = i, limit
+			sums = ps.sumsBelow(pa.jobs, i, limit)
+		}
+		return sums.fitsWith(ps, z)
 	}
 	for i, x := range pa.jobs {
 		if stopped {
@@ -151,9 +170,12 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 			}
 			for _, rx := range ps.roles(x.job) {
 				for _, rz := range ps.roles(z.job) {
+					if !tick() || !mayFit(i, looseJob{z.job, rz}) {
+						continue
+					}
 					nb := slices.Clone(pb.jobs)
 					nb[k] = looseJob{x.job, rx}
-					try(append(slices.Clone(rest), looseJob{z.job, rz}), nb, math.NaN())
+					eval(append(slices.Clone(rest), looseJob{z.job, rz}), nb, math.NaN())
 				}
 			}
 		}
@@ -163,6 +185,71 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 	}
 	phases[a], phases[b] = ps.newLoosePhase(bestA), ps.newLoosePhase(bestB)
 	return true
+}
+
+// spanSums is what fits adds up over a phase's jobs at one duration T, in
+// their roles and all primary: with one job more, it decides whether price
+// could find the phase a duration of at most T (fitsWith).
+type spanSums struct {
+	ok                        bool // T exists: some candidate lies below the limit
+	T                         float64
+	prim, hLo, hHi, eLo, eHi  int
+	hosts, extras, bad, moved int // jobs as hosts, as extras, that cannot meet T, not primary
+	allPrim, allBad           int // all primary: VMs, and jobs that cannot meet T
+}
+
+// sumsBelow is the sums of jobs but jobs[skip] at the last candidate
+// duration below limit, price's first test.
+func (ps *phaseSolver) sumsBelow(jobs []looseJob, skip int, limit float64) spanSums {
+	top := sort.SearchFloat64s(ps.cands, limit) - 1
+	if top < 0 {
+		return spanSums{}
+	}
+	s := spanSums{ok: true, T: ps.cands[top]}
+	for k, x := range jobs {
+		if k != skip {
+			s.add(ps, x)
+		}
+	}
+	return s
+}
+
+// add adds job x in its role.
+func (s *spanSums) add(ps *phaseSolver, x looseJob) {
+	l, h := ps.span(x.job, x.role, s.T)
+	switch {
+	case l > h:
+		s.bad++
+	case x.role == rolePrimary:
+		s.prim += l
+	case x.role == roleHost:
+		s.hLo, s.hHi, s.hosts = s.hLo+l, s.hHi+h, s.hosts+1
+	default:
+		s.eLo, s.eHi, s.extras = s.eLo+l, s.eHi+h, s.extras+1
+	}
+	if x.role != rolePrimary {
+		s.moved++
+		l, h = ps.span(x.job, rolePrimary, s.T)
+	}
+	if l > h {
+		s.allBad++
+	} else {
+		s.allPrim += l
+	}
+}
+
+// fitsWith reports whether price(jobs with x, limit) is finite, for the
+// jobs and limit of s: whether they fit at T in their roles (fits) or, with
+// a job not primary, all primary, which is what price tries.
+func (s spanSums) fitsWith(ps *phaseSolver, x looseJob) bool {
+	if !s.ok {
+		return false
+	}
+	s.add(ps, x)
+	if s.bad == 0 && ps.totalsFit(s.prim, s.hLo, s.hHi, s.eLo, s.eHi, s.hosts > 0, s.extras > 0) {
+		return true
+	}
+	return s.moved > 0 && s.allBad == 0 && s.allPrim <= ps.n
 }
 
 // swapTick is how many changes moveOrSwap prices between two checks of its

@@ -157,3 +157,60 @@ func TestMoveOrSwapAsksStop(t *testing.T) {
 	}
 	t.Logf("stop asked %d times, a change made: %v", calls, changed)
 }
+
+// TestSwapFitsAgreesWithPrice: the swap test (sumsBelow, fitsWith) says a
+// phase with one job left out and another added may beat a limit exactly
+// when price finds it a duration below that limit, on random phases (roles
+// each job's class allows, hosts without extras and the reverse included)
+// on small and 50-host clusters and limits from below the shortest
+// candidate to above the longest.
+func TestSwapFitsAgreesWithPrice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 51))
+	fit, miss := 0, 0
+	for i := range 300 {
+		m := 3 + rng.IntN(12)
+		c := randomSmallCluster(rng)
+		if i%3 == 0 {
+			c = model.Cluster{Hosts: 50}.WithDefaults()
+		}
+		p, err := model.NewProblem(RandomWorkload(uint64(5100+i), m), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := newPhaseSolver(p)
+		pick := func(j int) looseJob {
+			r := ps.roles(j)
+			return looseJob{j, r[rng.IntN(len(r))]}
+		}
+		perm := rng.Perm(m)
+		n := 1 + rng.IntN(m-1)
+		var jobs []looseJob
+		for _, j := range perm[:n] {
+			jobs = append(jobs, pick(j))
+		}
+		z := pick(perm[n])
+		cands := ps.cands
+		for range 8 {
+			limit := cands[0] * (0.5 + rng.Float64())
+			if rng.IntN(4) > 0 {
+				limit = cands[rng.IntN(len(cands))] * (1 + 1e-3*(rng.Float64()-0.5))
+			}
+			skip := rng.IntN(len(jobs))
+			with := append(append([]looseJob(nil), jobs[:skip]...), jobs[skip+1:]...)
+			with = append(with, z)
+			_, T := ps.price(with, limit)
+			want := !math.IsInf(T, 1)
+			if got := ps.sumsBelow(jobs, skip, limit).fitsWith(ps, z); got != want {
+				t.Fatalf("case %d: jobs %v without %d with %v, limit %v: swap test %v, price %v", i, jobs, skip, z, limit, got, T)
+			}
+			if want {
+				fit++
+			} else {
+				miss++
+			}
+		}
+	}
+	if fit < 200 || miss < 200 {
+		t.Errorf("the cases are lopsided: %d fit, %d do not", fit, miss)
+	}
+}
