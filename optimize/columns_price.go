@@ -47,6 +47,14 @@ type groupDP struct {
 	cells int
 	zero  []float64 // flag 0, by a
 	one   []float64 // flag 1, by a·(capB+1) + b
+	// reachA and reachB are the items' total units so far in each
+	// resource, capped at capA and capB. A cell beyond them holds what the
+	// cell clamped to them holds (capacity the items cannot use), so only
+	// cells up to them are kept: add extends them as items come, at reads
+	// clamped, and the first items, which reach few cells, cost little.
+	// reach records them after each traced item, for back.
+	reachA, reachB int
+	reach          [][2]int
 	// choice[i] records, in trace mode, item i's decision for each state:
 	// at a for flag 0, at capA+1 + a·(capB+1) + b for flag 1: 0 skipped,
 	// 1 primary, 2 second role from flag 0, 3 second role from flag 1.
@@ -66,15 +74,40 @@ func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
 		g.zero = make([]float64, capA+1)
 	}
 	g.zero = g.zero[:capA+1]
-	clear(g.zero)
 	if cap(g.one) < g.cells {
 		g.one = make([]float64, g.cells)
 	}
 	g.one = g.one[:g.cells]
-	for i := range g.one {
-		g.one[i] = math.Inf(-1)
+	g.zero[0], g.one[0], g.reachA, g.reachB = 0, math.Inf(-1), 0, 0
+	g.choice, g.items, g.wA, g.wB, g.reach = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0], g.reach[:0]
+}
+
+// top is the last second-resource cell of row a the table keeps.
+func (g *groupDP) top(a int) int {
+	if g.cb > 0 {
+		return min(g.capB, (g.lim-g.ca*a)/g.cb)
 	}
-	g.choice, g.items, g.wA, g.wB = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0]
+	return g.capB
+}
+
+// extend widens the kept cells to reach na and nb, each new cell a copy of
+// the one it was clamped to.
+func (g *groupDP) extend(na, nb int) {
+	w, ra, rb := g.capB+1, g.reachA, g.reachB
+	for a := ra + 1; a <= na; a++ {
+		g.zero[a] = g.zero[ra]
+		n := min(g.top(a), rb) + 1
+		copy(g.one[a*w:a*w+n], g.one[ra*w:ra*w+n])
+	}
+	if nb > rb {
+		for a := 0; a <= na; a++ {
+			row := g.one[a*w : a*w+min(g.top(a), nb)+1]
+			for b := rb + 1; b < len(row); b++ {
+				row[b] = row[rb]
+			}
+		}
+	}
+	g.reachA, g.reachB = na, nb
 }
 
 // add runs one item through the table (0/1 knapsack). The table is updated
@@ -89,12 +122,17 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	if trace {
 		ch = g.buffer(g.capA + 1 + g.cells)
 	}
+	na, nb := g.reachA, g.reachB
+	if wa >= 0 {
+		na = min(g.capA, na+wa)
+	}
+	if wb >= 0 {
+		nb = min(g.capB, nb+wb)
+	}
+	g.extend(na, nb)
 	zero, one := g.zero, g.one
-	for a := g.capA; a >= 0; a-- {
-		top := g.capB
-		if g.cb > 0 {
-			top = min(top, (g.lim-g.ca*a)/g.cb)
-		}
+	for a := na; a >= 0; a-- {
+		top := min(g.top(a), nb)
 		z := zero[a]
 		r1 := one[a*w : a*w+top+1]
 		var p1 []float64 // flag 1's row wa primary units below, if any
@@ -121,6 +159,7 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 		g.choice = append(g.choice, ch)
 		g.items = append(g.items, item)
 		g.wA, g.wB = append(g.wA, wa), append(g.wB, wb)
+		g.reach = append(g.reach, [2]int{na, nb})
 	}
 }
 
@@ -213,10 +252,11 @@ func (g *groupDP) buffer(n int) []int8 {
 
 // at is the table's value at (f, a, b).
 func (g *groupDP) at(f, a, b int) float64 {
+	a = min(a, g.reachA)
 	if f == 0 {
 		return g.zero[a]
 	}
-	return g.one[a*(g.capB+1)+b]
+	return g.one[a*(g.capB+1)+min(b, g.reachB)]
 }
 
 // back walks the trace from state (f, a, b) and appends the chosen items and
@@ -224,6 +264,7 @@ func (g *groupDP) at(f, a, b int) float64 {
 func (g *groupDP) back(f, a, b, second int, jobs, roles []int) ([]int, []int) {
 	w := g.capB + 1
 	for i := len(g.items) - 1; i >= 0; i-- {
+		a, b = min(a, g.reach[i][0]), min(b, g.reach[i][1])
 		c := g.choice[i][a]
 		if f == 1 {
 			c = g.choice[i][g.capA+1+a*w+b]

@@ -121,12 +121,54 @@ func TestPricingEqualsBruteForce(t *testing.T) {
 			if v, _, _ := cg.knapsack(D, 1, false, false); math.Abs(v-want) > 1e-9*(1+want) {
 				t.Fatalf("case %d, D = %v: untraced pricing %v, brute force %v", i, D, v, want)
 			}
-			if len(jobs) > 0 {
-				lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
-				if T := cg.ps.best(jobs, roles, lo, hi); T > D {
-					t.Errorf("case %d: traced set %v roles %v lasts %v > D = %v", i, jobs, roles, T, D)
-				}
+			checkTraced(t, cg, D, got, jobs, roles)
+		}
+	}
+}
+
+// checkTraced fails unless the traced set of the programme at D is worth
+// its value v (Σπ) and fits a phase of length D.
+func checkTraced(t *testing.T, cg *columnGen, D, v float64, jobs, roles []int) {
+	t.Helper()
+	sum := 0.0
+	for _, j := range jobs {
+		sum += cg.pi[j]
+	}
+	if math.Abs(sum-v) > 1e-9*(1+v) {
+		t.Fatalf("D = %v: traced set %v is worth %v, the programme %v", D, jobs, sum, v)
+	}
+	if len(jobs) > 0 {
+		lo, hi := make([]int, len(jobs)), make([]int, len(jobs))
+		if T := cg.ps.best(jobs, roles, lo, hi); T > D {
+			t.Fatalf("D = %v: traced set %v roles %v lasts %v", D, jobs, roles, T)
+		}
+	}
+}
+
+// TestPricingTracesOn50Hosts: on 50 hosts (100 primary VMs, exact units,
+// the largest tables) the traced and untraced programmes agree at every
+// grid duration, and the traced set is worth that value and fits, at duals
+// with zeros (jobs the programme skips) and without.
+func TestPricingTracesOn50Hosts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 36))
+	for _, seed := range []uint64{1, 2} {
+		p := randomOnHosts(t, seed, 120, 50)
+		cg := newColumnGen(p, 0, 0)
+		if cg.scale != 1 {
+			t.Fatalf("scale %d, want 1", cg.scale)
+		}
+		cg.pi = make([]float64, len(p.Jobs))
+		for j := range cg.pi {
+			if seed == 1 || rng.IntN(3) > 0 {
+				cg.pi[j] = 100 * rng.Float64()
 			}
+		}
+		for _, D := range cg.grid {
+			v, jobs, roles := cg.knapsack(D, 1, true, false)
+			if u, _, _ := cg.knapsack(D, 1, false, false); u != v {
+				t.Fatalf("seed %d, D = %v: traced %v, untraced %v", seed, D, v, u)
+			}
+			checkTraced(t, cg, D, v, jobs, roles)
 		}
 	}
 }
