@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -282,5 +283,42 @@ func TestDefaultTimeLimit(t *testing.T) {
 		if got := DefaultTimeLimit(c.jobs); got != c.want {
 			t.Errorf("DefaultTimeLimit(%d) = %v, want %v", c.jobs, got, c.want)
 		}
+	}
+}
+
+// TestToleranceHalvesOnceConverged: 40 jobs on 9 hosts, searched to the
+// end (2 s): a run that ended within the tolerance leaves the next half of
+// it, so the last run priced to less than DefaultTolerance (here it ends
+// by the tolerance, at minTolerance), its bound lies within that of its
+// LP, and the note names the tolerance.
+func TestToleranceHalvesOnceConverged(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(1, 40), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(work int64) (*checkpoints, *Settings) {
+		set := &Settings{WorkLimit: work}
+		set.shared = &sharedTables{p: p}
+		set.clock = newWorkClock(set, set.now())
+		cp, err := runCheckpoints(p, []model.Schedule{pr.Schedule}, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cp, set
+	}
+	cp, set := run(0)
+	t.Logf("runs %d, last ended %q at tolerance %v, LP %v, bound %v", cp.runs, cp.last.Ended, cp.tolerance, cp.last.LPValue, cp.bound)
+	if cp.tolerance >= DefaultTolerance || cp.tolerance < minTolerance {
+		t.Fatalf("the last of %d runs priced to %v: want less than %v, at least %v", cp.runs, cp.tolerance, DefaultTolerance, minTolerance)
+	}
+	if last := cp.last; last.Ended != EndedTolerance || cp.bound < last.LPValue*(1-cp.tolerance) {
+		t.Fatalf("the last run ended %q with bound %v and LP %v: want it within %v", last.Ended, cp.bound, last.LPValue, cp.tolerance)
+	}
+	if n, want := cp.note(set, false), fmt.Sprintf("the bound came within %.2g %% of the LP", 100*cp.tolerance); !strings.Contains(n, want) {
+		t.Errorf("note %q does not say %q", n, want)
 	}
 }
