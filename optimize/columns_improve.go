@@ -135,9 +135,10 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 			eval(na, nb, ta)
 		}
 	}
-	// A swap is priced only if a's side may beat the limit (swapSums): most
-	// do not, and that test costs two jobs' spans where price's costs every
-	// job's of the phase, a binary search over the durations each.
+	// A swap is priced only if a's side may beat the limit (spanSums'
+	// fitsWith): many do not, and once the sums of a without the job
+	// leaving are built, that test costs the entering job's two spans (its
+	// role and primary), where price's first test alone costs every job's.
 	var sums spanSums
 	sumsOf, sumsAt := -1, math.NaN()
 	mayFit := func(i int, z looseJob) bool {

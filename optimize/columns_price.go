@@ -34,8 +34,8 @@ import (
 // units and b units of the group's second resource, with f = 1 when at
 // least one job took the second role (−Inf if none can). With f = 0 no job
 // uses the second resource, so the value does not depend on b: it is kept
-// once per a (zero), which spares add half its cells (flag 0 was the
-// second half of every row) and reads the same values.
+// once per a (zero), which spares add half the cells it would otherwise
+// update, for the same values.
 type groupDP struct {
 	capA, capB int
 	// Only cells with ca·a + cb·b ≤ lim are kept (cb = 0: all): the join
@@ -121,6 +121,12 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	var ch []int8
 	if trace {
 		ch = g.buffer(g.capA + 1 + g.cells)
+	}
+	if wa > g.capA {
+		wa = -1 // more units than the table holds: the item cannot take the role
+	}
+	if wb > g.capB {
+		wb = -1
 	}
 	na, nb := g.reachA, g.reachB
 	if wa >= 0 {
@@ -250,7 +256,9 @@ func (g *groupDP) buffer(n int) []int8 {
 	return g.spare[k][:n]
 }
 
-// at is the table's value at (f, a, b).
+// at is the table's value at (f, a, b), which must lie in the triangle
+// (ca·a + cb·b ≤ lim): cells outside it are not kept, and their memory may
+// hold another programme's values.
 func (g *groupDP) at(f, a, b int) float64 {
 	a = min(a, g.reachA)
 	if f == 0 {
@@ -293,8 +301,8 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 	return v, jobs, roles
 }
 
-// knapsackOn is knapsack on pr's tables, counting the cells it fills in
-// pr.work: it reads the column generator and writes only pr, so
+// knapsackOn is knapsack on pr's tables, counting in pr.work each item's
+// full table, (capA+1)·(capB+1) cells, whatever part of it add fills: it reads the column generator and writes only pr, so
 // goroutines with pricers of their own run it at once (priceAll).
 func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (float64, []int, []int) {
 	ps := cg.ps

@@ -47,12 +47,13 @@ func addRowMax(r0, r1, p0, p1 []float64, wb int, v float64) {
 	}
 }
 
-// TestAddRowEqualsMax: add's row update (addRow, addRowTraced, and the
-// flag-0 value add keeps once per row) gives the same rows as addRowMax on
-// the full two-flag rows, bit for bit but for the sign of zero, on random
-// rows with −Inf cells, zeros, the row below being the row itself (0
-// primary units) and every second-role width; the traced decisions rebuild
-// each cell. Flag 0 uses no second resource, so its row is one value.
+// TestAddRowEqualsMax: add's flag-1 row update (addRow, addRowTraced)
+// gives the same row as addRowMax on the full two-flag rows, bit for bit
+// but for the sign of zero, on random rows with −Inf cells, zeros, the row
+// below being the row itself (0 primary units) and every second-role
+// width; the traced decisions rebuild each cell. Flag 0 uses no second
+// resource, so its row is one value here; add's own flag-0 step, and the
+// whole table, are held against a plain one by TestPricingEqualsReference.
 func TestAddRowEqualsMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 12))
 	cell := func() float64 {

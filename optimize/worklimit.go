@@ -27,8 +27,10 @@ import (
 // as much again as the pricing, fewer runs completed and 200 jobs on 50
 // hosts ended further from the bound). A run starts from the best plan so
 // far and the last whole run's columns and LP basis, so it goes on with
-// that run's LP. A run that ends by itself, before its stages' ends, ends
-// the search: another would find the same. Of a run the time or work limit
+// that run's LP; after a run whose bound came within the tolerance of its
+// LP, it prices to half that tolerance (minTolerance). A run that ends by
+// itself, before its stages' ends, ends the search: another would find the
+// same plan. Of a run the time or work limit
 // cuts only what was found before the cut is kept: the bounds its pricing
 // rounds proved and the plans of its integer search's steps that ended
 // before it (a dive the limit cuts rounds its LP greedily, which a longer

@@ -93,7 +93,10 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 			tol = max(minTolerance, tol/2)
 		}
 		if hit == [3]bool{} {
-			break // it ended by itself: another run would find the same
+			// It ended by itself: another run would find the same plan,
+			// and prove at most a bound nearer the LP by less than the
+			// tolerance this run met.
+			break
 		}
 	}
 	if sh := set.shared; sh.hasAreaDual {
@@ -107,10 +110,10 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 
 // minTolerance is the least tolerance a run prices to. A run that ends
 // with its bound within the tolerance of its LP leaves the next run, which
-// starts from that LP, half the tolerance: once the LP has converged, a
-// run's pricing costs a few rounds, and each further run proves a bound
-// nearer the LP, so the gap shows how far the plan is rather than the
-// bound's slack. The first runs keep DefaultTolerance, which gives their
+// starts from that LP, half the tolerance: once a run has got there, the
+// LP moves little, a run's pricing costs a few rounds, and each further
+// run proves a bound nearer the LP, so the gap shows how far the plan is
+// rather than the bound's slack. The first runs keep DefaultTolerance, which gives their
 // integer search the time a tighter one would spend pricing (one that
 // started at a fifth of it gave four of five 200-job plans on 9 hosts
 // longer at the default limit).
@@ -156,7 +159,7 @@ func (cp *checkpoints) note(set *Settings, auto bool) string {
 	// shown only once column generation has converged.
 	state := res.Ended
 	if state == EndedTolerance {
-		state = fmt.Sprintf("the bound came within %.2g %% of the LP", 100*cp.tolerance)
+		state = fmt.Sprintf("the bound came within %.3g %% of the LP", 100*cp.tolerance)
 	}
 	if res.Converged {
 		state += "; LP value " + model.FormatSeconds(res.LPValue)
