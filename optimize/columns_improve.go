@@ -192,11 +192,13 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 // their roles and all primary: with one job more, it decides whether price
 // could find the phase a duration of at most T (fitsWith).
 type spanSums struct {
-	ok                        bool // T exists: some candidate lies below the limit
-	T                         float64
-	prim, hLo, hHi, eLo, eHi  int
-	hosts, extras, bad, moved int // jobs as hosts, as extras, that cannot meet T, not primary
-	allPrim, allBad           int // all primary: VMs, and jobs that cannot meet T
+	ok      bool // T exists: some candidate lies below the limit
+	T       float64
+	roles   roleTotals // in their roles
+	allPrim int        // all primary: the fewest VMs
+	// bad: a job cannot meet T in its role; allBad: nor as primary;
+	// moved: a job is not primary.
+	bad, allBad, moved bool
 }
 
 // sumsBelow is the sums of jobs but jobs[skip] at the last candidate
@@ -218,22 +220,17 @@ func (ps *phaseSolver) sumsBelow(jobs []looseJob, skip int, limit float64) spanS
 // add adds job x in its role.
 func (s *spanSums) add(ps *phaseSolver, x looseJob) {
 	l, h := ps.span(x.job, x.role, s.T)
-	switch {
-	case l > h:
-		s.bad++
-	case x.role == rolePrimary:
-		s.prim += l
-	case x.role == roleHost:
-		s.hLo, s.hHi, s.hosts = s.hLo+l, s.hHi+h, s.hosts+1
-	default:
-		s.eLo, s.eHi, s.extras = s.eLo+l, s.eHi+h, s.extras+1
+	if l > h {
+		s.bad = true
+	} else {
+		s.roles.add(x.role, l, h)
 	}
 	if x.role != rolePrimary {
-		s.moved++
+		s.moved = true
 		l, h = ps.span(x.job, rolePrimary, s.T)
 	}
 	if l > h {
-		s.allBad++
+		s.allBad = true
 	} else {
 		s.allPrim += l
 	}
@@ -247,10 +244,10 @@ func (s spanSums) fitsWith(ps *phaseSolver, x looseJob) bool {
 		return false
 	}
 	s.add(ps, x)
-	if s.bad == 0 && ps.totalsFit(s.prim, s.hLo, s.hHi, s.eLo, s.eHi, s.hosts > 0, s.extras > 0) {
+	if !s.bad && s.roles.fit(ps) {
 		return true
 	}
-	return s.moved > 0 && s.allBad == 0 && s.allPrim <= ps.n
+	return s.moved && !s.allBad && s.allPrim <= ps.n
 }
 
 // swapTick is how many changes moveOrSwap prices between two checks of its

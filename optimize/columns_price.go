@@ -41,12 +41,8 @@ type groupDP struct {
 	// Only cells with ca·a + cb·b ≤ lim are kept (cb = 0: all): the join
 	// never reads the others (see knapsack), so the table is a triangle.
 	ca, cb, lim int
-	// cells is (capA+1)·(capB+1), the rectangle one, each of whose cells
-	// add counts as work whatever it fills: the work clock's units, and so
-	// the plans --work-limit gives, stay those of the full table.
-	cells int
-	zero  []float64 // flag 0, by a
-	one   []float64 // flag 1, by a·(capB+1) + b
+	zero        []float64 // flag 0, by a
+	one         []float64 // flag 1, by a·(capB+1) + b: the full rectangle
 	// reachA and reachB are the items' total units so far in each
 	// resource, capped at capA and capB. A cell beyond them holds what the
 	// cell clamped to them holds (capacity the items cannot use), so only
@@ -69,15 +65,15 @@ type groupDP struct {
 // reset empties the table for new capacities, reusing its memory.
 func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
 	g.capA, g.capB, g.ca, g.cb, g.lim = capA, capB, ca, cb, lim
-	g.cells = (capA + 1) * (capB + 1)
+	cells := (capA + 1) * (capB + 1)
 	if cap(g.zero) < capA+1 {
 		g.zero = make([]float64, capA+1)
 	}
 	g.zero = g.zero[:capA+1]
-	if cap(g.one) < g.cells {
-		g.one = make([]float64, g.cells)
+	if cap(g.one) < cells {
+		g.one = make([]float64, cells)
 	}
-	g.one = g.one[:g.cells]
+	g.one = g.one[:cells]
 	g.zero[0], g.one[0], g.reachA, g.reachB = 0, math.Inf(-1), 0, 0
 	g.choice, g.items, g.wA, g.wB, g.reach = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0], g.reach[:0]
 }
@@ -120,7 +116,7 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	w := g.capB + 1
 	var ch []int8
 	if trace {
-		ch = g.buffer(g.capA + 1 + g.cells)
+		ch = g.buffer(g.capA + 1 + len(g.one))
 	}
 	if wa > g.capA {
 		wa = -1 // more units than the table holds: the item cannot take the role
@@ -302,8 +298,11 @@ func (cg *columnGen) knapsack(D float64, s int, trace, up bool) (float64, []int,
 }
 
 // knapsackOn is knapsack on pr's tables, counting in pr.work each item's
-// full table, (capA+1)·(capB+1) cells, whatever part of it add fills: it reads the column generator and writes only pr, so
-// goroutines with pricers of their own run it at once (priceAll).
+// full table, (capA+1)·(capB+1) cells, whatever part of it add fills, so
+// that the work clock's units, and the plans --work-limit gives, do not
+// depend on how add spares cells. It reads the column generator and writes
+// only pr, so goroutines with pricers of their own run it at once
+// (priceAll).
 func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (float64, []int, []int) {
 	ps := cg.ps
 	units := func(w int) int {
@@ -342,7 +341,7 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 		}
 		if wa >= 0 || wb >= 0 {
 			g.add(j, wa, wb, cg.pi[j], trace)
-			pr.work += int64(g.cells)
+			pr.work += int64(len(g.one))
 		}
 	}
 	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)

@@ -122,24 +122,42 @@ type phasePlan struct {
 // and if so returns each job's interval [lo, hi] of VM counts; totalsFit
 // decides whether some choice of VM counts in those intervals is feasible.
 func (ps *phaseSolver) fits(jobs, roles []int, T float64, lo, hi []int) bool {
-	var prim, hLo, hHi, eLo, eHi int
-	var hosts, extras bool
+	var t roleTotals
 	for k, j := range jobs {
 		l, h := ps.span(j, roles[k], T)
 		if l > h {
 			return false
 		}
 		lo[k], hi[k] = l, h
-		switch roles[k] {
-		case rolePrimary:
-			prim += l
-		case roleHost:
-			hLo, hHi, hosts = hLo+l, hHi+h, true
-		case roleExtra:
-			eLo, eHi, extras = eLo+l, eHi+h, true
-		}
+		t.add(roles[k], l, h)
 	}
-	return ps.totalsFit(prim, hLo, hHi, eLo, eHi, hosts, extras)
+	return t.fit(ps)
+}
+
+// roleTotals is what fits adds up over a phase's jobs, each job's interval
+// [l, h] of VM counts in its role: the fewest primary VMs, the fewest and
+// most host and extra VMs, and whether any job is a host or an extra.
+type roleTotals struct {
+	prim, hLo, hHi, eLo, eHi int
+	hosts, extras            bool
+}
+
+// add adds a job in role with VM counts [l, h].
+func (t *roleTotals) add(role, l, h int) {
+	switch role {
+	case rolePrimary:
+		t.prim += l
+	case roleHost:
+		t.hLo, t.hHi, t.hosts = t.hLo+l, t.hHi+h, true
+	case roleExtra:
+		t.eLo, t.eHi, t.extras = t.eLo+l, t.eHi+h, true
+	}
+}
+
+// fit reports whether some choice of VM counts in the intervals is a
+// feasible phase (totalsFit).
+func (t roleTotals) fit(ps *phaseSolver) bool {
+	return ps.totalsFit(t.prim, t.hLo, t.hHi, t.eLo, t.eHi, t.hosts, t.extras)
 }
 
 // totalsFit reports whether a phase can have prim primary VMs, between hLo

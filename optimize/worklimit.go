@@ -26,17 +26,16 @@ import (
 // plan: with an eighth, 1,000 jobs on 200 hosts kept the swarm's plan; with
 // as much again as the pricing, fewer runs completed and 200 jobs on 50
 // hosts ended further from the bound). A run starts from the best plan so
-// far and the last whole run's columns and LP basis, so it goes on with
-// that run's LP; after a run whose bound came within the tolerance of its
-// LP, it prices to half that tolerance (minTolerance). A run that ends by
-// itself, before its stages' ends, ends the search: another would find the
-// same plan. Of a run the time or work limit
-// cuts only what was found before the cut is kept: the bounds its pricing
-// rounds proved and the plans of its integer search's steps that ended
-// before it (a dive the limit cuts rounds its LP greedily, which a longer
-// limit would not). So the plan and bound are on the trajectory of every
-// longer limit, which completes every run a shorter one completes and never
-// gives a worse plan or a lower bound.
+// far and the last whole run's columns and LP basis, so it goes on with that
+// run's LP; after a run whose bound came within the tolerance of its LP, it
+// prices to half that tolerance (minTolerance). A run that ends by itself,
+// before its stages' ends, ends the search: another would find the same
+// plan. Of a run the time or work limit cuts only what was found before the
+// cut is kept: the bounds its pricing rounds proved and the plans of its
+// integer search's steps that ended before it (a dive the limit cuts rounds
+// its LP greedily, which a longer limit would not). So the plan and bound
+// are on the trajectory of every longer limit, which completes every run a
+// shorter one completes and never gives a worse plan or a lower bound.
 
 // columnsFirstWork is the work of the first column generation checkpoint's
 // pricing: small, so that a run ends within seconds even at 50 hosts, where

@@ -113,10 +113,10 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 // starts from that LP, half the tolerance: once a run has got there, the
 // LP moves little, a run's pricing costs a few rounds, and each further
 // run proves a bound nearer the LP, so the gap shows how far the plan is
-// rather than the bound's slack. The first runs keep DefaultTolerance, which gives their
-// integer search the time a tighter one would spend pricing (one that
-// started at a fifth of it gave four of five 200-job plans on 9 hosts
-// longer at the default limit).
+// rather than the bound's slack. The first runs keep DefaultTolerance,
+// which gives their integer search the time a tighter one would spend
+// pricing (one that started at a fifth of it gave four of five 200-job
+// plans on 9 hosts longer at the default limit).
 const minTolerance = DefaultTolerance / 10
 
 // take keeps res's plan if it is shorter, and its bound if it is higher.
