@@ -72,6 +72,9 @@ type ColumnsOptions struct {
 	// lpValue is the value of basis, the LP the master goes on from (0:
 	// none). A seed shorter than it does not enter the master (addSeed).
 	lpValue float64
+	// priced, if not nil, is called when pricing has ended, before the
+	// integer search (tests look at the LP it ended with).
+	priced func(cg *columnGen, res *ColumnsResult)
 }
 
 // pivots is the most pivots a round's LP solve takes on m jobs.
@@ -140,7 +143,7 @@ type ColumnsResult struct {
 // Why column generation ended (ColumnsResult.Ended).
 const (
 	EndedConverged = "converged"
-	EndedRelaxed   = "no column priced out on the relaxed pricing programme (the LP is not proven optimal)"
+	EndedRelaxed   = "no column priced out, but pricing counted VMs in units or priced some durations only (the LP is not proven optimal)"
 	EndedTolerance = "the bound came within the tolerance of the LP"
 	EndedStopped   = "stopped before converging"
 	EndedRounds    = "the round limit was reached"
@@ -256,6 +259,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			res.Ended = EndedStopped
 			break
 		}
+	}
+	if opt.priced != nil {
+		opt.priced(cg, &res)
 	}
 	cg.integerPlan(&res, opt)
 	res.Schedule = model.Normalize(res.Schedule)

@@ -79,6 +79,12 @@ func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	}
 	cg.pi = y
 	a, b := cg.fullRound()
+	if a == 0 && cg.scale > 1 && !cg.cut {
+		// The full round's sets, rounded up to whole units, may all
+		// fail where the greedy's in single VMs still price out: only
+		// both finding none may end the generation.
+		a = cg.greedyRound()
+	}
 	return a, max(bound, b), true
 }
 
