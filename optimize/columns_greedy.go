@@ -15,7 +15,8 @@ import (
 // reduced cost of the exact programme's in single VMs, which costs 16 times
 // as much to run), and column generation there barely moved its LP.
 //
-// So when scale > 1 a quick round also prices greedily, in single VMs:
+// So when scale > 1 a quick round also prices greedily, in single VMs, and
+// so does a due full round that enters nothing (price):
 // for a count O of overcommitted machines the phase's capacities are
 // separate (k·(P−O) primary, k·O host, ⌊k/r⌋·O extra VMs; see the pricing
 // programme), and the greedy takes (job, role) options in the order of

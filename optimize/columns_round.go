@@ -14,7 +14,8 @@ import (
 // round ends. Otherwise, or when a full round is due (fullDue), a full
 // round prices every grid duration (exactly, or relaxed when scale > 1),
 // refines Farley's bound between them (farleyTheta) and enters the best
-// columns. Converging is declared only by a full round on the LP's own duals.
+// columns. Converging is declared only by a full round on the LP's own duals
+// (when scale > 1, with the greedy in single VMs finding no column either).
 //
 // Quick rounds price at the full programme's scale because a coarser one
 // (tried: units of 3 VMs at N = 100) cannot see the one-VM jobs that fill
@@ -58,7 +59,8 @@ const (
 func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	cg.lpHist = append(cg.lpHist, cg.lp.objective())
 	cg.y = cg.clampedDuals()
-	if !cg.fullDue(round) {
+	due := cg.fullDue(round)
+	if !due {
 		w := cg.work
 		added = cg.stabilisedQuick(round)
 		cg.quickWork += cg.work - w
@@ -79,10 +81,11 @@ func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
 	}
 	cg.pi = y
 	a, b := cg.fullRound()
-	if a == 0 && cg.scale > 1 && !cg.cut {
+	if a == 0 && due && cg.scale > 1 {
 		// The full round's sets, rounded up to whole units, may all
 		// fail where the greedy's in single VMs still price out: only
-		// both finding none may end the generation.
+		// both finding none may end the generation. A round that was
+		// not due ran the greedy on these duals in its quick round.
 		a = cg.greedyRound()
 	}
 	return a, max(bound, b), true
