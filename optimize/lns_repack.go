@@ -28,12 +28,11 @@ const lnsTick = 16
 // [pl, ph] and its overcommit role's [ol, oh] (empty when it has none).
 type lnsSpan struct{ pl, ph, ol, oh int }
 
-// anchorSum is an anchor's totals at one duration (fits's sums); ok is
-// false when some anchor job cannot finish within it in its role.
+// anchorSum is an anchor's totals at one duration (fits's roleTotals); ok
+// is false when some anchor job cannot finish within it in its role.
 type anchorSum struct {
-	ok                       bool
-	prim, hLo, hHi, eLo, eHi int
-	hosts, extras            bool
+	roleTotals
+	ok bool
 }
 
 // repack re-packs the free jobs beside the anchors (the jobs each destroyed
@@ -231,14 +230,7 @@ func (ps *phaseSolver) anchorTotals(jobs []looseJob, T float64) anchorSum {
 		if l > h {
 			return anchorSum{}
 		}
-		switch x.role {
-		case rolePrimary:
-			as.prim += l
-		case roleHost:
-			as.hLo, as.hHi, as.hosts = as.hLo+l, as.hHi+h, true
-		case roleExtra:
-			as.eLo, as.eHi, as.extras = as.eLo+l, as.eHi+h, true
-		}
+		as.add(x.role, l, h)
 	}
 	return as
 }
