@@ -39,10 +39,11 @@ var planCommand = &cli.Command{
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
 		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
-		"columns seeded with a short pso run, and never worse than that run). The search's course is\n" +
-		"fixed; --time-limit (wall clock) and --work-limit (work units, the same on any machine) only\n" +
-		"say where it ends, whichever comes first: a longer limit never gives a worse plan or bound,\n" +
-		"and --work-limit alone gives the same plan every time. The notes say which limit ended it.\n" +
+		"columns seeded with a short pso run up to 100 jobs or on fewer than 20 hosts, and never worse\n" +
+		"than that run). The search's course is fixed; --time-limit (wall clock) and --work-limit\n" +
+		"(work units, the same on any machine) only say where it ends, whichever comes first: a longer\n" +
+		"limit never gives a worse plan or bound, and --work-limit alone gives the same plan every\n" +
+		"time. The notes say which limit ended it.\n" +
 		"Ctrl-C or SIGTERM ends the search the same way: the best plan so far is checked, written\n" +
 		"and marked interrupted, and plan exits 130 (143 for SIGTERM). --max-memory refuses, before\n" +
 		"allocating, what the chosen algorithm is estimated to need beyond it.\n" +
