@@ -58,9 +58,10 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 	// One generator for every lns round: a round after a gain goes on
 	// where the last one left off.
 	rng, whole := newLNSRand(len(s.Phases)), map[string]float64{}
+	var sub lnsSub
 	for !ps.localSearch(phases, stop) {
 		phases = slices.DeleteFunc(phases, func(lp loosePhase) bool { return len(lp.jobs) == 0 })
-		if !ps.lns(&phases, rng, whole, stop) {
+		if !ps.lns(&phases, rng, whole, &sub, stop) {
 			break
 		}
 	}

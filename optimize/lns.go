@@ -45,7 +45,7 @@ type lnsState struct {
 	ps     *phaseSolver
 	phases []loosePhase
 	rng    *rand.Rand
-	sub    lnsSub
+	sub    *lnsSub
 	// whole holds the job sets of whole phases a step re-packed without
 	// gain, with the largest total their phases had then: the re-packing
 	// was exact, so their best packing takes at least that, and a later
@@ -55,9 +55,10 @@ type lnsState struct {
 
 // lns improves phases in place by large-neighbourhood steps until
 // lnsIdle·len(phases) steps in a row gain nothing or stop says so; it
-// reports whether any step gained.
-func (ps *phaseSolver) lns(phases *[]loosePhase, rng *rand.Rand, whole map[string]float64, stop func() bool) bool {
-	st := &lnsState{ps: ps, phases: *phases, rng: rng, whole: whole}
+// reports whether any step gained. sub holds the re-packing's tables,
+// reused from call to call.
+func (ps *phaseSolver) lns(phases *[]loosePhase, rng *rand.Rand, whole map[string]float64, sub *lnsSub, stop func() bool) bool {
+	st := &lnsState{ps: ps, phases: *phases, rng: rng, whole: whole, sub: sub}
 	gained := false
 	for size, idle := 0, 0; size < len(lnsSizes); {
 		if stop != nil && stop() {
@@ -98,7 +99,7 @@ func (st *lnsState) step(size int, stop func() bool) bool {
 			return false // their best packing takes at least least ≥ was
 		}
 	}
-	sol, total := st.ps.repack(&st.sub, free, anchors, was, stop)
+	sol, total := st.ps.repack(st.sub, free, anchors, was, stop)
 	if math.IsInf(total, 1) && stop != nil && stop() {
 		return false // cut short: not a proof that nothing gains
 	}

@@ -54,14 +54,15 @@ type anchorSum struct {
 func (ps *phaseSolver) repack(sub *lnsSub, free []int, anchors [][]looseJob, limit float64, stop func() bool) ([][]looseJob, float64) {
 	m, na := len(free), len(anchors)
 	at := sub.at
-	if len(at) != len(ps.cands) {
+	if len(at) == len(ps.cands) && sub.ps == ps {
+		for _, t := range sub.touched {
+			at[t][0] = -1
+		}
+	} else {
 		at = make([][2]int32, len(ps.cands))
 		for t := range at {
 			at[t][0] = -1
 		}
-	}
-	for _, t := range sub.touched {
-		at[t][0] = -1
 	}
 	*sub = lnsSub{ps: ps, free: free, anchors: anchors, top: sort.SearchFloat64s(ps.cands, limit) - 1,
 		at: at, touched: sub.touched[:0], spans: sub.spans[:0], sums: sub.sums[:0], plain: sub.plain}

@@ -292,8 +292,8 @@ func TestImproveLongerNeverWorse(t *testing.T) {
 // jobs freed, the rest anchors in their roles, under no limit or the
 // phases' own length (which empties ranges and leaves subsets unfit).
 func TestBestFromEqualsBest(t *testing.T) {
-	rng := rand.New(rand.NewPCG(36, 5))
-	compared, unfit := 0, 0
+	rng, probe := rand.New(rand.NewPCG(36, 5)), rand.New(rand.NewPCG(36, 6))
+	compared, unfit, above := 0, 0, 0
 	for i := range 60 {
 		cl := model.PaperCluster()
 		cl.Hosts = 1 + rng.IntN(12)
@@ -342,6 +342,24 @@ func TestBestFromEqualsBest(t *testing.T) {
 		if plain.top < 0 {
 			continue
 		}
+		// bestFrom against best at any floor, the answer's or not: a
+		// hint above the answer (which subsets' durations never give
+		// here) takes the path that falls back to best's search.
+		for range 200 {
+			a := probe.IntN(len(anchors) + 1)
+			set := uint32(1 + probe.IntN(1<<len(free)-1))
+			lo := probe.IntN(fast.top + 1)
+			top := lo + probe.IntN(fast.top-lo+1)
+			hint := lo + probe.IntN(top-lo+2)
+			got, o := fast.bestFrom(a, set, lo, hint, top)
+			pt, po := fast.best(a, set, lo, top)
+			if got != pt || o != po {
+				t.Fatalf("case %d: bestFrom(%d, %b, %d, hint %d, %d) = %d (roles %b), best %d (%b)", i, a, set, lo, hint, top, got, o, pt, po)
+			}
+			if pt >= 0 && hint > pt {
+				above++
+			}
+		}
 		g, over := fast.durations(limit, nil)
 		pg, pover := plain.durations(limit, nil)
 		for a := range g {
@@ -358,8 +376,8 @@ func TestBestFromEqualsBest(t *testing.T) {
 		}
 	}
 	// Both kinds of entry occur, or the comparison proves little.
-	if compared < 5000 || unfit < 200 || unfit > compared-200 {
-		t.Fatalf("compared %d entries, %d unfit", compared, unfit)
+	if compared < 5000 || unfit < 200 || unfit > compared-200 || above < 500 {
+		t.Fatalf("compared %d entries, %d unfit; %d probes hinted above the answer", compared, unfit, above)
 	}
-	t.Logf("compared %d entries, %d unfit", compared, unfit)
+	t.Logf("compared %d entries, %d unfit; %d probes hinted above the answer", compared, unfit, above)
 }

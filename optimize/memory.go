@@ -64,7 +64,7 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 		if len(p.Jobs) <= AutoExactJobs {
 			method = MethodExact
 		}
-		withSwarm = method == MethodColumns
+		withSwarm = method == MethodColumns && autoSwarm(p, swarm)
 	}
 	vms := float64(n + e)
 	// The placed plan: at most one phase per job, each with at most N + E
@@ -98,8 +98,10 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 		// B⁻¹ (M × M) and the refactorisation's [B | I] (M × 2M), the
 		// pricing traces (one byte per job and table cell, on each
 		// pricing goroutine) and the columns.
+		// The large-neighbourhood steps index every candidate duration
+		// (lnsSub.at: 8 bytes each, at most M·(2N + E) of them).
 		parts = append(parts, MemoryPart{fmt.Sprintf("column generation's master LP (%d × %d basis inverse, refactored beside it)", len(p.Jobs), len(p.Jobs)),
-			3*m*m*8 + float64(pricingWorkers())*m*maxCells})
+			3*m*m*8 + float64(pricingWorkers())*m*maxCells + m*float64(2*n+e)*8})
 	}
 	return parts
 }

@@ -17,7 +17,7 @@ type Method string
 
 // The methods. MethodSwarm is called "pso" on the command line and in plans.
 const (
-	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodColumns seeded with MethodSwarm
+	MethodAuto       Method = "auto"       // MethodExact up to Settings.ExactJobs jobs, else MethodColumns seeded with MethodSwarm where autoSwarm says so
 	MethodExact      Method = "exact"      // Exact: the proven optimum, up to MaxExactJobs jobs
 	MethodSwarm      Method = "pso"        // Swarm: particle swarm, any size, seeded
 	MethodColumns    Method = "columns"    // Columns: column generation with a proven lower bound
@@ -62,10 +62,10 @@ func ParseMethod(name string) (Method, error) {
 // default swarm, auto's default limit, phases in Smith's order.
 type Settings struct {
 	// Swarm configures the particle swarm for MethodSwarm (and MethodAuto when
-	// it picks the swarm). nil means pso's defaults: 1500 particles, 200
-	// iterations, seed 0, but auto's swarm, without Iterations, runs a
-	// fixed budget of evaluations (swarmIterations). Its Initial points come
-	// after the pair plan's.
+	// it runs one: see autoSwarm; Iterations or Initial points make it). nil
+	// means pso's defaults: 1500 particles, 200 iterations, seed 0, but
+	// auto's swarm, without Iterations, runs a fixed budget of evaluations
+	// (swarmIterations). Its Initial points come after the pair plan's.
 	Swarm *pso.Settings
 	// ExactJobs is the most jobs for which MethodAuto picks the exact solver
 	// and for which a swarm's plan is judged against the exact optimum rather
@@ -296,8 +296,8 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 		return nil, err
 	}
 	swarmSet := set.Swarm
-	if method != MethodAuto && method != MethodSwarm {
-		swarmSet = &pso.Settings{Particles: 1}
+	if method != MethodAuto && method != MethodSwarm || method == MethodAuto && !autoSwarm(p, set.Swarm) {
+		swarmSet = &pso.Settings{Particles: 1} // no swarm runs: none to size
 	}
 	if err := CheckSize(p, swarmSet); err != nil {
 		return nil, err
@@ -421,7 +421,7 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 		return model.Schedule{}, err
 	}
 	seeds := []model.Schedule{pr.Schedule}
-	swarmed := auto && autoSwarm(p, set)
+	swarmed := auto && autoSwarm(p, set.Swarm)
 	if swarmed {
 		sw, err := r.swarm(p, set, sol, &pr)
 		if err != nil {
@@ -430,8 +430,8 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 		seeds = append(seeds, sw)
 		sol.LowerBound = nil
 	} else if auto {
-		sol.Notes = append(sol.Notes, fmt.Sprintf("no particle swarm: past %d jobs on %d hosts or more, auto's swarm would run fewer than %d iterations, which sample plans rather than search, and plans came out shorter without it (--iterations, or -a pso, runs one)",
-			autoSwarmJobs, autoSwarmHosts, autoSwarmIterations))
+		sol.Notes = append(sol.Notes, fmt.Sprintf("no particle swarm: past %d jobs on %d primary VMs or more, auto's swarm would be a few iterations that sample plans rather than search, and plans came out shorter without it (--iterations N makes auto run one; -a pso runs the swarm alone)",
+			autoSwarmJobs, autoSwarmVMs))
 	}
 	cp, err := runCheckpoints(p, seeds, set)
 	if err != nil {
@@ -444,36 +444,33 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 }
 
 // autoSwarm reports whether auto seeds column generation with a particle
-// swarm on p: unless the settings ask for one (iterations or initial
-// points given), only where its fixed budget (swarmIterations) affords
-// at least autoSwarmIterations iterations or the cluster has fewer than
-// autoSwarmHosts hosts. Fewer iterations only sample plans, far longer
-// than column generation's (random-mM-seed1, the swarm's plan ÷ auto's:
-// 1.67 at 200 jobs on 50 hosts, 2.6 at 1,000 on 200), and on large
-// clusters seeding with one lengthened the plans at the default limit: on
-// 50 hosts, 200 jobs, seeds 1–5, plan ÷ bound averaged 1.105 with the
-// swarm and 1.082 without, and 1.479 against 1.426 for 1,000 jobs on 200
-// hosts (also 300 on 50, 150 on 30, 200 on 20: shorter without, on
-// average). On 9 hosts the sample still helped (200 jobs: 1.032 with it,
-// 1.038 without), and at 100 jobs (10 iterations) the two were even.
-func autoSwarm(p *model.Problem, set *Settings) bool {
-	var sw pso.Settings
-	if set.Swarm != nil {
-		sw = *set.Swarm
-	}
-	if sw.Iterations > 0 || len(sw.Initial) > 0 {
+// swarm on p, given the swarm settings sw (nil: the defaults): where sw
+// asks for one (iterations or initial points given), and otherwise up to
+// autoSwarmJobs jobs or below autoSwarmVMs primary VMs. Past 100 jobs the
+// swarm's fixed budget (swarmIterations) is under 10 iterations of the
+// default 1,500 particles, a sample of plans, far longer than column
+// generation's (random-mM-seed1, the swarm's plan ÷ auto's: 1.67 at 200
+// jobs on 50 hosts, 2.6 at 1,000 on 200), and where phases hold many jobs
+// seeding with one lengthened the plans at the default limit: 200 jobs
+// on 50 hosts (100 primary VMs), seeds 1–5, plan ÷ bound 1.105 on average
+// with it and 1.082 without, 1,000 on 200 hosts 1.479 and 1.426 (300 on
+// 50, 150 on 30, 200 on 20 hosts: shorter without it too, on average). On
+// 9 hosts (18 primary VMs) the sample still helped (200 jobs: 1.032 with
+// it, 1.038 without), and at 100 jobs (10 iterations) the two were even.
+func autoSwarm(p *model.Problem, sw *pso.Settings) bool {
+	if sw != nil && (sw.Iterations > 0 || len(sw.Initial) > 0) {
 		return true
 	}
-	return p.Cluster.Hosts < autoSwarmHosts || swarmIterations(cmp.Or(sw.Particles, 1500), len(p.Jobs)) >= autoSwarmIterations
+	return len(p.Jobs) <= autoSwarmJobs || p.Cluster.PrimaryVMs() < autoSwarmVMs
 }
 
-// autoSwarmIterations and autoSwarmHosts are autoSwarm's limits;
-// autoSwarmJobs is the most jobs for which the default 1,500 particles get
-// autoSwarmIterations, for the note.
+// autoSwarmJobs and autoSwarmVMs are autoSwarm's limits: the most jobs
+// for which the default 1,500 particles get 10 iterations of the swarm's
+// budget, and the fewest primary VMs (20 hosts of 2 disks) where a swarm
+// of fewer was measured to lengthen plans.
 const (
-	autoSwarmIterations = 10
-	autoSwarmHosts      = 20
-	autoSwarmJobs       = swarmJobEvaluations / (1500 * autoSwarmIterations)
+	autoSwarmJobs = swarmJobEvaluations / (1500 * 10)
+	autoSwarmVMs  = 40
 )
 
 // swarm runs the particle swarm, records its settings, and judges its plan

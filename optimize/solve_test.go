@@ -318,22 +318,21 @@ func TestToleranceHalvesAfterARunMeetsIt(t *testing.T) {
 }
 
 // TestAutoSwarmWhereItHelps: auto seeds column generation with its swarm
-// where the swarm's budget affords 10 iterations (100 jobs at 1,500
-// particles) or the cluster has fewer than 20 hosts, and where the
-// settings ask for a swarm (iterations or initial points); elsewhere it
-// runs none and says so. The plan is verified either way.
+// up to 100 jobs or below 40 primary VMs, and where the settings ask for a
+// swarm (iterations or initial points); elsewhere it runs none, says so,
+// and its memory estimate holds no swarm. The plan is verified either way.
 func TestAutoSwarmWhereItHelps(t *testing.T) {
 	for _, c := range []struct {
 		jobs, hosts int
 		swarm       *pso.Settings
 		want        bool
 	}{
-		{100, 50, nil, true},                           // 10 iterations
-		{101, 50, nil, false},                          // 9 iterations on 50 hosts
-		{101, 19, nil, true},                           // a small cluster
-		{101, 20, nil, false},                          // the least large one
-		{101, 20, &pso.Settings{Particles: 150}, true}, // 99 iterations of 150 particles
-		{101, 20, &pso.Settings{Iterations: 2}, true},  // asked for
+		{100, 50, nil, true},                            // 10 iterations
+		{101, 50, nil, false},                           // 9 iterations on 100 primary VMs
+		{101, 19, nil, true},                            // 38 primary VMs
+		{101, 20, nil, false},                           // 40
+		{101, 20, &pso.Settings{Particles: 150}, false}, // particles alone do not ask
+		{101, 20, &pso.Settings{Iterations: 2}, true},   // asked for
 		{101, 20, &pso.Settings{Initial: [][]float64{make([]float64, 2*101)}}, true},
 	} {
 		p := randomOnHosts(t, 7, c.jobs, c.hosts)
@@ -344,10 +343,14 @@ func TestAutoSwarmWhereItHelps(t *testing.T) {
 		if err := p.Check(res.Schedule); err != nil {
 			t.Fatalf("%d jobs on %d hosts: %v", c.jobs, c.hosts, err)
 		}
-		none := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "no particle swarm: past 100 jobs on 20 hosts") })
+		none := slices.ContainsFunc(res.Notes, func(n string) bool { return strings.HasPrefix(n, "no particle swarm: past 100 jobs on 40 primary VMs") })
 		if got := res.Swarm != nil; got != c.want || (res.Seed != nil) != c.want || none == c.want {
 			t.Errorf("%d jobs on %d hosts, swarm settings %+v: swarm ran %v (seed %v, note of none %v), want %v",
 				c.jobs, c.hosts, c.swarm, got, res.Seed, none, c.want)
+		}
+		estimated := slices.ContainsFunc(EstimateMemory(p, MethodAuto, c.swarm), func(m MemoryPart) bool { return strings.HasPrefix(m.What, "the swarm's") })
+		if estimated != c.want {
+			t.Errorf("%d jobs on %d hosts, swarm settings %+v: memory estimate counts a swarm: %v, want %v", c.jobs, c.hosts, c.swarm, estimated, c.want)
 		}
 	}
 }

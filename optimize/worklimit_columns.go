@@ -129,8 +129,8 @@ func (cp *checkpoints) take(p *model.Problem, res *ColumnsResult) {
 
 // note is column generation's note: the last whole run's state, the
 // bound and where it comes from, and the plan it started from.
-func (cp *checkpoints) note(set *Settings, auto bool) string {
-	from := fmt.Sprintf("the best plan it started from (pair plan%s): %s", map[bool]string{true: " and swarm"}[auto], model.FormatSeconds(cp.startMakespan))
+func (cp *checkpoints) note(set *Settings, swarmed bool) string {
+	from := fmt.Sprintf("the best plan it started from (pair plan%s): %s", map[bool]string{true: " and swarm"}[swarmed], model.FormatSeconds(cp.startMakespan))
 	source := "Farley's bound on the LP duals"
 	switch sh := set.shared; {
 	case cp.bound <= sh.bound():

@@ -39,11 +39,11 @@ var planCommand = &cli.Command{
 		"on all N VMs), exact (the optimum of the paper's phase model, any number of jobs per phase,\n" +
 		"up to 18 jobs), pso (particle swarm over the same model, any size, seeded), columns (column\n" +
 		"generation: a plan and a proven lower bound) and auto, the default (exact up to 16 jobs, else\n" +
-		"columns seeded with a short pso run up to 100 jobs or on fewer than 20 hosts, and never worse\n" +
-		"than that run). The search's course is fixed; --time-limit (wall clock) and --work-limit\n" +
-		"(work units, the same on any machine) only say where it ends, whichever comes first: a longer\n" +
-		"limit never gives a worse plan or bound, and --work-limit alone gives the same plan every\n" +
-		"time. The notes say which limit ended it.\n" +
+		"columns seeded with a short pso run up to 100 jobs, below 40 primary VMs or if --iterations\n" +
+		"is given, and never worse than that run). The search's course is fixed; --time-limit (wall\n" +
+		"clock) and --work-limit (work units, the same on any machine) only say where it ends,\n" +
+		"whichever comes first: a longer limit never gives a worse plan or bound, and --work-limit\n" +
+		"alone gives the same plan every time. The notes say which limit ended it.\n" +
 		"Ctrl-C or SIGTERM ends the search the same way: the best plan so far is checked, written\n" +
 		"and marked interrupted, and plan exits 130 (143 for SIGTERM). --max-memory refuses, before\n" +
 		"allocating, what the chosen algorithm is estimated to need beyond it.\n" +
@@ -56,7 +56,7 @@ var planCommand = &cli.Command{
 		workloadFlag,
 		&cli.StringFlag{Name: "algorithm", Aliases: []string{"a"}, Value: "auto", Usage: optimize.MethodList()},
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "pso: swarm size (the packing paper: 1500)"},
-		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200; auto's swarm: a fixed budget of evaluations unless given)"},
+		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "pso: iterations (the packing paper: 200; auto's swarm: a fixed budget of evaluations unless given, and given, auto runs a swarm at any size)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "pso: random seed; the same seed gives the same plan unless --time-limit cut the search short"},
 		timeLimitFlag,
 		workLimitFlag,
