@@ -295,8 +295,11 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	if err := set.validate(); err != nil {
 		return nil, err
 	}
+	// Whether auto seeds column generation with a swarm, decided once:
+	// the size and memory checks and the search must agree.
+	autoSwarmed := method == MethodAuto && autoSwarm(p, set.Swarm)
 	swarmSet := set.Swarm
-	if method != MethodAuto && method != MethodSwarm || method == MethodAuto && !autoSwarm(p, set.Swarm) {
+	if method != MethodSwarm && !autoSwarmed {
 		swarmSet = &pso.Settings{Particles: 1} // no swarm runs: none to size
 	}
 	if err := CheckSize(p, swarmSet); err != nil {
@@ -336,7 +339,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	case MethodSwarm:
 		s, err = r.swarm(p, &set, &sol, nil)
 	case MethodColumns:
-		s, err = r.columns(p, &set, &sol, auto)
+		s, err = r.columns(p, &set, &sol, auto, autoSwarmed)
 	default:
 		_, err = ParseMethod(string(method))
 		err = fmt.Errorf("optimize: %w", err)
@@ -411,17 +414,16 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	return res.Schedule, nil
 }
 
-// columns runs column generation seeded with the pair plan, and for auto
-// where autoSwarm says so with the swarm's plan too (so auto is never worse
-// than the swarm), in the checkpoints worklimit.go describes, and records
-// the bound it proves.
-func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto bool) (model.Schedule, error) {
+// columns runs column generation seeded with the pair plan, and with the
+// swarm's plan too if swarmed (auto, where autoSwarm says so: auto is then
+// never worse than the swarm), in the checkpoints worklimit.go describes,
+// and records the bound it proves.
+func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, auto, swarmed bool) (model.Schedule, error) {
 	pr, err := PairSchedule(p)
 	if err != nil {
 		return model.Schedule{}, err
 	}
 	seeds := []model.Schedule{pr.Schedule}
-	swarmed := auto && autoSwarm(p, set.Swarm)
 	if swarmed {
 		sw, err := r.swarm(p, set, sol, &pr)
 		if err != nil {
