@@ -460,10 +460,13 @@ func (o Options) planCluster(hosts int) model.Cluster {
 
 // solverSettings are a plan point's optimize settings. No time limit
 // unless the option set gives one: a limit makes the plan depend on how
-// fast the machine is, and shards run on many.
+// fast the machine is, and shards run on many. Particles and iterations
+// left out are packer plan's: 0 leaves them to optimize, so pso runs its
+// 200 iterations and auto its swarm of a fixed budget, or none where
+// optimize.Solve runs none (past 100 jobs on 40 primary VMs or more).
 func (o Options) solverSettings(seed uint64) *optimize.Settings {
 	return &optimize.Settings{
-		Swarm:          &pso.Settings{Particles: orDefault(o.Particles, 1500), Iterations: orDefault(o.Iterations, 200), Seed: seed, Workers: 1},
+		Swarm:          &pso.Settings{Particles: o.Particles, Iterations: o.Iterations, Seed: seed, Workers: 1},
 		TimeLimit:      time.Duration(o.TimeLimit * float64(time.Second)),
 		WithinMeasured: o.WithinMeasured,
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/packer-sched/packer/model"
+	"github.com/packer-sched/packer/optimize"
 )
 
 // TestParseRefusesNamingFieldAndValue: every refusal is one line naming
@@ -143,4 +146,51 @@ func FuzzParse(f *testing.F) {
 			seen[p.ID] = true
 		}
 	})
+}
+
+// A plan option set that leaves particles and iterations out runs the
+// swarm packer plan runs (the docs: "a setting left out is the command's
+// default"): pso 1,500 particles for 200 iterations; auto 1,500 particles
+// for its fixed budget of evaluations, 1,500,000 ÷ (particles × jobs)
+// iterations, and no swarm at all past 100 jobs on 40 primary VMs or more.
+// Set, they are the option set's.
+func TestPlanSwarmLeftOutIsPlans(t *testing.T) {
+	solve := func(jobs, hosts int, method optimize.Method, o Options) *optimize.Result {
+		t.Helper()
+		p, err := model.NewProblem(optimize.RandomWorkload(1, jobs), o.planCluster(hosts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := optimize.Solve(p, method, o.solverSettings(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	short := Options{TimeLimit: 1}
+	cases := []struct {
+		name                  string
+		jobs, hosts           int
+		method                optimize.Method
+		o                     Options
+		particles, iterations int // 0, 0: no swarm
+	}{
+		{"auto, 30 jobs: its budget", 30, 9, optimize.MethodAuto, short, 1500, 1_500_000 / (1500 * 30)},
+		{"auto, 101 jobs on 20 hosts: none", 101, 20, optimize.MethodAuto, short, 0, 0},
+		{"auto, iterations set", 30, 9, optimize.MethodAuto, Options{TimeLimit: 1, Particles: 40, Iterations: 7}, 40, 7},
+		{"pso: 200 iterations", 17, 2, optimize.MethodSwarm, Options{Particles: 30}, 30, 200},
+	}
+	for _, c := range cases {
+		res := solve(c.jobs, c.hosts, c.method, c.o)
+		switch {
+		case c.iterations == 0 && res.Swarm != nil:
+			t.Errorf("%s: a swarm of %d particles × %d iterations ran, want none", c.name, res.Swarm.Settings.Particles, res.Swarm.Settings.Iterations)
+		case c.iterations == 0:
+		case res.Swarm == nil:
+			t.Errorf("%s: no swarm ran", c.name)
+		case res.Swarm.Settings.Particles != c.particles || res.Swarm.Settings.Iterations != c.iterations || res.Swarm.Settings.Seed != 3:
+			t.Errorf("%s: swarm %d particles × %d iterations, seed %d; want %d × %d, seed 3", c.name,
+				res.Swarm.Settings.Particles, res.Swarm.Settings.Iterations, res.Swarm.Settings.Seed, c.particles, c.iterations)
+		}
+	}
 }
