@@ -64,7 +64,7 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 		if len(p.Jobs) <= AutoExactJobs {
 			method = MethodExact
 		}
-		withSwarm = method == MethodColumns && autoSwarm(p, swarm)
+		withSwarm = method == MethodColumns && autoSwarm(len(p.Jobs), p.Cluster, swarm)
 	}
 	vms := float64(n + e)
 	// The placed plan: at most one phase per job, each with at most N + E

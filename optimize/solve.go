@@ -297,7 +297,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 	}
 	// Whether auto seeds column generation with a swarm, decided once:
 	// the size and memory checks and the search must agree.
-	autoSwarmed := method == MethodAuto && autoSwarm(p, set.Swarm)
+	autoSwarmed := method == MethodAuto && autoSwarm(len(p.Jobs), p.Cluster, set.Swarm)
 	swarmSet := set.Swarm
 	if method != MethodSwarm && !autoSwarmed {
 		swarmSet = &pso.Settings{Particles: 1} // no swarm runs: none to size
@@ -446,24 +446,42 @@ func (r *Result) columns(p *model.Problem, set *Settings, sol *model.Solution, a
 }
 
 // autoSwarm reports whether auto seeds column generation with a particle
-// swarm on p, given the swarm settings sw (nil: the defaults): where sw
-// asks for one (iterations or initial points given), and otherwise up to
-// autoSwarmJobs jobs or below autoSwarmVMs primary VMs. Past 100 jobs the
-// swarm's fixed budget (swarmIterations) is under 10 iterations of the
-// default 1,500 particles, a sample of plans, far longer than column
-// generation's (random-mM-seed1, the swarm's plan ÷ auto's: 1.67 at 200
-// jobs on 50 hosts, 2.6 at 1,000 on 200), and where phases hold many jobs
-// seeding with one lengthened the plans at the default limit: 200 jobs
-// on 50 hosts (100 primary VMs), seeds 1–5, plan ÷ bound 1.105 on average
-// with it and 1.082 without, 1,000 on 200 hosts 1.479 and 1.426 (300 on
-// 50, 150 on 30, 200 on 20 hosts: shorter without it too, on average). On
-// 9 hosts (18 primary VMs) the sample still helped (200 jobs: 1.032 with
-// it, 1.038 without), and at 100 jobs (10 iterations) the two were even.
-func autoSwarm(p *model.Problem, sw *pso.Settings) bool {
+// swarm on jobs jobs on cluster c, given the swarm settings sw (nil: the
+// defaults): where sw asks for one (iterations or initial points given), and
+// otherwise up to autoSwarmJobs jobs or below autoSwarmVMs primary VMs. Past
+// 100 jobs the swarm's fixed budget (swarmIterations) is under 10 iterations
+// of the default 1,500 particles, a sample of plans, far longer than column
+// generation's (random-mM-seed1, the swarm's plan ÷ auto's: 1.67 at 200 jobs
+// on 50 hosts, 2.6 at 1,000 on 200), and where phases hold many jobs seeding
+// with one lengthened the plans at the default limit: 200 jobs on 50 hosts
+// (100 primary VMs), seeds 1–5, plan ÷ bound 1.105 on average with it and
+// 1.082 without, 1,000 on 200 hosts 1.479 and 1.426 (300 on 50, 150 on 30,
+// 200 on 20 hosts: shorter without it too, on average). On 9 hosts (18
+// primary VMs) the sample still helped (200 jobs: 1.032 with it, 1.038
+// without), and at 100 jobs (10 iterations) the two were even.
+func autoSwarm(jobs int, c model.Cluster, sw *pso.Settings) bool {
 	if sw != nil && (sw.Iterations > 0 || len(sw.Initial) > 0) {
 		return true
 	}
-	return len(p.Jobs) <= autoSwarmJobs || p.Cluster.PrimaryVMs() < autoSwarmVMs
+	return jobs <= autoSwarmJobs || c.PrimaryVMs() < autoSwarmVMs
+}
+
+// AutoSwarmEvaluations is how many particle evaluations auto's swarm
+// makes when auto plans jobs jobs past Settings.ExactJobs (column
+// generation) on cluster c with swarm settings sw (nil: the defaults):
+// particles × (iterations + 1), the iterations sw's or auto's fixed budget
+// (swarmIterations), and 0 where auto runs no swarm (autoSwarm). Sweeps
+// count it in a plan point's time.
+func AutoSwarmEvaluations(jobs int, c model.Cluster, sw *pso.Settings) int {
+	if !autoSwarm(jobs, c, sw) {
+		return 0
+	}
+	var set pso.Settings
+	if sw != nil {
+		set = *sw
+	}
+	particles := cmp.Or(set.Particles, 1500)
+	return particles * (cmp.Or(set.Iterations, swarmIterations(particles, jobs)) + 1)
 }
 
 // autoSwarmJobs and autoSwarmVMs are autoSwarm's limits: the most jobs

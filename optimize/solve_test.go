@@ -352,5 +352,13 @@ func TestAutoSwarmWhereItHelps(t *testing.T) {
 		if estimated != c.want {
 			t.Errorf("%d jobs on %d hosts, swarm settings %+v: memory estimate counts a swarm: %v, want %v", c.jobs, c.hosts, c.swarm, estimated, c.want)
 		}
+		// What sweeps count in a point's time: the swarm Solve ran.
+		want := 0
+		if res.Swarm != nil {
+			want = res.Swarm.Settings.Particles * (res.Swarm.Settings.Iterations + 1)
+		}
+		if got := AutoSwarmEvaluations(c.jobs, p.Cluster, c.swarm); got != want {
+			t.Errorf("%d jobs on %d hosts, swarm settings %+v: AutoSwarmEvaluations %d, want %d", c.jobs, c.hosts, c.swarm, got, want)
+		}
 	}
 }

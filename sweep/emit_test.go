@@ -51,7 +51,9 @@ func TestEstimateByHand(t *testing.T) {
 }
 
 // TestPlanEstimate: the swarm's time is particles × (iterations + 1)
-// evaluations at 40 µs + 4 µs a job; auto up to 16 jobs is exact's.
+// evaluations at 40 µs + 4 µs a job; auto up to 16 jobs is exact's, past
+// it column generation's 0.3 s a job and the swarm's that seeds it, if
+// one runs.
 func TestPlanEstimate(t *testing.T) {
 	p := Point{Policy: "pso", Options: Options{Particles: 100, Iterations: 9}}
 	if got, want := planSeconds(p, 5), 100*10*(40e-6+5*4e-6); abs(got-want) > 1e-12 {
@@ -61,8 +63,22 @@ func TestPlanEstimate(t *testing.T) {
 	if got := planSeconds(p, 5); got != 0.01 {
 		t.Errorf("pso under a 0.01 s limit: %g s", got)
 	}
-	if planSeconds(Point{Policy: "auto"}, 16) != exactSeconds || planSeconds(Point{Policy: "auto"}, 17) != 17*columnsSecondsPerJob {
-		t.Error("auto is exact up to 16 jobs, columns past")
+	if got := planSeconds(Point{Policy: "auto"}, 16); got != exactSeconds {
+		t.Errorf("auto at 16 jobs: %g s, want exact's %d", got, exactSeconds)
+	}
+	// 17 jobs on the paper's 9 hosts: 1,500 particles get
+	// ⌊1,500,000 ÷ (1,500 × 17)⌋ = 58 iterations, 88,500 evaluations of
+	// 108 µs (9.558 s), beside 5.1 s of column generation.
+	if got, want := planSeconds(Point{Policy: "auto"}, 17), 5.1+9.558; abs(got-want) > 1e-9 {
+		t.Errorf("auto at 17 jobs on 9 hosts: %g s, want %g", got, want)
+	}
+	// 101 jobs on 20 hosts (40 primary VMs): no swarm, unless asked for.
+	if got, want := planSeconds(Point{Policy: "auto", Size: 20}, 101), 101*columnsSecondsPerJob; abs(got-want) > 1e-9 {
+		t.Errorf("auto at 101 jobs on 20 hosts: %g s, want %g", got, want)
+	}
+	asked := Point{Policy: "auto", Size: 20, Options: Options{Particles: 40, Iterations: 7}}
+	if got, want := planSeconds(asked, 101), 101*0.3+40*8*(40e-6+101*4e-6); abs(got-want) > 1e-9 {
+		t.Errorf("auto at 101 jobs on 20 hosts with 40 particles × 7 iterations: %g s, want %g", got, want)
 	}
 }
 

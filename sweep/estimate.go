@@ -109,7 +109,15 @@ func planSeconds(p Point, jobs int) float64 {
 	case optimize.MethodExact:
 		return exactSeconds
 	case optimize.MethodAuto, optimize.MethodColumns:
-		return capped(p, columnsSecondsPerJob*float64(jobs))
+		s := columnsSecondsPerJob * float64(jobs)
+		if m == optimize.MethodAuto {
+			// auto seeds column generation with a swarm, of its own
+			// budget unless the option set gives iterations, up to 100
+			// jobs or on small clusters.
+			evals := optimize.AutoSwarmEvaluations(jobs, p.Options.planCluster(p.Size), p.Options.solverSettings(p.Seed).Swarm)
+			s += float64(evals) * (psoSecondsPerEval + float64(jobs)*psoSecondsPerJobEval)
+		}
+		return capped(p, s)
 	}
 	return quickSeconds
 }

@@ -433,8 +433,11 @@ func (f *File) checkPlan(file string) error {
 		if name := o.simField(); name != "" {
 			return &InputError{File: file, Field: at + "." + name, Reason: `belongs to "run": "simulate" sweeps`}
 		}
-		if o.Particles < 0 || o.Iterations < 0 {
-			return bad(file, at+".particles", o.Particles, "particles and iterations must be at least 1")
+		if o.Particles < 0 {
+			return bad(file, at+".particles", o.Particles, "want at least 1 (left out: packer plan's default)")
+		}
+		if o.Iterations < 0 {
+			return bad(file, at+".iterations", o.Iterations, "want at least 1 (left out: packer plan's default)")
 		}
 		if o.TimeLimit < 0 || math.IsNaN(o.TimeLimit) || o.TimeLimit > 1e6 {
 			return bad(file, at+".time_limit", o.TimeLimit, "want 0 (no limit) to 1000000 seconds")
@@ -461,9 +464,7 @@ func (o Options) planCluster(hosts int) model.Cluster {
 // solverSettings are a plan point's optimize settings. No time limit
 // unless the option set gives one: a limit makes the plan depend on how
 // fast the machine is, and shards run on many. Particles and iterations
-// left out are packer plan's: 0 leaves them to optimize, so pso runs its
-// 200 iterations and auto its swarm of a fixed budget, or none where
-// optimize.Solve runs none (past 100 jobs on 40 primary VMs or more).
+// left out stay 0, which leaves them to optimize as packer plan does.
 func (o Options) solverSettings(seed uint64) *optimize.Settings {
 	return &optimize.Settings{
 		Swarm:          &pso.Settings{Particles: o.Particles, Iterations: o.Iterations, Seed: seed, Workers: 1},

@@ -30,6 +30,8 @@ func TestParseRefusesNamingFieldAndValue(t *testing.T) {
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pairs"]}`, `s.json: algorithms[0] = "pairs": unknown algorithm`},
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pair"], "nodes": [3]}`, `s.json: nodes: belongs to "run": "simulate" sweeps`},
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pair"], "options": [{"name": "x", "heartbeat": 2}]}`, `s.json: options[0].heartbeat: belongs to "run": "simulate"`},
+		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pso"], "options": [{"name": "x", "particles": 5, "iterations": -2}]}`, `s.json: options[0].iterations = -2: want at least 1 (left out: packer plan's default)`},
+		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pso"], "options": [{"name": "x", "particles": -5}]}`, `s.json: options[0].particles = -5: want at least 1`},
 		{`{"name": "s", "run": "plan", "workloads": ["-"], "algorithms": ["pair"]}`, `s.json: workloads[0] = "-": want a built-in name or a file`},
 		{`{"name": "s", "run": "plan", "workloads": [], "algorithms": ["pair"]}`, `s.json: workloads: name at least one workload`},
 		{"{\n" + base + ",\n}", `s.json: line 3: invalid character '}'`},

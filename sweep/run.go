@@ -240,8 +240,12 @@ func overlay(c, over sim.Cluster) sim.Cluster {
 }
 
 // planPoint plans the point's workload with its algorithm, as packer plan
-// -a ALGORITHM would (optimize.Solve, plan.New), without a time limit
-// unless the options set one.
+// -a ALGORITHM --time-limit 0 would (optimize.Solve, plan.New): the same
+// plan for the same seed. An option set's time limit makes the plan
+// depend on the machine, as --time-limit does; the point then also keeps
+// no time back for placing the plan, and its swarm runs on one goroutine
+// (a batch task's shards share the cores), so it may end elsewhere than
+// packer plan's under the same limit.
 func (s *Sweep) planPoint(p Point) (*PlanMetrics, error) {
 	method, _ := optimize.ParseMethod(p.Policy) // checked by Parse
 	in, err := s.workload(p.Workload)
