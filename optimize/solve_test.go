@@ -362,3 +362,33 @@ func TestAutoSwarmWhereItHelps(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteSaysWhoseGap: the column generation note warns that the gap
+// measures the bound as much as the plan where the last run stopped
+// before the LP converged and the gap is over 5 %, but not where the run
+// ended with its bound within the tolerance of the LP: then at most that
+// much of the gap is the bound's.
+func TestNoteSaysWhoseGap(t *testing.T) {
+	p := randomOnHosts(t, 1, 20, 9)
+	set := &Settings{shared: &sharedTables{p: p}}
+	lb := set.shared.bound()
+	for _, c := range []struct {
+		ended string
+		gap   float64
+		warns bool
+	}{
+		{EndedStopped, 1.2, true},
+		{EndedStopped, 1.04, false},
+		{EndedTolerance, 1.2, false},
+	} {
+		cp := &checkpoints{bound: 1.01 * lb, makespan: c.gap * 1.01 * lb, runs: 2, started: 3, startMakespan: 2 * lb,
+			tolerance: 0.005, last: &ColumnsResult{Ended: c.ended, Rounds: 5, Columns: 40}}
+		note := cp.note(set, false)
+		if got := strings.Contains(note, "the gap measures the bound as much as the plan"); got != c.warns {
+			t.Errorf("run ended %q, plan %.2f × bound: warns %v, want %v: %s", c.ended, c.gap, got, c.warns, note)
+		}
+		if c.ended == EndedTolerance && !strings.Contains(note, "the bound came within 0.5 % of the LP") {
+			t.Errorf("run ended at the tolerance: %s", note)
+		}
+	}
+}

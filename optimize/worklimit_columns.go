@@ -164,9 +164,11 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 	if res.Converged {
 		state += "; LP value " + model.FormatSeconds(res.LPValue)
 	}
-	if !res.Converged && weak {
+	if !res.Converged && res.Ended != EndedTolerance && weak {
 		// Farley's bound on duals far from the LP's optimum can lie well
 		// under it: a planner must not read the gap as the plan's alone.
+		// A run that ended at the tolerance has its bound within it of
+		// the LP: the gap past that is not the bound's.
 		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
 	}
 	if cp.fromCut {
