@@ -111,9 +111,8 @@ func planSeconds(p Point, jobs int) float64 {
 	case optimize.MethodAuto, optimize.MethodColumns:
 		s := columnsSecondsPerJob * float64(jobs)
 		if m == optimize.MethodAuto {
-			// auto seeds column generation with a swarm, of its own
-			// budget unless the option set gives iterations, up to 100
-			// jobs or on small clusters.
+			// Solve seeds column generation with a swarm where autoSwarm
+			// says so: AutoSwarmEvaluations counts it.
 			evals := optimize.AutoSwarmEvaluations(jobs, p.Options.planCluster(p.Size), p.Options.solverSettings(p.Seed).Swarm)
 			s += float64(evals) * (psoSecondsPerEval + float64(jobs)*psoSecondsPerJobEval)
 		}
