@@ -150,7 +150,7 @@ func DefaultTimeLimit(jobs int) time.Duration {
 	return lo + (hi-lo)*time.Duration(jobs-from)/(to-from)
 }
 
-// weakGap is the gap past which an unconverged column generation's note
+// weakGap is the gap past which the note of a column generation cut short
 // says that the gap is the bound's as much as the plan's.
 const weakGap = 0.05
 

@@ -328,6 +328,7 @@ func TestAutoSwarmWhereItHelps(t *testing.T) {
 		want        bool
 	}{
 		{100, 50, nil, true},                            // 10 iterations
+		{100, 50, &pso.Settings{Particles: 150}, true},  // 100 iterations of 150
 		{101, 50, nil, false},                           // 9 iterations on 100 primary VMs
 		{101, 19, nil, true},                            // 38 primary VMs
 		{101, 20, nil, false},                           // 40
@@ -364,10 +365,11 @@ func TestAutoSwarmWhereItHelps(t *testing.T) {
 }
 
 // TestNoteSaysWhoseGap: the column generation note warns that the gap
-// measures the bound as much as the plan where the last run stopped
-// before the LP converged and the gap is over 5 %, but not where the run
-// ended with its bound within the tolerance of the LP: then at most that
-// much of the gap is the bound's.
+// measures the bound as much as the plan where the last run was cut short
+// (stopped, or at the round cap) and the gap is over 5 %, but not where
+// the run ended with its bound within the tolerance of the LP (then at
+// most that much of the gap is the bound's) or by itself with relaxed
+// pricing (a longer limit would not tighten it).
 func TestNoteSaysWhoseGap(t *testing.T) {
 	p := randomOnHosts(t, 1, 20, 9)
 	set := &Settings{shared: &sharedTables{p: p}}
@@ -378,8 +380,10 @@ func TestNoteSaysWhoseGap(t *testing.T) {
 		warns bool
 	}{
 		{EndedStopped, 1.2, true},
+		{EndedRounds, 1.2, true},
 		{EndedStopped, 1.04, false},
 		{EndedTolerance, 1.2, false},
+		{EndedRelaxed, 1.2, false},
 	} {
 		cp := &checkpoints{bound: 1.01 * lb, makespan: c.gap * 1.01 * lb, runs: 2, started: 3, startMakespan: 2 * lb,
 			tolerance: 0.005, last: &ColumnsResult{Ended: c.ended, Rounds: 5, Columns: 40}}

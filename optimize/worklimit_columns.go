@@ -164,11 +164,12 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 	if res.Converged {
 		state += "; LP value " + model.FormatSeconds(res.LPValue)
 	}
-	if !res.Converged && res.Ended != EndedTolerance && weak {
+	if (res.Ended == EndedStopped || res.Ended == EndedRounds) && weak {
 		// Farley's bound on duals far from the LP's optimum can lie well
 		// under it: a planner must not read the gap as the plan's alone.
-		// A run that ended at the tolerance has its bound within it of
-		// the LP: the gap past that is not the bound's.
+		// Only for a run cut short: one that ended at the tolerance has
+		// its bound within it of the LP, and one that ended by itself
+		// with relaxed pricing would not tighten with a longer limit.
 		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
 	}
 	if cp.fromCut {
