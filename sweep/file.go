@@ -434,10 +434,10 @@ func (f *File) checkPlan(file string) error {
 			return &InputError{File: file, Field: at + "." + name, Reason: `belongs to "run": "simulate" sweeps`}
 		}
 		if o.Particles < 0 {
-			return bad(file, at+".particles", o.Particles, "want at least 1 (left out: packer plan's default)")
+			return bad(file, at+".particles", o.Particles, "want at least 1, or 0 or left out for packer plan's default")
 		}
 		if o.Iterations < 0 {
-			return bad(file, at+".iterations", o.Iterations, "want at least 1 (left out: packer plan's default)")
+			return bad(file, at+".iterations", o.Iterations, "want at least 1, or 0 or left out for packer plan's default")
 		}
 		if o.TimeLimit < 0 || math.IsNaN(o.TimeLimit) || o.TimeLimit > 1e6 {
 			return bad(file, at+".time_limit", o.TimeLimit, "want 0 (no limit) to 1000000 seconds")

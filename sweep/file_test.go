@@ -30,7 +30,7 @@ func TestParseRefusesNamingFieldAndValue(t *testing.T) {
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pairs"]}`, `s.json: algorithms[0] = "pairs": unknown algorithm`},
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pair"], "nodes": [3]}`, `s.json: nodes: belongs to "run": "simulate" sweeps`},
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pair"], "options": [{"name": "x", "heartbeat": 2}]}`, `s.json: options[0].heartbeat: belongs to "run": "simulate"`},
-		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pso"], "options": [{"name": "x", "particles": 5, "iterations": -2}]}`, `s.json: options[0].iterations = -2: want at least 1 (left out: packer plan's default)`},
+		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pso"], "options": [{"name": "x", "particles": 5, "iterations": -2}]}`, `s.json: options[0].iterations = -2: want at least 1, or 0 or left out for packer plan's default`},
 		{`{"name": "s", "run": "plan", "workloads": ["W1"], "algorithms": ["pso"], "options": [{"name": "x", "particles": -5}]}`, `s.json: options[0].particles = -5: want at least 1`},
 		{`{"name": "s", "run": "plan", "workloads": ["-"], "algorithms": ["pair"]}`, `s.json: workloads[0] = "-": want a built-in name or a file`},
 		{`{"name": "s", "run": "plan", "workloads": [], "algorithms": ["pair"]}`, `s.json: workloads: name at least one workload`},
@@ -152,10 +152,10 @@ func FuzzParse(f *testing.F) {
 
 // A plan option set that leaves particles and iterations out runs the
 // swarm packer plan runs (the docs: "a setting left out is the command's
-// default"): pso 1,500 particles for 200 iterations; auto 1,500 particles
-// for its fixed budget of evaluations, 1,500,000 ÷ (particles × jobs)
-// iterations, and no swarm at all past 100 jobs on 40 primary VMs or more.
-// Set, they are the option set's.
+// default"): pso runs 200 iterations (of the set's 30 particles here);
+// auto 1,500 particles for its fixed budget of evaluations, 1,500,000 ÷
+// (particles × jobs) iterations, and no swarm at all past 100 jobs on 40
+// primary VMs or more. Set, they are the option set's.
 func TestPlanSwarmLeftOutIsPlans(t *testing.T) {
 	solve := func(jobs, hosts int, method optimize.Method, o Options) *optimize.Result {
 		t.Helper()
