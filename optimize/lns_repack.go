@@ -175,17 +175,18 @@ func (sub *lnsSub) durations(limit float64, stop func() bool) ([][]float64, [][]
 				idx[s] = -1
 				continue // no phase: no time
 			}
-			// s's subsets with one job fewer are priced already:
-			// the longest of them is where bestFrom starts.
-			hint := max(lo, lowS[s])
-			for r := uint32(s); r != 0; r &= r - 1 {
-				hint = max(hint, int(idx[uint32(s)&^(r&-r)]))
-			}
+			from := max(lo, lowS[s])
 			var t int
 			if sub.plain {
-				t, over[a][s] = sub.best(a, uint32(s), max(lo, lowS[s]), top)
+				t, over[a][s] = sub.best(a, uint32(s), from, top)
 			} else {
-				t, over[a][s] = sub.bestFrom(a, uint32(s), max(lo, lowS[s]), hint, top)
+				// s's subsets with one job fewer are priced already:
+				// the longest of them is where bestFrom starts.
+				hint := from
+				for r := uint32(s); r != 0; r &= r - 1 {
+					hint = max(hint, int(idx[uint32(s)&^(r&-r)]))
+				}
+				t, over[a][s] = sub.bestFrom(a, uint32(s), from, hint, top)
 			}
 			g[a][s], idx[s] = math.Inf(1), -1
 			if t >= 0 {

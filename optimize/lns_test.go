@@ -249,14 +249,7 @@ func brutePartition(ps *phaseSolver, jobs []int) float64 {
 // valid and no longer than where it started.
 func TestImproveLongerNeverWorse(t *testing.T) {
 	for _, seed := range []uint64{1} {
-		p, err := model.NewProblem(RandomWorkload(seed, 30), model.PaperCluster())
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, pr := randomPairPlan(t, seed, 30, model.PaperCluster())
 		ps := newPhaseSolver(p)
 		run := func(budget int) model.Schedule {
 			n := 0
@@ -300,14 +293,7 @@ func TestBestFromEqualsBest(t *testing.T) {
 		if i%3 == 0 {
 			cl = randomSmallCluster(rng)
 		}
-		p, err := model.NewProblem(RandomWorkload(uint64(500+i), 12+rng.IntN(30)), cl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, pr := randomPairPlan(t, uint64(500+i), 12+rng.IntN(30), cl)
 		ps := newPhaseSolver(p)
 		phases := pr.Schedule.Phases
 		var free []int
@@ -380,4 +366,19 @@ func TestBestFromEqualsBest(t *testing.T) {
 		t.Fatalf("compared %d entries, %d unfit; %d probes hinted above the answer", compared, unfit, above)
 	}
 	t.Logf("compared %d entries, %d unfit; %d probes hinted above the answer", compared, unfit, above)
+}
+
+// randomPairPlan is RandomWorkload(seed, m) on cluster c and its pair plan,
+// where a test starts improving from.
+func randomPairPlan(t *testing.T, seed uint64, m int, c model.Cluster) (*model.Problem, PairResult) {
+	t.Helper()
+	p, err := model.NewProblem(RandomWorkload(seed, m), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, pr
 }

@@ -478,12 +478,21 @@ func AutoSwarmEvaluations(jobs int, c model.Cluster, sw *pso.Settings) int {
 	if !autoSwarm(jobs, c, sw) {
 		return 0
 	}
+	set := autoSwarmSettings(jobs, sw)
+	return cmp.Or(set.Particles, 1500) * (set.Iterations + 1)
+}
+
+// autoSwarmSettings are sw (nil: the defaults) as auto's swarm on jobs jobs
+// runs them: swarmIterations unless sw gives iterations.
+func autoSwarmSettings(jobs int, sw *pso.Settings) pso.Settings {
 	var set pso.Settings
 	if sw != nil {
 		set = *sw
 	}
-	particles := cmp.Or(set.Particles, 1500)
-	return particles * (cmp.Or(set.Iterations, swarmIterations(particles, jobs)) + 1)
+	if set.Iterations == 0 {
+		set.Iterations = swarmIterations(cmp.Or(set.Particles, 1500), jobs)
+	}
+	return set
 }
 
 // autoSwarmJobs and autoSwarmVMs are autoSwarm's limits: the most jobs
@@ -504,10 +513,10 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, pai
 	if set.Swarm != nil {
 		ps = *set.Swarm
 	}
-	ps.Stop = set.clock.tick
-	if pair != nil && ps.Iterations == 0 {
-		ps.Iterations = swarmIterations(cmp.Or(ps.Particles, 1500), len(p.Jobs))
+	if pair != nil {
+		ps = autoSwarmSettings(len(p.Jobs), set.Swarm)
 	}
+	ps.Stop = set.clock.tick
 	var res SwarmResult
 	var err error
 	if pair != nil {

@@ -127,6 +127,10 @@ func (cp *checkpoints) take(p *model.Problem, res *ColumnsResult) {
 	cp.bound = max(cp.bound, res.LowerBound)
 }
 
+// weakNote is what the note adds where the gap is the bound's as much as
+// the plan's (weakGap).
+const weakNote = "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+
 // note is column generation's note: the last whole run's state, the
 // bound and where it comes from, and the plan it started from.
 func (cp *checkpoints) note(set *Settings, swarmed bool) string {
@@ -145,7 +149,7 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 	}
 	if cp.last == nil {
 		if weak {
-			source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+			source += weakNote
 		}
 		plan := "the best it started from"
 		if cp.fromCut {
@@ -170,7 +174,7 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 		// Only for a run cut short: one that ended at the tolerance has
 		// its bound within it of the LP, and one that ended by itself
 		// with relaxed pricing would not tighten with a longer limit.
-		source += "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
+		source += weakNote
 	}
 	if cp.fromCut {
 		state += "; the plan is from the integer search of the next run, before the limit cut it"
