@@ -56,9 +56,11 @@ func TestPricingWorkersSamePlan(t *testing.T) {
 	}
 }
 
-// TestParallelPivotSameLP: solving random master LPs with B⁻¹'s update
-// shared among goroutines at every pivot gives the same pivots, basis,
-// B⁻¹, value and duals, bit for bit, as one goroutine.
+// TestParallelPivotSameLP: solving random master LPs with B⁻¹'s update,
+// the entering column's B⁻¹a, the choice of the entering variable, the
+// Devex weights and B⁻¹'s refactorisation shared among goroutines gives the same
+// pivots, basis, B⁻¹, value, duals and weights, bit for bit, as one
+// goroutine.
 func TestParallelPivotSameLP(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		var lps [2]*coverLP
@@ -66,11 +68,14 @@ func TestParallelPivotSameLP(t *testing.T) {
 			lps[i] = randomCoverLP(rand.New(rand.NewPCG(seed, 7)), 60+10*int(seed), 400)
 			lps[i].workers, lps[i].parallelAt = workers, 1
 			lps[i].solve(100_000, nil)
+			lps[i].refactor(nil) // its elimination shared too
+			lps[i].solve(100_000, nil)
 		}
 		a, b := lps[0], lps[1]
 		if a.work == 0 || a.work != b.work || a.objective() != b.objective() || !slices.Equal(a.basis, b.basis) ||
-			!slices.Equal(a.duals(), b.duals()) || !slices.EqualFunc(a.binv, b.binv, slices.Equal[[]float64]) {
-			t.Errorf("seed %d: one goroutine: %d pivots, value %v; three: %d pivots, value %v, or their bases or B⁻¹ differ",
+			!slices.Equal(a.duals(), b.duals()) || !slices.EqualFunc(a.binv, b.binv, slices.Equal[[]float64]) ||
+			!slices.Equal(a.wCol, b.wCol) {
+			t.Errorf("seed %d: one goroutine: %d pivots, value %v; three: %d pivots, value %v, or their bases, B⁻¹ or weights differ",
 				seed, a.work, a.objective(), b.work, b.objective())
 		}
 	}
@@ -146,6 +151,34 @@ func TestPriceAllEqualsOneByOne(t *testing.T) {
 		if theta[0] != theta[1] || at[0] != at[1] || cells[0] != cells[1] || !slices.Equal(grids[0], grids[1]) {
 			t.Errorf("%d hosts: farleyTheta on one goroutine: θ %v at %d, %d cells; on three: θ %v at %d, %d cells (grids equal: %v)",
 				hosts, theta[0], at[0], cells[0], theta[1], at[1], cells[1], slices.Equal(grids[0], grids[1]))
+		}
+	}
+}
+
+// TestEnteringTiesInPieces: of columns with the same score in different
+// pieces of a shared pricing, entering picks the first, as one goroutine
+// does; under Bland's rule the first that prices out, whatever its score.
+// Hand-worked: two jobs at duals 3 and 4, six columns, in three pieces of
+// two on three goroutines.
+func TestEnteringTiesInPieces(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		lp := newCoverLP([]float64{5, 5}) // columns 0 and 1: the singletons
+		lp.add([]int{0, 1}, 6)            // 2: reduced cost 6 − 7 = −1, score 1
+		lp.add([]int{1}, 2)               // 3: 2 − 4 = −2, score 4
+		lp.add([]int{0}, 4)               // 4: 4 − 3 = 1, does not price out
+		lp.add([]int{1}, 2)               // 5: −2, score 4, ties with 3
+		lp.workers, lp.parallelAt = workers, 1
+		lp.resetWeights()
+		y := []float64{3, 4}
+		// The singletons cost 5: reduced costs 2 and 1, neither prices out.
+		if v, ok := lp.entering(y, false, nil); !ok || v != 3 {
+			t.Errorf("%d workers: entering %d (%v), want column 3, the first of the best", workers, v, ok)
+		}
+		if v, ok := lp.entering(y, true, nil); !ok || v != 2 {
+			t.Errorf("%d workers, Bland: entering %d (%v), want column 2, the first that prices out", workers, v, ok)
+		}
+		if v, ok := lp.entering(y, false, map[int]bool{3: true}); !ok || v != 5 {
+			t.Errorf("%d workers, 3 rejected: entering %d (%v), want column 5", workers, v, ok)
 		}
 	}
 }

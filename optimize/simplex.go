@@ -59,11 +59,19 @@ type coverLP struct {
 	// dantzig makes entering take the most negative reduced cost instead
 	// (Dantzig's rule), the plain reference the tests compare Devex with.
 	dantzig bool
-	// workers is how many goroutines a pivot's update of B⁻¹ may use (0 or
-	// 1: this one), when it updates at least parallelAt entries (0:
-	// parallelPivot; tests lower it); nz is the pivot's scratch.
+	// workers is how many goroutines a pivot's update of B⁻¹, column,
+	// entering and devex may use (0 or 1: this one), when they do at least
+	// parallelAt units of work (0: parallelPivot; tests lower it; see
+	// share); nz is the pivot's scratch.
 	workers, parallelAt int
 	nz                  []int
+	// colJobs and colVals are column's scratch: the entering column's
+	// non-zeros.
+	colJobs []int
+	colVals []float64
+	// colNZ counts the columns' non-zeros: the work of a pass over them
+	// (entering, devex), which share weighs.
+	colNZ int
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -73,6 +81,7 @@ func newCoverLP(single []float64) *coverLP {
 	for j := range m {
 		lp.rhs[j] = 1 + perturbation(j)
 		lp.cols = append(lp.cols, []int{j})
+		lp.colNZ++
 		lp.cost = append(lp.cost, single[j])
 		lp.binv[j] = make([]float64, m)
 	}
@@ -82,6 +91,7 @@ func newCoverLP(single []float64) *coverLP {
 
 func (lp *coverLP) add(jobs []int, cost float64) {
 	lp.cols = append(lp.cols, jobs)
+	lp.colNZ += len(jobs)
 	lp.cost = append(lp.cost, cost)
 }
 
@@ -263,13 +273,52 @@ const pivotTrust = 1e-6
 const feasTol = 1e-7
 
 // column sets d to B⁻¹a for variable enter (a column, surplus or transfer).
+// Each d_k is a sum along row k of B⁻¹, which is stored by rows: summing
+// row by row, rather than adding a's entries one at a time to all of d,
+// reads B⁻¹ along its rows, in the same order of additions. Rows are
+// shared out among goroutines as pivot shares its update, with the same
+// result bit for bit.
 func (lp *coverLP) column(enter int, d []float64) {
-	clear(d)
+	lp.colJobs, lp.colVals = lp.colJobs[:0], lp.colVals[:0]
 	lp.entries(enter, func(j int, a float64) {
-		for k := range d {
-			d[k] += a * lp.binv[k][j]
+		lp.colJobs = append(lp.colJobs, j)
+		lp.colVals = append(lp.colVals, a)
+	})
+	js, as := lp.colJobs, lp.colVals
+	lp.share(len(d), len(js)*len(d), func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			row := lp.binv[k]
+			var s float64
+			for i, j := range js {
+				s += as[i] * row[j]
+			}
+			d[k] = s
 		}
 	})
+}
+
+// share calls f(i, lo, hi) on [0, n) cut into at most lp.workers
+// consecutive pieces [lo, hi), piece i on a goroutine of its own, when the
+// call does at least parallelAt (0: parallelPivot) units of work, else
+// f(0, 0, n). Its users write each piece's results apart and combine them
+// in order, so the result is the same bit for bit on any number of
+// workers.
+func (lp *coverLP) share(n, work int, f func(i, lo, hi int)) {
+	if lp.workers < 2 || work < cmp.Or(lp.parallelAt, parallelPivot) {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + lp.workers - 1) / lp.workers
+	for lo := per; lo < n; lo += per {
+		wg.Add(1)
+		go func(lo int) {
+			defer wg.Done()
+			f(lo/per, lo, min(lo+per, n))
+		}(lo)
+	}
+	f(0, 0, min(per, n))
+	wg.Wait()
 }
 
 // entries calls f(j, a_j) for each non-zero entry of variable v's column in
@@ -331,41 +380,77 @@ func (lp *coverLP) ratioTest(d []float64, largest float64, bland bool) (r int, t
 // that prices out (reduced cost below the tolerance) with the largest
 // rc²/w, w its Devex weight, and whether one prices out; with bland, the
 // first in order (columns, then surpluses, then transfers) that prices out.
+//
+// Without bland the columns, the bulk of the work at 1,000 jobs, are priced
+// in pieces (share); each piece keeps its first best, and the pieces'
+// best are compared in order, so the choice is the one pricing them in a
+// row makes.
 func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (enter int, found bool) {
 	tol := lp.tolerance()
-	best := 0.0
-	take := func(v int, rc, w float64) bool {
-		if rc >= tol || rejected[v] {
-			return false
+	var p pick
+	if !bland {
+		pieces := make([]pick, max(lp.workers, 1))
+		lp.share(len(lp.cols), lp.colNZ, func(i, lo, hi int) {
+			q := &pieces[i]
+			for c := lo; c < hi; c++ {
+				q.offer(lp, c, lp.reducedCostOf(c, y), lp.wCol[c], tol, rejected)
+			}
+		})
+		for _, q := range pieces {
+			if q.found && (!p.found || q.best > p.best) {
+				p = q
+			}
 		}
-		if lp.dantzig {
-			w = -rc // rc²/w = −rc: the most negative reduced cost
-		}
-		if score := rc * rc / w; !found || score > best {
-			enter, best, found = v, score, true
-		}
-		return bland
-	}
-	for c, jobs := range lp.cols {
-		rc := lp.cost[c]
-		for _, j := range jobs {
-			rc -= y[j]
-		}
-		if take(c, rc, lp.wCol[c]) {
-			return enter, found
+	} else {
+		for c := range lp.cols {
+			if p.offer(lp, c, lp.reducedCostOf(c, y), lp.wCol[c], tol, rejected) {
+				return p.enter, true
+			}
 		}
 	}
 	for j := range lp.m { // surplus of job j: reduced cost y_j
-		if take(-1-j, y[j], lp.wSur[j]) {
-			return enter, found
+		if p.offer(lp, -1-j, y[j], lp.wSur[j], tol, rejected) && bland {
+			return p.enter, true
 		}
 	}
 	for t, tr := range lp.trans { // transfer: reduced cost y_j − y_i
-		if take(-1-lp.m-t, y[tr[1]]-y[tr[0]], lp.wTr[t]) {
-			return enter, found
+		if p.offer(lp, -1-lp.m-t, y[tr[1]]-y[tr[0]], lp.wTr[t], tol, rejected) && bland {
+			return p.enter, true
 		}
 	}
-	return enter, found
+	return p.enter, p.found
+}
+
+// reducedCostOf is column c's reduced cost at duals y.
+func (lp *coverLP) reducedCostOf(c int, y []float64) float64 {
+	rc := lp.cost[c]
+	for _, j := range lp.cols[c] {
+		rc -= y[j]
+	}
+	return rc
+}
+
+// pick is entering's choice so far: the variable with the best score
+// rc²/w, the first of equal ones.
+type pick struct {
+	enter int
+	best  float64
+	found bool
+}
+
+// offer considers variable v of reduced cost rc and Devex weight w, and
+// reports whether it prices out (below tol, and not rejected).
+func (p *pick) offer(lp *coverLP, v int, rc, w, tol float64, rejected map[int]bool) bool {
+	if rc >= tol || rejected[v] {
+		return false
+	}
+	if lp.dantzig {
+		w = -rc // rc²/w = −rc: the most negative reduced cost
+	}
+	if score := rc * rc / w; !p.found || score > p.best {
+		p.enter, p.best, p.found = v, score, true
+	}
+	return true
 }
 
 // resetWeights sets every Devex weight to 1: the reference framework is
@@ -398,13 +483,15 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64) {
 		return
 	}
 	row := lp.binv[r]
-	for c, jobs := range lp.cols {
-		var a float64
-		for _, j := range jobs {
-			a += row[j]
+	lp.share(len(lp.cols), lp.colNZ, func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			var a float64
+			for _, j := range lp.cols[c] {
+				a += row[j]
+			}
+			lp.wCol[c] = max(lp.wCol[c], a*a*wq)
 		}
-		lp.wCol[c] = max(lp.wCol[c], a*a*wq)
-	}
+	})
 	for j := range lp.m {
 		lp.wSur[j] = max(lp.wSur[j], row[j]*row[j]*wq)
 	}
@@ -474,34 +561,20 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 			lp.nz = append(lp.nz, k)
 		}
 	}
-	update := func(ks []int) {
-		for _, k := range ks {
+	// Each row of B⁻¹ is updated on its own, from the pivot row alone, so
+	// the rows can be shared out.
+	lp.share(len(lp.nz), len(lp.nz)*len(row), func(_, lo, hi int) {
+		for _, k := range lp.nz[lo:hi] {
 			floats.AddScaled(lp.binv[k], -d[k], row) // gonum's assembly: the LP's hot loop at M = 1,000
 		}
-	}
-	if lp.workers < 2 || len(lp.nz)*len(row) < cmp.Or(lp.parallelAt, parallelPivot) {
-		update(lp.nz)
-		return
-	}
-	// Each row of B⁻¹ is updated on its own, from the pivot row alone, so
-	// the rows can be shared out: the result is the same bit for bit.
-	var wg sync.WaitGroup
-	per := (len(lp.nz) + lp.workers - 1) / lp.workers
-	for lo := per; lo < len(lp.nz); lo += per {
-		wg.Add(1)
-		go func(ks []int) {
-			defer wg.Done()
-			update(ks)
-		}(lp.nz[lo:min(lo+per, len(lp.nz))])
-	}
-	update(lp.nz[:per])
-	wg.Wait()
+	})
 }
 
-// parallelPivot is the least B⁻¹ entries a pivot updates for pivot to
-// share them out among goroutines: 1,000 jobs update about a million, 200
-// jobs tens of thousands, where the goroutines would cost more than they
-// save.
+// parallelPivot is the least work (B⁻¹ entries a pivot updates or column
+// reads, column non-zeros entering prices or devex weighs) for share to
+// split it among goroutines: at 1,000 jobs a pivot updates about a million
+// entries and the columns hold a few hundred thousand, at 200 jobs tens of
+// thousands, where the goroutines would cost more than they save.
 const parallelPivot = 100_000
 
 // refactor computes B⁻¹ and the basic values afresh from the basis, by
@@ -565,11 +638,13 @@ func (lp *coverLP) inverse(basis []int, stop func() bool) (inv [][]float64, sing
 		for i := c; i < 2*m; i++ {
 			a[c][i] *= inv
 		}
-		for r := range m {
-			if f := a[r][c]; r != c && f != 0 {
-				floats.AddScaled(a[r][c:], -f, a[c][c:])
+		lp.share(m, m*(2*m-c), func(_, lo, hi int) { // rows apart: the same bit for bit
+			for r := lo; r < hi; r++ {
+				if f := a[r][c]; r != c && f != 0 {
+					floats.AddScaled(a[r][c:], -f, a[c][c:])
+				}
 			}
-		}
+		})
 	}
 	inv = make([][]float64, m)
 	for k := range a {
