@@ -60,9 +60,10 @@ type coverLP struct {
 	// (Dantzig's rule), the plain reference the tests compare Devex with.
 	dantzig bool
 	// workers is how many goroutines a pivot's update of B⁻¹, column,
-	// entering and devex may use (0 or 1: this one), when they do at least
-	// parallelAt units of work (0: parallelPivot; tests lower it; see
-	// share); nz is the pivot's scratch.
+	// entering, devex and inverse's elimination may use (0 or 1: this
+	// one), when they do at least parallelAt units of work (0:
+	// parallelPivot; tests lower it; see share); nz is the pivot's
+	// scratch.
 	workers, parallelAt int
 	nz                  []int
 	// colJobs and colVals are column's scratch: the entering column's
@@ -383,8 +384,9 @@ func (lp *coverLP) ratioTest(d []float64, largest float64, bland bool) (r int, t
 //
 // Without bland the columns, the bulk of the work at 1,000 jobs, are priced
 // in pieces (share); each piece keeps its first best, and the pieces'
-// best are compared in order, so the choice is the one pricing them in a
-// row makes.
+// best are compared in order, so the choice is the one pricing them one
+// after another makes (for scores that are not NaN, which the Devex reset
+// keeps finite).
 func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (enter int, found bool) {
 	tol := lp.tolerance()
 	var p pick
@@ -570,8 +572,9 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 	})
 }
 
-// parallelPivot is the least work (B⁻¹ entries a pivot updates or column
-// reads, column non-zeros entering prices or devex weighs) for share to
+// parallelPivot is the least work (B⁻¹ entries a pivot updates, column
+// reads or inverse's elimination step may update, column non-zeros
+// entering prices or devex weighs) for share to
 // split it among goroutines: at 1,000 jobs a pivot updates about a million
 // entries and the columns hold a few hundred thousand, at 200 jobs tens of
 // thousands, where the goroutines would cost more than they save.

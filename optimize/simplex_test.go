@@ -546,3 +546,41 @@ func TestDoubtfulPivot(t *testing.T) {
 		t.Errorf("spoilt row of a B⁻¹ just computed afresh: doubtful")
 	}
 }
+
+// columnPlain is the plain reference for column: B⁻¹a summed entry by entry
+// of a into all of d, the additions column makes along each row in the
+// same order.
+func columnPlain(lp *coverLP, v int) []float64 {
+	d := make([]float64, lp.m)
+	lp.entries(v, func(j int, a float64) {
+		for k := range d {
+			d[k] += a * lp.binv[k][j]
+		}
+	})
+	return d
+}
+
+// TestColumnEqualsPlainReference: column gives the plain reference's B⁻¹a
+// bit for bit, for every column, surplus and transfer, on one goroutine and
+// on three, at bases a few pivots and many pivots from the singletons.
+func TestColumnEqualsPlainReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	for trial := range 12 {
+		m := 20 + rng.IntN(40)
+		lp := randomCoverLP(rng, m, 8*m)
+		for range m / 2 {
+			lp.trans = append(lp.trans, [2]int{rng.IntN(m), rng.IntN(m)})
+		}
+		lp.workers, lp.parallelAt = 1+2*(trial%2), 1
+		for _, pivots := range []int{5, 50 * m} {
+			lp.solve(pivots, nil)
+			d := make([]float64, m)
+			for v := -m - len(lp.trans); v < len(lp.cols); v++ {
+				lp.column(v, d)
+				if want := columnPlain(lp, v); !slices.Equal(d, want) {
+					t.Fatalf("trial %d (%d workers), after %d pivots: variable %d: B⁻¹a %v, plain %v", trial, lp.workers, lp.work, v, d, want)
+				}
+			}
+		}
+	}
+}
