@@ -50,11 +50,7 @@ func (cg *columnGen) branch(incumbent, bound float64, maxNodes int, stop func() 
 		b.ysum += y[j]
 	}
 	for c, jobs := range cg.lp.cols {
-		rc := cg.lp.cost[c]
-		for _, j := range jobs {
-			rc -= y[j]
-		}
-		b.rc[c] = max(rc, 0)
+		b.rc[c] = max(cg.lp.reducedCostOf(c, y), 0)
 		for _, j := range jobs {
 			b.byJob[j] = append(b.byJob[j], c)
 		}

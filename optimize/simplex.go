@@ -73,6 +73,8 @@ type coverLP struct {
 	// colNZ counts the columns' non-zeros: the work of a pass over them
 	// (entering, devex), which share weighs.
 	colNZ int
+	// pieces is entering's scratch: each piece's choice.
+	pieces []pick
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -391,7 +393,9 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (ent
 	tol := lp.tolerance()
 	var p pick
 	if !bland {
-		pieces := make([]pick, max(lp.workers, 1))
+		pieces := slices.Grow(lp.pieces[:0], max(lp.workers, 1))[:max(lp.workers, 1)]
+		clear(pieces)
+		lp.pieces = pieces
 		lp.share(len(lp.cols), lp.colNZ, func(i, lo, hi int) {
 			q := &pieces[i]
 			for c := lo; c < hi; c++ {
@@ -574,10 +578,10 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 
 // parallelPivot is the least work (B⁻¹ entries a pivot updates, column
 // reads or inverse's elimination step may update, column non-zeros
-// entering prices or devex weighs) for share to
-// split it among goroutines: at 1,000 jobs a pivot updates about a million
-// entries and the columns hold a few hundred thousand, at 200 jobs tens of
-// thousands, where the goroutines would cost more than they save.
+// entering prices or devex weighs) for share to split it among goroutines:
+// at 1,000 jobs a pivot updates about a million entries and the columns
+// hold a few hundred thousand, at 200 jobs tens of thousands, where the
+// goroutines would cost more than they save.
 const parallelPivot = 100_000
 
 // refactor computes B⁻¹ and the basic values afresh from the basis, by

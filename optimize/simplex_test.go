@@ -202,24 +202,7 @@ func TestDevexWeights(t *testing.T) {
 		if slices.Contains(lpm.basis, enter) {
 			continue
 		}
-		col := make([]float64, lpm.m) // the entering variable's column
-		switch {
-		case enter >= 0:
-			for _, j := range lpm.cols[enter] {
-				col[j] = 1
-			}
-		case lpm.transfer(enter) >= 0:
-			tr := lpm.trans[lpm.transfer(enter)]
-			col[tr[0]], col[tr[1]] = 1, -1
-		default:
-			col[-1-enter] = -1
-		}
-		d := make([]float64, lpm.m)
-		for k := range d {
-			for j, a := range col {
-				d[k] += lpm.binv[k][j] * a
-			}
-		}
+		d := columnPlain(lpm, enter)
 		r := 0
 		for k := range d {
 			if math.Abs(d[k]) > math.Abs(d[r]) {
