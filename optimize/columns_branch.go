@@ -158,11 +158,11 @@ func (b *brancher) pickJob(r float64) int {
 // dive is the integer heuristic that precedes the branch-and-bound: it fixes
 // the most-used share of the LP's positive columns that fit (stepShare: an
 // eighth, past largeDive jobs half; on small problems, fineDive, only the
-// most used), at least one, and every further one at
-// λ ≥ fixAt, then re-solves the LP over the columns that share no job with
-// the fixed ones, pricing new columns for the jobs left (stepRounds quick
-// rounds at most, on the residual LP's duals), and repeats until every job
-// is covered. Without
+// most used), at least one, and every further one at λ ≥ fixAt, then
+// re-solves the LP over the columns that share no job with the fixed ones,
+// pricing new columns for the jobs left (stepRounds quick rounds at most,
+// on the residual LP's duals), and repeats until every job is covered.
+// Without
 // that pricing the residual LP soon has only single jobs left to choose
 // from. Once stop (if not nil) says so, it re-solves no more and rounds
 // the last LP's values greedily; the jobs no column is left for go to
@@ -284,17 +284,17 @@ func (cg *columnGen) finishPairs(phases []model.Phase, rest []int) model.Schedul
 // those at λ ≥ fineDiveFix, and prices up to fineDiveRounds rounds: each
 // fixed column then leaves a residual LP priced nearly to its optimum, so
 // the next choice follows the LP of the jobs left rather than the first
-// LP's values. On 9 hosts, where the LP converges well within the default
-// limit and the plan is what stays from the bound (at 16 and 18 jobs, 14
-// seeds, the converged LP lies within 1.4 % of the exact optimum, 9 times
-// within 0.1 %), `packer plan -w random-m100-seedS --hosts 9` gives plan ÷ bound
-// 1.0135 1.0040 1.0185 1.0137 1.0142 at the default limit, against 1.0277
-// 1.0060 1.0236 1.0204 1.0110 with the coarse dive. Its steps, one a phase,
-// each re-solve a residual LP from the singletons, whose pivots the work
-// clock counts cheaply: at 200 jobs on 9 hosts two of five plans in the
-// default 10 s came out 13–26 % above the bound (all five shorter at a
-// fixed --work-limit), and where the programme is large (200 jobs on 50
-// hosts) the dive took the integer search's whole work.
+// LP's values. On 9 hosts the LP converges well within the default limit,
+// and the plan, not the bound, is what lags (at 16 and 18 jobs, 14 seeds,
+// the converged LP lies within 1.4 % of the exact optimum, 9 times within
+// 0.1 %): `packer plan -w random-m100-seedS --hosts 9` gives plan ÷ bound
+// 1.0135 1.0040 1.0185 1.0137 1.0142 at the default limit with the fine
+// dive, 1.0277 1.0060 1.0236 1.0204 1.0110 with the coarse one. Its steps,
+// one a phase, each re-solve a residual LP from the singletons, whose
+// pivots the work clock counts cheaply; hence the limits. With the fine
+// dive, 200 jobs on 9 hosts gave two of five plans 13–26 % above the bound
+// in the default 10 s (all five shorter at a fixed --work-limit), and 200
+// jobs on 50 hosts 1.15–1.22 against 1.07–1.08 at a fixed --work-limit.
 //
 // Past largeDive jobs a step fixes half the positive columns, and more,
 // up to all of them, until they cover half the jobs left, and prices one
@@ -310,11 +310,11 @@ const (
 	largeDiveShare  = 2
 	fineDiveFix     = 0.9
 	fineDiveRounds  = 20
-	// fineDiveSide and fineDiveJobs are the largest pricing table side
-	// (N/scale + 1 with k = 2: 19 on 9 hosts, 41 on 20, 52 to 101 past
-	// 20 hosts) and the most jobs at which the dive is fine: 100 jobs on 9
-	// and on 20 hosts were measured (both shorter on four seeds of five).
-	fineDiveSide = 41
+	// fineDiveVMs and fineDiveJobs are the most primary VMs (N: 18 on 9
+	// hosts, 40 on 20, at k = 2) and jobs at which the dive is fine: 100
+	// jobs on 9 and on 20 hosts were measured (both shorter on four seeds
+	// of five).
+	fineDiveVMs  = 40
 	fineDiveJobs = 100
 	// maxFinishJobs is the most jobs finish hands to the pair scheduler.
 	maxFinishJobs = 256
@@ -356,10 +356,9 @@ func (cg *columnGen) fixAt() float64 {
 }
 
 // fineDive reports whether this problem is small enough for the fine dive:
-// at most fineDiveJobs jobs, and a pricing table side at the column
-// generator's scale of at most fineDiveSide.
+// at most fineDiveJobs jobs and fineDiveVMs primary VMs.
 func (cg *columnGen) fineDive() bool {
-	return len(cg.p.Jobs) <= fineDiveJobs && cg.ps.n/cg.scale+1 <= fineDiveSide
+	return len(cg.p.Jobs) <= fineDiveJobs && cg.ps.n <= fineDiveVMs
 }
 
 // halfCover is the fewest of the columns sure (indices into cols, in the
