@@ -156,13 +156,12 @@ func (b *brancher) pickJob(r float64) int {
 }
 
 // dive is the integer heuristic that precedes the branch-and-bound: it fixes
-// the most-used share of the LP's positive columns that fit (stepShare: an
+// the most-used share of the LP's positive columns that fit (diveStep: an
 // eighth, past largeDive jobs half; on small problems, fineDive, only the
-// most used), at least one, and every further one at λ ≥ fixAt, then
+// most used), at least one, and every further one at λ ≥ its fix, then
 // re-solves the LP over the columns that share no job with the fixed ones,
-// pricing new columns for the jobs left (stepRounds quick rounds at most,
-// on the residual LP's duals), and repeats until every job is covered.
-// Without
+// pricing new columns for the jobs left (its rounds at most, quick ones on
+// the residual LP's duals), and repeats until every job is covered. Without
 // that pricing the residual LP soon has only single jobs left to choose
 // from. Once stop (if not nil) says so, it re-solves no more and rounds
 // the last LP's values greedily; the jobs no column is left for go to
@@ -171,6 +170,7 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 	m := len(cg.p.Jobs)
 	covered := make([]bool, m)
 	left := m
+	step := cg.diveStep()
 	var s model.Schedule
 	cols, lam := cg.lp.cols, cg.lp.values()
 	ids := make([]int, len(cols)) // column index in cg of each LP column
@@ -188,11 +188,11 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 			break // no positive column fits: the rest go alone below
 		}
 		sort.SliceStable(sure, func(a, b int) bool { return lam[sure[a]] > lam[sure[b]] })
-		// The most-used 1/stepShare of them (at least one), and every
-		// further one at λ ≥ fixAt; past largeDive jobs, as many more
+		// The most-used 1/share of them (at least one), and every
+		// further one at λ ≥ fix; past largeDive jobs, as many more
 		// as cover half the jobs left.
-		n := max(1, len(sure)/cg.stepShare())
-		for n < len(sure) && lam[sure[n]] >= cg.fixAt() {
+		n := max(1, len(sure)/step.share)
+		for n < len(sure) && lam[sure[n]] >= step.fix {
 			n++
 		}
 		if len(cg.p.Jobs) > largeDive {
@@ -215,7 +215,7 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		if stop != nil && stop() {
 			continue // out of time: round the last LP's values greedily
 		}
-		cols, lam, ids = cg.subLP(covered, stop)
+		cols, lam, ids = cg.subLP(covered, step.rounds, stop)
 	}
 	return cg.finish(s, covered)
 }
@@ -320,39 +320,24 @@ const (
 	maxFinishJobs = 256
 )
 
-// stepShare is 1/(the share of the LP's positive columns a step of the
-// dive fixes) on this problem: diveShare, largeDiveShare past largeDive
-// jobs, or math.MaxInt (one column a step) where fineDive.
-func (cg *columnGen) stepShare() int {
-	switch {
-	case len(cg.p.Jobs) > largeDive:
-		return largeDiveShare
-	case cg.fineDive():
-		return math.MaxInt // one a step: max(1, len/MaxInt)
-	}
-	return diveShare
+// diveStep is how a step of the dive fixes and prices on one problem.
+type diveStep struct {
+	share  int     // 1/(the share of the LP's positive columns it fixes)
+	rounds int     // the most pricing rounds of its residual LP
+	fix    float64 // the least λ it fixes a column at beyond its share
 }
 
-// stepRounds is the most pricing rounds of a step of the dive on this
-// problem: diveRounds, largeDiveRounds past largeDive jobs, or
-// fineDiveRounds where fineDive.
-func (cg *columnGen) stepRounds() int {
+// diveStep is the dive's step on this problem: the large dive's past
+// largeDive jobs, the fine dive's (one column a step: max(1, n/MaxInt))
+// where fineDive, else the coarse one's.
+func (cg *columnGen) diveStep() diveStep {
 	switch {
 	case len(cg.p.Jobs) > largeDive:
-		return largeDiveRounds
+		return diveStep{largeDiveShare, largeDiveRounds, diveFix}
 	case cg.fineDive():
-		return fineDiveRounds
+		return diveStep{math.MaxInt, fineDiveRounds, fineDiveFix}
 	}
-	return diveRounds
-}
-
-// fixAt is the least λ at which a step of the dive fixes a column beyond
-// its share: diveFix, or fineDiveFix where fineDive.
-func (cg *columnGen) fixAt() float64 {
-	if cg.fineDive() {
-		return fineDiveFix
-	}
-	return diveFix
+	return diveStep{diveShare, diveRounds, diveFix}
 }
 
 // fineDive reports whether this problem is small enough for the fine dive:
@@ -380,9 +365,10 @@ func halfCover(sure []int, cols [][]int, covered []bool, left int) int {
 }
 
 // subLP solves the LP over the columns disjoint from the covered jobs, rows
-// for the others only, pricing new columns for them; it returns those
-// columns (in cg's job numbers), their λ and their indices in cg.
-func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64, []int) {
+// for the others only, pricing new columns for them in up to rounds rounds;
+// it returns those columns (in cg's job numbers), their λ and their indices
+// in cg.
+func (cg *columnGen) subLP(covered []bool, rounds int, stop func() bool) ([][]int, []float64, []int) {
 	row := make([]int, len(covered))
 	var single []float64
 	var ids, rowJob []int
@@ -421,7 +407,7 @@ func (cg *columnGen) subLP(covered []bool, stop func() bool) ([][]int, []float64
 	addFrom(len(covered))
 	for round := 0; ; round++ {
 		lp.solve(50*len(single), stop)
-		if round == cg.stepRounds() || (stop != nil && stop()) {
+		if round == rounds || (stop != nil && stop()) {
 			break
 		}
 		before := len(cg.lp.cols)

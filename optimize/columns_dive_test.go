@@ -32,7 +32,8 @@ func TestFineDiveOnSmallProblems(t *testing.T) {
 			continue
 		}
 		// The first step of a dive over 40 positive columns.
-		share, rounds, fix := cg.stepShare(), cg.stepRounds(), cg.fixAt()
+		step := cg.diveStep()
+		share, rounds, fix := step.share, step.rounds, step.fix
 		first := max(1, 40/share)
 		switch {
 		case c.fine && (first != 1 || rounds != fineDiveRounds || fix != fineDiveFix):
