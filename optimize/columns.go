@@ -43,6 +43,10 @@ type ColumnsOptions struct {
 	// grid, when not 0, is the most durations a full round prices before
 	// refining between them (tests thin the grid with it).
 	grid int
+	// integerWork, when not 0, is the work units the integer search may
+	// spend (a checkpoint run's: half its pricing work); the dive is fine
+	// only if they are enough for it (fineDive).
+	integerWork int64
 	// noFinalBound skips the final bound round (tests measure what it adds).
 	noFinalBound bool
 	// noTransfers leaves the dual-optimal inequalities' transfers out of
@@ -200,6 +204,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	}
 	cg := newColumnGenOn(sh.solver(), opt.cells, opt.grid)
 	cg.workers = cmp.Or(opt.workers, cg.workers)
+	cg.integerWork = opt.integerWork
 	cg.lp.workers = cg.workers
 	if opt.noTransfers {
 		cg.lp.trans = nil
@@ -361,6 +366,8 @@ type columnGen struct {
 	scale   int  // capacity units of the pricing programme, in VMs
 	// sample is how many grid durations a quick round prices.
 	sample int
+	// integerWork is ColumnsOptions.integerWork.
+	integerWork int64
 	// work counts the table cells the pricing programme has filled;
 	// quickWork and fullWork split it by round kind, and lastFull is the
 	// last full round (fullDue reads them).

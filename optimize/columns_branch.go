@@ -177,6 +177,10 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 	for i := range ids {
 		ids[i] = i
 	}
+	var fixed *coverLP // the fine dive's LP, fixed a step at a time
+	if step.warm {
+		fixed = cg.lp.forDive()
+	}
 	for left > 0 {
 		var sure []int
 		for c, jobs := range cols {
@@ -214,6 +218,14 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 		}
 		if stop != nil && stop() {
 			continue // out of time: round the last LP's values greedily
+		}
+		if fixed != nil {
+			cols, lam = cg.fixedLP(fixed, covered, step.rounds, stop)
+			ids = ids[:0]
+			for c := range cols {
+				ids = append(ids, c)
+			}
+			continue
 		}
 		cols, lam, ids = cg.subLP(covered, step.rounds, stop)
 	}
@@ -288,13 +300,19 @@ func (cg *columnGen) finishPairs(phases []model.Phase, rest []int) model.Schedul
 // and the plan, not the bound, is what lags (at 16 and 18 jobs, 14 seeds,
 // the converged LP lies within 1.4 % of the exact optimum, 9 times within
 // 0.1 %): `packer plan -w random-m100-seedS --hosts 9` gives plan ÷ bound
-// 1.0135 1.0040 1.0185 1.0137 1.0142 at the default limit with the fine
-// dive, 1.0277 1.0060 1.0236 1.0204 1.0110 with the coarse one. Its steps,
-// one a phase, each re-solve a residual LP from the singletons, whose
-// pivots the work clock counts cheaply; hence the limits. With the fine
-// dive, 200 jobs on 9 hosts gave two of five plans 13–26 % above the bound
-// in the default 10 s (all five shorter at a fixed --work-limit), and 200
-// jobs on 50 hosts 1.15–1.22 against 1.07–1.08 at a fixed --work-limit.
+// 1.0150 1.0038 1.0234 1.0196 1.0103 at the default limit with the fine
+// dive, 1.0277 1.0060 1.0236 1.0204 1.0110 with the coarse one; 200 jobs
+// 1.0264 1.0185 1.0295 1.0229 1.0146 at --work-limit 35000 (about the
+// default 10 s), 1.0412 1.0319 1.0441 1.0348 1.0224 with the coarse one.
+// Its steps, one a phase, re-solve the LP from the last step's basis
+// (fixedLP: a few dozen to a few hundred pivots a step, against about 1,500
+// from the singletons at 200 jobs). A run whose integer search has less
+// than fineDiveWork units a job dives coarsely: at 200 jobs the fine dive
+// took 7,000–8,000 units, which the run of 8,000 (4,000 for the integer
+// search, and what its pricing left) had, but not the runs before it; and
+// a dive the limit cuts leaves only a greedy rounding of its LP, plans
+// 20–25 % above the bound. 200 jobs on 50 hosts gave 1.15–1.22 with the
+// fine dive against 1.07–1.08 with the coarse one at a fixed --work-limit.
 //
 // Past largeDive jobs a step fixes half the positive columns, and more,
 // up to all of them, until they cover half the jobs left, and prices one
@@ -313,9 +331,11 @@ const (
 	// fineDiveVMs and fineDiveJobs are the most primary VMs (N: 18 on 9
 	// hosts, 40 on 20, at k = 2) and jobs at which the dive is fine: 100
 	// jobs on 9 and on 20 hosts were measured (both shorter on four seeds
-	// of five).
+	// of five), and 200 on 9 hosts. fineDiveWork is the least work units a
+	// job the run's integer search must have for it (see above).
 	fineDiveVMs  = 40
-	fineDiveJobs = 100
+	fineDiveJobs = 200
+	fineDiveWork = 20
 	// maxFinishJobs is the most jobs finish hands to the pair scheduler.
 	maxFinishJobs = 256
 )
@@ -325,6 +345,7 @@ type diveStep struct {
 	share  int     // 1/(the share of the LP's positive columns it fixes)
 	rounds int     // the most pricing rounds of its residual LP
 	fix    float64 // the least λ it fixes a column at beyond its share
+	warm   bool    // re-solve from the last step's basis (fixedLP), not subLP
 }
 
 // diveStep is the dive's step on this problem: the large dive's past
@@ -333,17 +354,19 @@ type diveStep struct {
 func (cg *columnGen) diveStep() diveStep {
 	switch {
 	case len(cg.p.Jobs) > largeDive:
-		return diveStep{largeDiveShare, largeDiveRounds, diveFix}
+		return diveStep{largeDiveShare, largeDiveRounds, diveFix, false}
 	case cg.fineDive():
-		return diveStep{math.MaxInt, fineDiveRounds, fineDiveFix}
+		return diveStep{math.MaxInt, fineDiveRounds, fineDiveFix, true}
 	}
-	return diveStep{diveShare, diveRounds, diveFix}
+	return diveStep{diveShare, diveRounds, diveFix, false}
 }
 
-// fineDive reports whether this problem is small enough for the fine dive:
-// at most fineDiveJobs jobs and fineDiveVMs primary VMs.
+// fineDive reports whether this problem is small enough for the fine dive,
+// at most fineDiveJobs jobs and fineDiveVMs primary VMs, and the integer
+// search's work (integerWork, 0: not known) at least fineDiveWork a job.
 func (cg *columnGen) fineDive() bool {
-	return len(cg.p.Jobs) <= fineDiveJobs && cg.ps.n <= fineDiveVMs
+	m := len(cg.p.Jobs)
+	return m <= fineDiveJobs && cg.ps.n <= fineDiveVMs && (cg.integerWork == 0 || cg.integerWork >= fineDiveWork*int64(m))
 }
 
 // halfCover is the fewest of the columns sure (indices into cols, in the
@@ -421,6 +444,43 @@ func (cg *columnGen) subLP(covered []bool, rounds int, stop func() bool) ([][]in
 		cols[k] = cg.lp.cols[c]
 	}
 	return cols, lp.values(), ids
+}
+
+// fixedLP is subLP for the fine dive: it fixes the jobs covered since the
+// last step in lp (the dive's copy of the master LP, whose columns are cg's
+// in cg's order), re-solves it from the last step's basis (fix) and prices
+// up to rounds rounds for the jobs left, adding the new columns to lp too.
+// It returns lp's columns and their λ.
+func (cg *columnGen) fixedLP(lp *coverLP, covered []bool, rounds int, stop func() bool) ([][]int, []float64) {
+	var fresh, rowJob []int
+	for j, c := range covered {
+		switch {
+		case !c:
+			rowJob = append(rowJob, j)
+		case !lp.done[j]:
+			fresh = append(fresh, j)
+		}
+	}
+	lp.fix(fresh, 4*lp.m, stop)
+	y := make([]float64, len(rowJob))
+	for round := 0; ; round++ {
+		lp.solve(50*len(rowJob), stop)
+		if round == rounds || (stop != nil && stop()) {
+			break
+		}
+		before := len(cg.lp.cols)
+		all := lp.duals()
+		for r, j := range rowJob {
+			y[r] = all[j]
+		}
+		if cg.priceResidual(y, rowJob, round) == 0 {
+			break
+		}
+		for c := before; c < len(cg.lp.cols); c++ {
+			lp.add(cg.lp.cols[c], cg.lp.cost[c])
+		}
+	}
+	return lp.cols, lp.values()
 }
 
 // priceResidual runs one quick pricing round for the residual LP of a dive,

@@ -75,6 +75,13 @@ type coverLP struct {
 	colNZ int
 	// pieces is entering's scratch: each piece's choice.
 	pieces []pick
+	// A dive's LP (forDive) covers some jobs with the columns it fixed:
+	// done marks them, their rows ask for 0 (unit and rhs), and ban marks
+	// the columns and banTr the transfers that hold one of them, which no
+	// pivot may bring in (see fix). All nil outside a dive, unit then
+	// meaning every row asks for 1.
+	ban, banTr, done []bool
+	unit             []float64
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
@@ -93,6 +100,9 @@ func newCoverLP(single []float64) *coverLP {
 }
 
 func (lp *coverLP) add(jobs []int, cost float64) {
+	if lp.ban != nil {
+		lp.ban = append(lp.ban, !disjoint(jobs, lp.done))
+	}
 	lp.cols = append(lp.cols, jobs)
 	lp.colNZ += len(jobs)
 	lp.cost = append(lp.cost, cost)
@@ -399,6 +409,9 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (ent
 		lp.share(len(lp.cols), lp.colNZ, func(i, lo, hi int) {
 			q := &pieces[i]
 			for c := lo; c < hi; c++ {
+				if lp.ban != nil && lp.ban[c] {
+					continue
+				}
 				q.offer(lp, c, lp.reducedCostOf(c, y), lp.wCol[c], tol, rejected)
 			}
 		})
@@ -409,6 +422,9 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (ent
 		}
 	} else {
 		for c := range lp.cols {
+			if lp.ban != nil && lp.ban[c] {
+				continue
+			}
 			if p.offer(lp, c, lp.reducedCostOf(c, y), lp.wCol[c], tol, rejected) {
 				return p.enter, true
 			}
@@ -420,6 +436,9 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool) (ent
 		}
 	}
 	for t, tr := range lp.trans { // transfer: reduced cost y_j − y_i
+		if lp.banTr != nil && lp.banTr[t] {
+			continue
+		}
 		if p.offer(lp, -1-lp.m-t, y[tr[1]]-y[tr[0]], lp.wTr[t], tol, rejected) && bland {
 			return p.enter, true
 		}
@@ -491,6 +510,9 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64) {
 	row := lp.binv[r]
 	lp.share(len(lp.cols), lp.colNZ, func(_, lo, hi int) {
 		for c := lo; c < hi; c++ {
+			if lp.ban != nil && lp.ban[c] {
+				continue
+			}
 			var a float64
 			for _, j := range lp.cols[c] {
 				a += row[j]
@@ -662,13 +684,19 @@ func (lp *coverLP) inverse(basis []int, stop func() bool) (inv [][]float64, sing
 
 // restart makes the singletons the basis again (B = I, λ = 1), which is
 // always feasible: a singular basis has no B⁻¹ to go on from, and the one
-// the updates carry then is round-off.
+// the updates carry then is round-off. A job a dive covered (done) has its
+// surplus instead, at 0: its singleton is banned.
 func (lp *coverLP) restart() {
 	for j := range lp.m {
 		clear(lp.binv[j])
 		lp.binv[j][j] = 1
 		lp.basis[j] = j
 		lp.xb[j], lp.x1[j] = lp.rhs[j], 1
+		if lp.done != nil && lp.done[j] {
+			lp.binv[j][j] = -1
+			lp.basis[j] = -1 - j
+			lp.xb[j], lp.x1[j] = 0, 0
+		}
 	}
 	lp.pivots = 0
 }
@@ -690,7 +718,11 @@ func (lp *coverLP) install(inv [][]float64, x []float64) {
 	for k := range inv {
 		copy(lp.binv[k], inv[k])
 		lp.xb[k] = max(x[k], 0)
-		lp.x1[k] = floats.Sum(inv[k])
+		if lp.unit != nil {
+			lp.x1[k] = floats.Dot(inv[k], lp.unit)
+		} else {
+			lp.x1[k] = floats.Sum(inv[k])
+		}
 	}
 }
 

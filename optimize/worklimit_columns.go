@@ -66,7 +66,7 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{Tolerance: tol,
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*13/8, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns, basis: basis, lpValue: lpValue, workers: set.workers, ended: clock.ended})
+			columns: columns, basis: basis, lpValue: lpValue, workers: set.workers, ended: clock.ended, integerWork: work / 2})
 		if err != nil {
 			return nil, err
 		}
