@@ -329,10 +329,12 @@ const (
 	fineDiveFix     = 0.9
 	fineDiveRounds  = 20
 	// fineDiveVMs and fineDiveJobs are the most primary VMs (N: 18 on 9
-	// hosts, 40 on 20, at k = 2) and jobs at which the dive is fine: 100
-	// jobs on 9 and on 20 hosts were measured (both shorter on four seeds
-	// of five), and 200 on 9 hosts. fineDiveWork is the least work units a
-	// job the run's integer search must have for it (see above).
+	// hosts, 40 on 20, at k = 2) and jobs at which the dive is fine:
+	// measured at 100 and 200 jobs on 9 hosts (above) and at 100 on 20,
+	// 1.0149 1.0118 1.0124 1.0229 1.0254 at --work-limit 35000 against
+	// the coarse dive's 1.0149 1.0230 1.0141 1.0215 1.0458. fineDiveWork
+	// is the least work units a job the run's integer search must have
+	// for it (see above).
 	fineDiveVMs  = 40
 	fineDiveJobs = 200
 	fineDiveWork = 20
@@ -461,6 +463,9 @@ func (cg *columnGen) fixedLP(lp *coverLP, covered []bool, rounds int, stop func(
 			fresh = append(fresh, j)
 		}
 	}
+	// Failing (stop, or at most 4·M pivots: a few hundred were the most
+	// measured at 200 jobs), fix restarts from the singletons, and solve
+	// goes on from there: the result does not change what follows.
 	lp.fix(fresh, 4*lp.m, stop)
 	y := make([]float64, len(rowJob))
 	for round := 0; ; round++ {

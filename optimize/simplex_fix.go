@@ -8,21 +8,22 @@ import (
 )
 
 // A fine dive (columns_branch.go) fixes one column a step and re-solves the
-// LP of the jobs left. Built afresh from the singletons, that LP took about
-// 1,500 pivots a step at 200 jobs on 9 hosts (with about 190 jobs left),
-// nearly all of the dive's time. Fixing a column changes only the
-// right-hand side (its jobs' rows now ask for 0) and bans the variables
-// that hold one of its jobs, so the last step's basis keeps every reduced
-// cost: if the last solve reached its optimum, the basis is dual feasible,
-// and the dual simplex (dualPhase) makes it primal feasible again in a few
-// dozen to a few hundred pivots, ending at the new LP's optimum; if not,
-// solve goes on from the feasible basis it leaves. The rows of the covered
-// jobs stay in the LP, their surpluses basic at 0, so the basis and B⁻¹
-// keep their shape.
+// LP of the jobs left. Built afresh from the singletons (subLP, the coarse
+// dive's way), that LP takes about 1,500 pivots a step at 200 jobs on 9
+// hosts in the first steps (about 190 jobs left), which would be nearly all
+// of the dive's time. Fixing a column changes only the right-hand side (its
+// jobs' rows now ask for 0) and bans the variables that hold one of its
+// jobs, so the last step's basis keeps every reduced cost: if the last solve
+// reached its optimum, the basis is dual feasible, and the dual simplex
+// (dualPhase) makes it primal feasible again in a few dozen to a few hundred
+// pivots, ending at the new LP's optimum; if not, solve goes on from the
+// feasible basis it leaves. The rows of the covered jobs stay in the LP,
+// their surpluses basic at 0, so the basis and B⁻¹ keep their shape.
 
 // forDive returns a copy of the LP, with nothing covered yet, for a dive
 // to fix columns in: the master LP stays as it is for the pricing that
-// follows the dive. Columns added to either afterwards are not shared.
+// follows the dive. The copy holds its own list of columns (fixedLP adds
+// the dive's new ones to both).
 func (lp *coverLP) forDive() *coverLP {
 	d := &coverLP{m: lp.m, cols: slices.Clone(lp.cols), cost: slices.Clone(lp.cost), basis: slices.Clone(lp.basis),
 		trans: slices.Clone(lp.trans), xb: slices.Clone(lp.xb), x1: slices.Clone(lp.x1), rhs: slices.Clone(lp.rhs),
@@ -43,9 +44,7 @@ func (lp *coverLP) forDive() *coverLP {
 // that holds a covered job is banned. It restores a feasible basis by the
 // dual simplex, in at most maxPivots pivots, and failing that (stop, or no
 // safe pivot) starts from the singletons (restart), from which solve
-// reaches the same optimum. It reports whether the dual simplex got there
-// (a singular basis met on the way, which refactor restarts from the
-// singletons, counts as getting there: that basis is feasible too).
+// reaches the same optimum. It reports whether the dual simplex got there.
 func (lp *coverLP) fix(jobs []int, maxPivots int, stop func() bool) bool {
 	for _, j := range jobs {
 		lp.done[j] = true
@@ -61,7 +60,7 @@ func (lp *coverLP) fix(jobs []int, maxPivots int, stop func() bool) bool {
 			lp.banTr[t] = true
 		}
 	}
-	lp.values1()
+	lp.freshValues()
 	if lp.dualPhase(maxPivots, stop) {
 		return true
 	}
@@ -69,10 +68,10 @@ func (lp *coverLP) fix(jobs []int, maxPivots int, stop func() bool) bool {
 	return false
 }
 
-// values1 computes the basic values afresh from B⁻¹: xb = B⁻¹·rhs and
+// freshValues computes the basic values afresh from B⁻¹: xb = B⁻¹·rhs and
 // x1 = B⁻¹·unit, without install's clamping at 0, which would hide the
 // rows the dual simplex must still repair.
-func (lp *coverLP) values1() {
+func (lp *coverLP) freshValues() {
 	for k, row := range lp.binv {
 		lp.xb[k] = floats.Dot(row, lp.rhs)
 		lp.x1[k] = floats.Dot(row, lp.unit)
@@ -147,13 +146,16 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 		lp.pivot(r, enter, max(lp.xb[r]/d[r], 0), d)
 		lp.pivots++
 		lp.work++
-		// B⁻¹ afresh every M pivots (solve's M/4 made these refactorisations
-		// most of the dive's time), without install's clamping.
+		// B⁻¹ afresh every M pivots (at solve's M/4 these O(M³)
+		// inversions would take most of the dive's time). A singular
+		// basis, or stop, ends the phase: fix then restarts.
 		if lp.pivots >= lp.m {
-			if !lp.refactor(stop) {
+			inv, _ := lp.inverse(lp.basis, stop)
+			if inv == nil {
 				return false
 			}
-			lp.values1()
+			lp.install(inv, lp.basicValues(inv))
+			lp.freshValues() // install clamps at 0
 		}
 	}
 	return false
@@ -181,6 +183,10 @@ func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found
 			return
 		}
 		largest = max(largest, alpha)
+		// A reduced cost below 0 (the last solve stopped short of its
+		// optimum) counts as 0, so that variable goes first; the reduced
+		// costs need not then all stay ≥ 0, and solve, which follows,
+		// restores them.
 		cands = append(cands, cand{v, alpha, max(rc, 0) / alpha})
 	}
 	for c, col := range lp.cols {

@@ -93,6 +93,17 @@ func TestFixMatchesFreshLP(t *testing.T) {
 			}
 			before := lp.work
 			ok := lp.fix(fresh, 4*m, nil)
+			if steps == 1 {
+				// Columns added now: banned exactly when they hold a
+				// covered job (both costs leave the LP's optimum alone).
+				in, out := fresh[0], slices.Index(covered, false)
+				if lp.add([]int{out, in}, lp.cost[out]+lp.cost[in]); !lp.ban[len(lp.cols)-1] {
+					t.Errorf("seed %d: a column added with covered job %d is not banned", seed, in)
+				}
+				if lp.add([]int{out}, lp.cost[out]); lp.ban[len(lp.cols)-1] {
+					t.Errorf("seed %d: a column added with job %d alone, not covered, is banned", seed, out)
+				}
+			}
 			ref := freshResidual(lp, covered)
 			ref.solve(1<<30, nil)
 			freshPivots += ref.work
@@ -131,20 +142,6 @@ func TestFixMatchesFreshLP(t *testing.T) {
 					t.Fatalf("seed %d step %d: job %d covered %.9f", seed, steps, j, cover[j])
 				}
 			}
-		}
-		var in, out int // a job covered, and one not
-		for j, c := range covered {
-			if c {
-				in = j
-			} else {
-				out = j
-			}
-		}
-		if lp.add([]int{out, in}, 1); !lp.ban[len(lp.cols)-1] {
-			t.Errorf("seed %d: a column added with covered job %d is not banned", seed, in)
-		}
-		if lp.add([]int{out}, 1); lp.ban[len(lp.cols)-1] != covered[out] {
-			t.Errorf("seed %d: a column added with job %d alone banned %v", seed, out, lp.ban[len(lp.cols)-1])
 		}
 		if steps < 5 || 2*dual < steps {
 			t.Errorf("seed %d: %d steps (master LP %.1f), the dual simplex restored %d", seed, steps, master, dual)
