@@ -220,10 +220,11 @@ func (cg *columnGen) dive(stop func() bool) model.Schedule {
 			continue // out of time: round the last LP's values greedily
 		}
 		if fixed != nil {
+			// fixed's columns are cg's, in cg's order: ids stays the
+			// identity, grown with the columns the step priced.
 			cols, lam = cg.fixedLP(fixed, covered, step.rounds, stop)
-			ids = ids[:0]
-			for c := range cols {
-				ids = append(ids, c)
+			for len(ids) < len(cols) {
+				ids = append(ids, len(ids))
 			}
 			continue
 		}
@@ -430,17 +431,7 @@ func (cg *columnGen) subLP(covered []bool, rounds int, stop func() bool) ([][]in
 		}
 	}
 	addFrom(len(covered))
-	for round := 0; ; round++ {
-		lp.solve(50*len(single), stop)
-		if round == rounds || (stop != nil && stop()) {
-			break
-		}
-		before := len(cg.lp.cols)
-		if cg.priceResidual(lp.duals(), rowJob, round) == 0 {
-			break
-		}
-		addFrom(before)
-	}
+	cg.residualRounds(lp, rowJob, rounds, stop, lp.duals, addFrom)
 	cols := make([][]int, len(ids))
 	for k, c := range ids {
 		cols[k] = cg.lp.cols[c]
@@ -468,24 +459,37 @@ func (cg *columnGen) fixedLP(lp *coverLP, covered []bool, rounds int, stop func(
 	// goes on from there: the result does not change what follows.
 	lp.fix(fresh, 4*lp.m, stop)
 	y := make([]float64, len(rowJob))
-	for round := 0; ; round++ {
-		lp.solve(50*len(rowJob), stop)
-		if round == rounds || (stop != nil && stop()) {
-			break
-		}
-		before := len(cg.lp.cols)
+	duals := func() []float64 { // the rows of the jobs left
 		all := lp.duals()
 		for r, j := range rowJob {
 			y[r] = all[j]
 		}
-		if cg.priceResidual(y, rowJob, round) == 0 {
-			break
-		}
-		for c := before; c < len(cg.lp.cols); c++ {
+		return y
+	}
+	cg.residualRounds(lp, rowJob, rounds, stop, duals, func(from int) {
+		for c := from; c < len(cg.lp.cols); c++ {
 			lp.add(cg.lp.cols[c], cg.lp.cost[c])
 		}
-	}
+	})
 	return lp.cols, lp.values()
+}
+
+// residualRounds solves lp, a dive's LP of the jobs rowJob, and prices up
+// to rounds quick rounds for them on its duals (duals: one per job of
+// rowJob), re-solving after each; add takes the columns a round entered
+// into cg, those from index from on.
+func (cg *columnGen) residualRounds(lp *coverLP, rowJob []int, rounds int, stop func() bool, duals func() []float64, add func(from int)) {
+	for round := 0; ; round++ {
+		lp.solve(50*len(rowJob), stop)
+		if round == rounds || (stop != nil && stop()) {
+			return
+		}
+		before := len(cg.lp.cols)
+		if cg.priceResidual(duals(), rowJob, round) == 0 {
+			return
+		}
+		add(before)
+	}
 }
 
 // priceResidual runs one quick pricing round for the residual LP of a dive,

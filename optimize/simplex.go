@@ -73,8 +73,10 @@ type coverLP struct {
 	// colNZ counts the columns' non-zeros: the work of a pass over them
 	// (entering, devex), which share weighs.
 	colNZ int
-	// pieces is entering's scratch: each piece's choice.
-	pieces []pick
+	// pieces is entering's scratch: each piece's choice; dualCands
+	// dualEntering's.
+	pieces    []pick
+	dualCands []dualCand
 	// A dive's LP (forDive) covers some jobs with the columns it fixed:
 	// done marks them, their rows ask for 0 (unit and rhs), and ban marks
 	// the columns and banTr the transfers that hold one of them, which no

@@ -154,8 +154,9 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 			if inv == nil {
 				return false
 			}
-			lp.install(inv, lp.basicValues(inv))
-			lp.freshValues() // install clamps at 0
+			x := lp.basicValues(inv)
+			lp.install(inv, x)
+			copy(lp.xb, x) // install clamps at 0
 		}
 	}
 	return false
@@ -169,11 +170,8 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 // of the largest are passed over as round-off.
 func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found bool) {
 	row := lp.binv[r]
-	type cand struct {
-		v            int
-		alpha, ratio float64
-	}
-	var cands []cand
+	cands := lp.dualCands[:0]
+	defer func() { lp.dualCands = cands }()
 	largest := 0.0
 	consider := func(v int, alpha, rc float64) {
 		if !down {
@@ -187,7 +185,7 @@ func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found
 		// optimum) counts as 0, so that variable goes first; the reduced
 		// costs need not then all stay ≥ 0, and solve, which follows,
 		// restores them.
-		cands = append(cands, cand{v, alpha, max(rc, 0) / alpha})
+		cands = append(cands, dualCand{v, alpha, max(rc, 0) / alpha})
 	}
 	for c, col := range lp.cols {
 		if lp.ban[c] {
@@ -197,7 +195,9 @@ func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found
 		for _, j := range col {
 			a += row[j]
 		}
-		consider(c, a, lp.reducedCostOf(c, y))
+		if (down && a > 0) || (!down && a < 0) { // else consider drops it: no reduced cost needed
+			consider(c, a, lp.reducedCostOf(c, y))
+		}
 	}
 	for j := range lp.m {
 		consider(-1-j, -row[j], y[j])
@@ -221,4 +221,11 @@ func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found
 		}
 	}
 	return enter, found
+}
+
+// dualCand is a variable dualEntering may bring in: its element in the
+// leaving row (made positive) and its ratio.
+type dualCand struct {
+	v            int
+	alpha, ratio float64
 }
