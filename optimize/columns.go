@@ -43,6 +43,9 @@ type ColumnsOptions struct {
 	// grid, when not 0, is the most durations a full round prices before
 	// refining between them (tests thin the grid with it).
 	grid int
+	// splits, when not 0, is the most ranges farleyTheta splits in a round
+	// (tests starve its refinement with it).
+	splits int
 	// integerWork, when not 0, is the work units the integer search may
 	// spend (a checkpoint run's: half its pricing work); the dive is fine
 	// only if they are enough for it (fineDive).
@@ -205,6 +208,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	cg := newColumnGenOn(sh.solver(), opt.cells, opt.grid)
 	cg.workers = cmp.Or(opt.workers, cg.workers)
 	cg.integerWork = opt.integerWork
+	cg.splits = opt.splits
 	cg.lp.workers = cg.workers
 	if opt.noTransfers {
 		cg.lp.trans = nil
@@ -234,6 +238,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
+		grid := len(cg.grid)
 		res.LPValue = cg.lp.solve(opt.pivots(m), opt.Stop)
 		added, bound, full := cg.price(res.Rounds)
 		if full {
@@ -248,8 +253,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 		// Duals the pivot cap cut short are not the LP's: that none of
 		// them prices a column out proves nothing, and the next round's
-		// solve goes on from where this one stopped.
-		if added == 0 && cg.lp.optimal {
+		// solve goes on from where this one stopped. On a thinned grid
+		// with the bound short of the LP, nothing priced out may only mean
+		// the grid is too coarse: liftGrid says whether to go on.
+		if added == 0 && cg.lp.optimal && !(res.RelaxedPricing && res.LowerBound < res.LPValue*(1-opt.tolerance()) && cg.liftGrid(grid)) {
 			res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
 			if res.RelaxedPricing {
 				res.Ended = EndedRelaxed
@@ -353,9 +360,11 @@ type columnGen struct {
 	seen   map[string]int // column index by phaseKey
 	grid   []float64      // candidate phase lengths priced, ascending
 	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
-	// size (farleyTheta grows it).
+	// size (farleyTheta grows it), growCap the most durations grow lets
+	// it hold: gridGrowth times grid0, every candidate once liftGrid ran.
 	gridIdx []int
 	grid0   int
+	growCap int
 	// incumbent is the best plan's makespan: Farley's bound looks only at
 	// phases shorter than it.
 	incumbent float64
@@ -374,8 +383,9 @@ type columnGen struct {
 	work, quickWork, fullWork int64
 	lastFull                  int
 	lpHist                    []float64 // the LP's value at each round
-	// refine is farleyTheta's budget factor (refineFactor, or finalRefine).
-	refine int
+	// refine is farleyTheta's budget factor (refineFactor, or finalRefine);
+	// splits, if not 0, its budget instead (ColumnsOptions.splits).
+	refine, splits int
 	// pi are the duals a round prices at; y the LP's own (clamped at 0),
 	// which decide whether a column enters; centre the duals of the best
 	// bound so far, bestBound (the stabilisation centre, nil at first).
@@ -448,6 +458,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 		cg.gridIdx = append(cg.gridIdx, sort.SearchFloat64s(ps.cands, D))
 	}
 	cg.grid0 = len(cg.grid)
+	cg.growCap = gridGrowth * cg.grid0
 	cg.incumbent = math.Inf(1)
 	cg.centre = ps.areaDuals()
 	return cg
