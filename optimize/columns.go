@@ -238,7 +238,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
-		grid := len(cg.grid)
+		gridBefore := len(cg.grid)
 		res.LPValue = cg.lp.solve(opt.pivots(m), opt.Stop)
 		added, bound, full := cg.price(res.Rounds)
 		if full {
@@ -255,13 +255,18 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		// them prices a column out proves nothing, and the next round's
 		// solve goes on from where this one stopped. On a thinned grid
 		// with the bound short of the LP, nothing priced out may only mean
-		// the grid is too coarse: liftGrid says whether to go on.
-		if added == 0 && cg.lp.optimal && !(res.RelaxedPricing && res.LowerBound < res.LPValue*(1-opt.tolerance()) && cg.liftGrid(grid)) {
-			res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
-			if res.RelaxedPricing {
-				res.Ended = EndedRelaxed
+		// the grid is too coarse (liftGrid).
+		if added == 0 && cg.lp.optimal {
+			short := res.LowerBound < res.LPValue*(1-opt.tolerance())
+			if !short || !cg.liftGrid(gridBefore) {
+				res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
+				if res.RelaxedPricing {
+					res.Ended = EndedRelaxed
+				}
+				break
 			}
-			break
+			// The grid grows on: the next round prices it again (the
+			// tolerance test below fails, the bound being short).
 		}
 		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
 			res.Ended = EndedTolerance // as good as this LP will make it, nearly

@@ -434,20 +434,27 @@ func (cg *columnGen) grow(i int) {
 	cg.grid = slices.Insert(cg.grid, k, cg.ps.cands[i])
 }
 
-// liftGrid reports whether pricing should go on where a full round on the
-// grid entered nothing while the bound lies more than the tolerance below
-// the LP, the grid having held before durations as the round began: θ
-// was then decided between grid points that the refinement's budget could
-// not split down to single durations, so no column came from there. With
-// the grid held at gridGrowth times its first size every later round met
-// the same wide ranges, and on 50 hosts the LP stopped there for good, 2 %
-// above its optimum. So the first time, liftGrid lets the grid grow to every
-// candidate duration, and from then on pricing goes on while the rounds
-// still grow it. The cap stays until then: a grid grown without it from the
-// first round on made the full rounds dearer, and 200 jobs on 9 hosts came
-// out worse at the same work.
+// liftGrid reports whether pricing goes on after a full round that entered
+// no column while the bound lay more than the tolerance below the LP, the
+// grid having held before durations as the round began. It does on a
+// thinned grid priced in single VMs (scale 1): the first time, after
+// lifting growCap to every candidate duration, and then while the rounds
+// still add durations to the grid. Farley's θ between two grid points rests
+// on the gap's ratio until the refinement splits it down to single
+// durations, and only those durations' columns can enter; with the grid at
+// its cap every later round met the same wide gaps, and the LP stayed above
+// its optimum for good. The grid grows only where the refinement goes, a
+// few hundred durations at 100 jobs on 50 hosts. The cap stays until such a
+// round because a full round prices every grid duration: grown freely from
+// the first round on, the rounds cost more where the grid was already fine
+// enough. In units of VMs (scale > 1) the shortfall comes from the rounded
+// capacities too, which no duration mends, and the candidates run to
+// hundreds of thousands: it reports false.
 func (cg *columnGen) liftGrid(before int) bool {
-	if cg.growCap < len(cg.ps.cands) {
+	switch {
+	case cg.scale > 1 || cg.exact:
+		return false
+	case cg.growCap < len(cg.ps.cands):
 		cg.growCap = len(cg.ps.cands)
 		return true
 	}
