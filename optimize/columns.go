@@ -253,20 +253,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 		// Duals the pivot cap cut short are not the LP's: that none of
 		// them prices a column out proves nothing, and the next round's
-		// solve goes on from where this one stopped. On a thinned grid
-		// with the bound short of the LP, nothing priced out may only mean
-		// the grid is too coarse (liftGrid).
-		if added == 0 && cg.lp.optimal {
-			short := res.LowerBound < res.LPValue*(1-opt.tolerance())
-			if !short || !cg.liftGrid(gridBefore) {
-				res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
-				if res.RelaxedPricing {
-					res.Ended = EndedRelaxed
-				}
-				break
-			}
-			// The grid grows on: the next round prices it again (the
-			// tolerance test below fails, the bound being short).
+		// solve goes on from where this one stopped.
+		if added == 0 && cg.lp.optimal && cg.ends(&res, opt, gridBefore) {
+			break
 		}
 		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
 			res.Ended = EndedTolerance // as good as this LP will make it, nearly
@@ -295,6 +284,23 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}
 	return res, nil
+}
+
+// ends is Columns' verdict on a round that entered no column on the LP's
+// own duals, the grid having held gridBefore durations as it began: column
+// generation ends, converged (relaxed, where pricing was), unless the bound
+// lies more than the tolerance below the LP and liftGrid lets pricing go
+// on. The next round then prices the grid again (the tolerance test fails,
+// the bound being short).
+func (cg *columnGen) ends(res *ColumnsResult, opt ColumnsOptions, gridBefore int) bool {
+	if res.LowerBound < res.LPValue*(1-opt.tolerance()) && cg.liftGrid(gridBefore) {
+		return false
+	}
+	res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
+	if res.RelaxedPricing {
+		res.Ended = EndedRelaxed
+	}
+	return true
 }
 
 // integerPlan ends Columns: a final bound round if the limit or the round
