@@ -449,10 +449,11 @@ func (cg *columnGen) grow(i int) {
 // the first round on, the rounds cost more where the grid was already fine
 // enough. In units of VMs (scale > 1) the shortfall comes from the rounded
 // capacities too, which no duration mends, and the candidates run to
-// hundreds of thousands: it reports false.
+// hundreds of thousands: it reports false. On a grid of every candidate
+// it reports false too: its cap is already above them all.
 func (cg *columnGen) liftGrid(before int) bool {
 	switch {
-	case cg.scale > 1 || cg.exact:
+	case cg.scale > 1:
 		return false
 	case cg.growCap < len(cg.ps.cands):
 		cg.growCap = len(cg.ps.cands)
