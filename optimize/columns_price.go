@@ -344,7 +344,7 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 			pr.work += int64(len(g.one))
 		}
 	}
-	best, bo, ba, bh := cg.joinGroups(hosts, extras, plain, s)
+	best, bo, ba, bh := cg.joinGroups(pr, hosts, extras, plain, s)
 	if !trace {
 		return best, nil, nil
 	}
@@ -362,32 +362,54 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 
 // joinGroups is the convolution over O: the best value, its O, the primary
 // units of each group and the second-resource units of hosts and extras.
-func (cg *columnGen) joinGroups(hosts, extras, plain *groupDP, s int) (best float64, bo int, ba [3]int, bh [2]int) {
+// It reads each O's rows of the tables into pr's scratch first (groupDP.at
+// clamps every read), so the innermost loop is two loads, two adds and a
+// compare. A table's values only rise with its capacities, so hosts' value
+// at a1 plus extras' and plain's at all the rest bounds every split with
+// that a1, and a1 is skipped where the bound does not beat the best so far;
+// rounding is monotone, so the bound, summed in the same order, bounds each
+// split's sum as computed. A split with no set of extras sums to −Inf,
+// which never beats the best. The result is the plain loop's bit for bit
+// (TestPricingEqualsReference); the join was a quarter of column
+// generation's time at 100 jobs on 50 hosts.
+func (cg *columnGen) joinGroups(pr *pricer, hosts, extras, plain *groupDP, s int) (best float64, bo int, ba [3]int, bh [2]int) {
 	ps := cg.ps
 	c := ps.p.Cluster
 	epp := c.ExtrasPerHost()
 	best = math.Inf(-1)
+	pl := plain.row(0, 0, ps.n/s, &pr.rows[0])
 	for o := 0; o <= c.Hosts; o++ {
 		f, ch, ce := 1, ps.k*o/s, epp*o/s
 		if o == 0 {
 			f, ch, ce = 0, 0, 0
 		}
 		capA := ps.k * (c.Hosts - o) / s
-		for a1 := 0; a1 <= capA; a1++ {
-			v1 := hosts.at(f, a1, ch)
-			if math.IsInf(v1, -1) {
+		hr, er := hosts.row(f, ch, capA, &pr.rows[1]), extras.row(f, ce, capA, &pr.rows[2])
+		for a1, v1 := range hr {
+			rest := capA - a1
+			if !(v1+er[rest]+pl[rest] > best) {
 				continue
 			}
-			for a2 := 0; a1+a2 <= capA; a2++ {
-				v2 := extras.at(f, a2, ce)
-				if math.IsInf(v2, -1) {
-					continue
-				}
-				if t := v1 + v2 + plain.at(0, capA-a1-a2, 0); t > best {
-					best, bo, ba, bh = t, o, [3]int{a1, a2, capA - a1 - a2}, [2]int{ch, ce}
+			e, p := er[:rest+1], pl[:rest+1]
+			for a2, v2 := range e {
+				if t := v1 + v2 + p[rest-a2]; t > best {
+					best, bo, ba, bh = t, o, [3]int{a1, a2, rest - a2}, [2]int{ch, ce}
 				}
 			}
 		}
 	}
 	return best, bo, ba, bh
+}
+
+// row is the table's values at (f, a, b) for a = 0..capA, into buf's
+// memory: the cells groupDP.at reads, each in the triangle.
+func (g *groupDP) row(f, b, capA int, buf *[]float64) []float64 {
+	if cap(*buf) < capA+1 {
+		*buf = make([]float64, capA+1)
+	}
+	r := (*buf)[:capA+1]
+	for a := range r {
+		r[a] = g.at(f, a, b)
+	}
+	return r
 }
