@@ -171,13 +171,13 @@ func TestEnteringTiesInPieces(t *testing.T) {
 		lp.resetWeights()
 		y := []float64{3, 4}
 		// The singletons cost 5: reduced costs 2 and 1, neither prices out.
-		if v, ok := lp.entering(y, false, nil); !ok || v != 3 {
+		if v, ok := lp.entering(y, false, nil, false); !ok || v != 3 {
 			t.Errorf("%d workers: entering %d (%v), want column 3, the first of the best", workers, v, ok)
 		}
-		if v, ok := lp.entering(y, true, nil); !ok || v != 2 {
+		if v, ok := lp.entering(y, true, nil, false); !ok || v != 2 {
 			t.Errorf("%d workers, Bland: entering %d (%v), want column 2, the first that prices out", workers, v, ok)
 		}
-		if v, ok := lp.entering(y, false, map[int]bool{3: true}); !ok || v != 5 {
+		if v, ok := lp.entering(y, false, map[int]bool{3: true}, false); !ok || v != 5 {
 			t.Errorf("%d workers, 3 rejected: entering %d (%v), want column 5", workers, v, ok)
 		}
 	}

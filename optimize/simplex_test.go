@@ -216,7 +216,7 @@ func TestDevexWeights(t *testing.T) {
 		wCol, wSur, wTr := slices.Clone(lpm.wCol), slices.Clone(lpm.wSur), slices.Clone(lpm.wTr)
 		wq, left := lpm.weight(enter), lpm.basis[r]
 		lpm.pivot(r, enter, 0, d)
-		lpm.devex(r, enter, left, d[r])
+		lpm.devex(r, enter, left, d[r], nil)
 		want := func(w, alpha float64) float64 { return max(w, alpha*alpha/(d[r]*d[r])*wq) }
 		near := func(what string, got, want float64) {
 			if math.Abs(got-want) > 1e-9*want {
