@@ -243,6 +243,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		added, bound, full := cg.price(res.Rounds)
 		if full {
 			res.LowerBound = max(res.LowerBound, bound)
+			cg.liftAtCap(res.LowerBound < res.LPValue*(1-opt.tolerance()))
 		}
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
@@ -372,10 +373,12 @@ type columnGen struct {
 	grid   []float64      // candidate phase lengths priced, ascending
 	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
 	// size (farleyTheta grows it), growCap the most durations grow lets
-	// it hold: gridGrowth times grid0, every candidate once liftGrid ran.
+	// it hold: gridGrowth times grid0, every candidate once lifted
+	// (liftAtCap); capped records that the last refinement met the cap.
 	gridIdx []int
 	grid0   int
 	growCap int
+	capped  bool
 	// incumbent is the best plan's makespan: Farley's bound looks only at
 	// phases shorter than it.
 	incumbent float64

@@ -58,6 +58,7 @@ const (
 // columns entered and, if the round was full, the best Farley bound it
 // proved.
 func (cg *columnGen) price(round int) (added int, bound float64, full bool) {
+	cg.capped = false
 	cg.lpHist = append(cg.lpHist, cg.lp.objective())
 	cg.y = cg.clampedDuals()
 	due := cg.fullDue(round)
@@ -418,12 +419,14 @@ func (cg *columnGen) farleyTheta(best []float64) (float64, int) {
 }
 
 // grow adds candidate i to the grid, while the grid is below growCap
-// (gridGrowth times its first size, at first): where θ was tight in one
-// round it is likely tight in the next, whose duals are close, so the grid
-// grows dense there and both the bound and the columns entered come from
-// exact durations.
+// (gridGrowth times its first size, until liftAtCap lifts it): where θ was
+// tight in one round it is likely tight in the next, whose duals are close,
+// so the grid grows dense there and both the bound and the columns entered
+// come from exact durations. At the cap it records that in capped (for
+// the round: price clears it).
 func (cg *columnGen) grow(i int) {
 	if len(cg.grid) >= cg.growCap {
+		cg.capped = true
 		return
 	}
 	k, found := slices.BinarySearch(cg.gridIdx, i)
@@ -434,32 +437,37 @@ func (cg *columnGen) grow(i int) {
 	cg.grid = slices.Insert(cg.grid, k, cg.ps.cands[i])
 }
 
+// liftAtCap ends a full round: if its refinement met the grid at its cap
+// while the bound lay more than the tolerance below the LP (short), the cap
+// goes, every candidate duration allowed, on a thinned grid priced in single
+// VMs (scale 1). Farley's θ between two grid points rests on the gap's ratio
+// until the refinement splits it down to single durations, and only those
+// durations' columns can enter: a grid that cannot take the durations where
+// θ is decided keeps the bound and the LP from them. On 50 hosts the first
+// grid is 60 of some 15,000 candidates and the first full round meets the
+// cap; lifted there, 100 jobs at a fixed work of 30,000 units (about the
+// default's) ended with plan ÷ bound lower on 20 seeds of 20, median 1.024
+// → 1.013. The cap stays until then because a full round prices every grid
+// duration: grown freely from the start, 200 jobs on 9 hosts (232 of 5,427,
+// which meets its cap late) gave longer plans on 15 seeds of 20; with the
+// lift at the cap, as many better as worse. In units of VMs (scale > 1) the
+// shortfall comes from the rounded capacities too, which no duration mends,
+// and the candidates run to hundreds of thousands: the cap stays.
+func (cg *columnGen) liftAtCap(short bool) {
+	if cg.capped && short && cg.scale == 1 {
+		cg.growCap = len(cg.ps.cands)
+	}
+}
+
 // liftGrid reports whether pricing goes on after a full round that entered
 // no column while the bound lay more than the tolerance below the LP, the
-// grid having held before durations as the round began. It does on a
-// thinned grid priced in single VMs (scale 1): the first time, after
-// lifting growCap to every candidate duration, and then while the rounds
-// still add durations to the grid. Farley's θ between two grid points rests
-// on the gap's ratio until the refinement splits it down to single
-// durations, and only those durations' columns can enter; with the grid at
-// its cap every later round met the same wide gaps, and the LP stayed above
-// its optimum for good. The grid grows only where the refinement goes, a
-// few hundred durations at 100 jobs on 50 hosts. The cap stays until such a
-// round because a full round prices every grid duration: grown freely from
-// the first round on, the rounds cost more where the grid was already fine
-// enough. In units of VMs (scale > 1) the shortfall comes from the rounded
-// capacities too, which no duration mends, and the candidates run to
-// hundreds of thousands: it reports false. On a grid of every candidate
-// it reports false too: its cap is already above them all.
+// grid having held before durations as the round began: on a grid priced in
+// single VMs, if the round's refinement met the cap (which liftAtCap has
+// just lifted) or added durations to the grid, since the next round prices
+// at durations this one could not. Otherwise no duration the refinement
+// reaches prices out, and column generation ends, relaxed.
 func (cg *columnGen) liftGrid(before int) bool {
-	switch {
-	case cg.scale > 1:
-		return false
-	case cg.growCap < len(cg.ps.cands):
-		cg.growCap = len(cg.ps.cands)
-		return true
-	}
-	return len(cg.grid) > before
+	return cg.scale == 1 && (cg.capped || len(cg.grid) > before)
 }
 
 // rangeHeap is a binary min-heap of candRanges by ratio.

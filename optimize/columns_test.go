@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -475,7 +476,7 @@ func randomOnHosts(tb testing.TB, seed uint64, m, hosts int) *model.Problem {
 // whose refinement may split only 3 gaps a round, the refinement cannot pin
 // θ to single durations once the grid has reached its cap, so no column
 // comes from between grid points. Generating to the end (no tolerance), the
-// run must lift the cap (liftGrid) and reach the LP optimum that pricing
+// run must lift the cap (liftAtCap) and reach the LP optimum that pricing
 // every candidate duration reaches (the plain reference): the same LP
 // value, a bound that meets it, and an end before the round cap.
 func TestGridLiftReachesLPOptimum(t *testing.T) {
@@ -512,5 +513,52 @@ func TestGridLiftReachesLPOptimum(t *testing.T) {
 			t.Errorf("case %d (M = %d, %d hosts): thinned grid ended %q after %d rounds at LP %v, bound %v; every duration: LP %v",
 				i, m, c.Hosts, got.Ended, got.Rounds, got.LPValue, got.proven, want.LPValue)
 		}
+	}
+}
+
+// TestLiftAtCapDecides: the cap goes only after a round whose refinement
+// met it with the bound short of the LP, in single VMs; pricing goes on
+// after a round that entered nothing if that round met the cap or grew the
+// grid, and not in units of VMs. Hand-worked on a grid thinned to 6.
+func TestLiftAtCapDecides(t *testing.T) {
+	p := randomOnHosts(t, 3, 20, 30)
+	fresh := func() *columnGen {
+		cg := newColumnGen(p, 0, 6)
+		if cg.scale != 1 || cg.exact || cg.growCap >= len(cg.ps.cands) {
+			t.Fatalf("want a thinned grid in single VMs below its candidates, got scale %d, %d of %d, cap %d", cg.scale, len(cg.grid), len(cg.ps.cands), cg.growCap)
+		}
+		return cg
+	}
+	for _, c := range []struct {
+		capped, short, lifted bool
+	}{{true, true, true}, {true, false, false}, {false, true, false}, {false, false, false}} {
+		cg := fresh()
+		cap0 := cg.growCap
+		cg.capped = c.capped
+		cg.liftAtCap(c.short)
+		if got := cg.growCap == len(cg.ps.cands); got != c.lifted || !got && cg.growCap != cap0 {
+			t.Errorf("capped %v, short %v: cap %d of %d candidates, want lifted %v", c.capped, c.short, cg.growCap, len(cg.ps.cands), c.lifted)
+		}
+	}
+	cg := fresh()
+	n := len(cg.grid)
+	if cg.liftGrid(n) {
+		t.Error("a round that neither met the cap nor grew the grid lets pricing go on")
+	}
+	if cg.capped = true; !cg.liftGrid(n) {
+		t.Error("a round that met the cap does not let pricing go on")
+	}
+	cg.capped = false
+	cg.grow(slices.IndexFunc(cg.ps.cands, func(d float64) bool { return !slices.Contains(cg.grid, d) }))
+	if len(cg.grid) != n+1 || !cg.liftGrid(n) {
+		t.Errorf("a round that grew the grid (%d to %d) does not let pricing go on", n, len(cg.grid))
+	}
+	if cg.scale, cg.capped = 2, true; cg.liftGrid(n) {
+		t.Error("in units of VMs pricing goes on")
+	}
+	cg = fresh()
+	cg.scale, cg.capped = 2, true
+	if cg.liftAtCap(true); cg.growCap == len(cg.ps.cands) {
+		t.Error("in units of VMs the cap is lifted")
 	}
 }
