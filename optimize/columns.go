@@ -243,7 +243,11 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		added, bound, full := cg.price(res.Rounds)
 		if full {
 			res.LowerBound = max(res.LowerBound, bound)
-			cg.liftAtCap(res.LowerBound < res.LPValue*(1-opt.tolerance()))
+		}
+		// short: the bound lies more than the tolerance below the LP.
+		short := res.LowerBound < res.LPValue*(1-opt.tolerance())
+		if full {
+			cg.liftAtCap(short)
 		}
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
@@ -255,10 +259,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		// Duals the pivot cap cut short are not the LP's: that none of
 		// them prices a column out proves nothing, and the next round's
 		// solve goes on from where this one stopped.
-		if added == 0 && cg.lp.optimal && cg.ends(&res, opt, gridBefore) {
+		if added == 0 && cg.lp.optimal && cg.ends(&res, short, gridBefore) {
 			break
 		}
-		if full && res.LowerBound >= res.LPValue*(1-opt.tolerance()) {
+		if full && !short {
 			res.Ended = EndedTolerance // as good as this LP will make it, nearly
 			break
 		}
@@ -290,11 +294,11 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 // ends is Columns' verdict on a round that entered no column on the LP's
 // own duals, the grid having held gridBefore durations as it began: column
 // generation ends, converged (relaxed, where pricing was), unless the bound
-// lies more than the tolerance below the LP and liftGrid lets pricing go
-// on. The next round then prices the grid again (the tolerance test fails,
+// lies more than the tolerance below the LP (short) and liftGrid lets
+// pricing go on. The next round then prices the grid again (the tolerance test fails,
 // the bound being short).
-func (cg *columnGen) ends(res *ColumnsResult, opt ColumnsOptions, gridBefore int) bool {
-	if res.LowerBound < res.LPValue*(1-opt.tolerance()) && cg.liftGrid(gridBefore) {
+func (cg *columnGen) ends(res *ColumnsResult, short bool, gridBefore int) bool {
+	if short && cg.liftGrid(gridBefore) {
 		return false
 	}
 	res.Converged, res.Ended = !res.RelaxedPricing, EndedConverged
@@ -374,7 +378,8 @@ type columnGen struct {
 	// gridIdx[i] is grid[i]'s index in ps.cands; grid0 the grid's first
 	// size (farleyTheta grows it), growCap the most durations grow lets
 	// it hold: gridGrowth times grid0, every candidate once lifted
-	// (liftAtCap); capped records that the last refinement met the cap.
+	// (liftAtCap); capped records that a refinement of the current pricing
+	// round met the cap (price clears it; Columns reads it after price).
 	gridIdx []int
 	grid0   int
 	growCap int

@@ -180,5 +180,14 @@ func TestEnteringTiesInPieces(t *testing.T) {
 		if v, ok := lp.entering(y, false, map[int]bool{3: true}, false); !ok || v != 5 {
 			t.Errorf("%d workers, 3 rejected: entering %d (%v), want column 5", workers, v, ok)
 		}
+		// Cached, the reduced costs are devex's, not y's: column 4 at −3
+		// (score 9) is the best, column 1 at −1 the first to price out.
+		lp.rcNext = []float64{2, -1, 1, -2, -3, 0}
+		if v, ok := lp.entering(y, false, nil, true); !ok || v != 4 {
+			t.Errorf("%d workers, cached: entering %d (%v), want column 4", workers, v, ok)
+		}
+		if v, ok := lp.entering(y, true, nil, true); !ok || v != 1 {
+			t.Errorf("%d workers, cached, Bland: entering %d (%v), want column 1", workers, v, ok)
+		}
 	}
 }

@@ -481,6 +481,7 @@ func randomOnHosts(tb testing.TB, seed uint64, m, hosts int) *model.Problem {
 // value, a bound that meets it, and an end before the round cap.
 func TestGridLiftReachesLPOptimum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 61))
+	whileEntering := 0 // cases whose cap went in a round that entered columns
 	for i := range 5 {
 		m := 10 + rng.IntN(5)
 		c := model.Cluster{Hosts: 12 + rng.IntN(20), DisksPerHost: 2, ExtraRatio: 1 + rng.IntN(2), Alpha: 1 + rng.Float64()}.WithDefaults()
@@ -513,6 +514,28 @@ func TestGridLiftReachesLPOptimum(t *testing.T) {
 			t.Errorf("case %d (M = %d, %d hosts): thinned grid ended %q after %d rounds at LP %v, bound %v; every duration: LP %v",
 				i, m, c.Hosts, got.Ended, got.Rounds, got.LPValue, got.proven, want.LPValue)
 		}
+		// The cap goes in the first round whose refinement meets it with the
+		// bound short, whether or not the round enters columns.
+		cols := 0
+		for k := 1; k <= got.Rounds; k++ {
+			var up bool
+			var n int
+			opt := ColumnsOptions{Tolerance: -1, grid: 6, splits: 3, Rounds: k}
+			opt.priced = func(cg *columnGen, _ *ColumnsResult) { up, n = cg.growCap > gridGrowth*cg.grid0, len(cg.lp.cols) }
+			if _, err := Columns(p, nil, opt); err != nil {
+				t.Fatal(err)
+			}
+			if up {
+				if n > cols {
+					whileEntering++
+				}
+				break
+			}
+			cols = n
+		}
+	}
+	if whileEntering == 0 {
+		t.Error("in no case did the cap go in a round that entered columns: the lift waited for a round that entered none")
 	}
 }
 
@@ -560,5 +583,11 @@ func TestLiftAtCapDecides(t *testing.T) {
 	cg.scale, cg.capped = 2, true
 	if cg.liftAtCap(true); cg.growCap == len(cg.ps.cands) {
 		t.Error("in units of VMs the cap is lifted")
+	}
+	cg = fresh()
+	cg.growCap = len(cg.grid)
+	outside := slices.IndexFunc(cg.ps.cands, func(d float64) bool { return !slices.Contains(cg.grid, d) })
+	if cg.grow(outside); !cg.capped || len(cg.grid) != cg.growCap {
+		t.Errorf("grow at the cap: capped %v, grid %d of cap %d", cg.capped, len(cg.grid), cg.growCap)
 	}
 }

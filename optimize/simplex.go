@@ -73,9 +73,9 @@ type coverLP struct {
 	// colNZ counts the columns' non-zeros: the work of a pass over them
 	// (entering, devex), which share weighs.
 	colNZ int
-	// rcNext is the columns' reduced costs at the duals solve goes on
-	// with after a pivot, which devex computes in its pass over the
-	// columns (see solve).
+	// rcNext is the columns' reduced costs at the duals after the last
+	// pivot, which devex computes in its pass over the columns (banned
+	// columns' are not kept).
 	rcNext []float64
 	// pieces is entering's scratch: each piece's choice; dualCands
 	// dualEntering's.
@@ -159,6 +159,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	y, fresh := lp.duals(), true
 	// cached: lp.rcNext holds every column's reduced cost at y.
 	cached := false
+	refresh := func() { y, fresh, cached = lp.duals(), true, false }
 	degenerate := 0
 	lp.optimal = false
 	lp.resetWeights()
@@ -170,12 +171,12 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		}
 		bland := degenerate >= blandAfter
 		if (bland || it%dualRefresh == 0) && !fresh {
-			y, fresh, cached = lp.duals(), true, false
+			refresh()
 		}
 		enter, found := lp.entering(y, bland, rejected, cached)
 		if !found && !fresh {
-			y, fresh, cached = lp.duals(), true, false
-			enter, found = lp.entering(y, bland, rejected, false)
+			refresh()
+			enter, found = lp.entering(y, bland, rejected, cached)
 		}
 		if !found {
 			lp.optimal = true
@@ -195,7 +196,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 				lp.optimal = true
 				break
 			}
-			y, fresh, cached = lp.duals(), true, false
+			refresh()
 			continue
 		}
 		largest := largestAbs(d)
@@ -218,7 +219,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			if !lp.refactor(stop) {
 				break
 			}
-			y, fresh, cached = lp.duals(), true, false
+			refresh()
 			continue
 		}
 		if theta <= 1e-12 {
@@ -410,9 +411,9 @@ func (lp *coverLP) ratioTest(d []float64, largest float64, bland bool) (r int, t
 func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool, cached bool) (enter int, found bool) {
 	tol := lp.tolerance()
 	var p pick
-	rcOf := lp.reducedCostOf
+	var rcs []float64 // the columns' reduced costs at y, if devex kept them
 	if cached {
-		rcOf = func(c int, _ []float64) float64 { return lp.rcNext[c] }
+		rcs = lp.rcNext
 	}
 	if !bland {
 		pieces := slices.Grow(lp.pieces[:0], max(lp.workers, 1))[:max(lp.workers, 1)]
@@ -424,7 +425,7 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool, cach
 				if lp.ban != nil && lp.ban[c] {
 					continue
 				}
-				q.offer(lp, c, rcOf(c, y), lp.wCol[c], tol, rejected)
+				q.offer(lp, c, lp.rcAt(c, y, rcs), lp.wCol[c], tol, rejected)
 			}
 		})
 		for _, q := range pieces {
@@ -437,7 +438,7 @@ func (lp *coverLP) entering(y []float64, bland bool, rejected map[int]bool, cach
 			if lp.ban != nil && lp.ban[c] {
 				continue
 			}
-			if p.offer(lp, c, rcOf(c, y), lp.wCol[c], tol, rejected) {
+			if p.offer(lp, c, lp.rcAt(c, y, rcs), lp.wCol[c], tol, rejected) {
 				return p.enter, true
 			}
 		}
@@ -465,6 +466,15 @@ func (lp *coverLP) reducedCostOf(c int, y []float64) float64 {
 		rc -= y[j]
 	}
 	return rc
+}
+
+// rcAt is column c's reduced cost at duals y: rcs[c] where rcs holds them
+// (devex's rcNext), else summed.
+func (lp *coverLP) rcAt(c int, y, rcs []float64) float64 {
+	if rcs != nil {
+		return rcs[c]
+	}
+	return lp.reducedCostOf(c, y)
 }
 
 // pick is entering's choice so far: the variable with the best score
@@ -514,12 +524,12 @@ func (lp *coverLP) resetWeights() {
 // with the largest reduced cost (TestDevexAgainstDantzig; 1,000 jobs on 200
 // hosts, 8 rounds: 8,519 pivots against 18,741).
 //
-// With y (the duals after the pivot; nil: none) the same pass also stores
-// each column's reduced cost at y in rcNext, computed as reducedCostOf
-// does, so the next entering reads it instead of passing over the columns
-// again: the same choices bit for bit, one pass a pivot where there were
-// two (the two were a quarter of the time at 200 jobs on 9 hosts). It
-// reports whether it did: a reset of the weights skips the pass.
+// The same pass stores each column's reduced cost at y, the duals after the
+// pivot, in rcNext, summed as reducedCostOf sums it, so the next entering
+// reads it instead of passing over the columns again: the same choices bit
+// for bit, one pass a pivot where there were two (pprof at 200 jobs on 9
+// hosts put the two at about a quarter of the samples). It reports whether
+// it did: a reset of the weights skips the pass.
 func (lp *coverLP) devex(r, enter, left int, alpha float64, y []float64) bool {
 	wq := lp.weight(enter)
 	if !(wq <= devexReset) { // NaN too
@@ -527,7 +537,7 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64, y []float64) bool {
 		return false
 	}
 	row := lp.binv[r]
-	if y != nil && len(lp.rcNext) < len(lp.cols) {
+	if len(lp.rcNext) < len(lp.cols) {
 		lp.rcNext = slices.Grow(lp.rcNext[:0], len(lp.cols))[:len(lp.cols)]
 	}
 	lp.share(len(lp.cols), lp.colNZ, func(_, lo, hi int) {
@@ -536,18 +546,12 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64, y []float64) bool {
 				continue
 			}
 			var a float64
-			if y == nil {
-				for _, j := range lp.cols[c] {
-					a += row[j]
-				}
-			} else {
-				rc := lp.cost[c] // as reducedCostOf sums it
-				for _, j := range lp.cols[c] {
-					a += row[j]
-					rc -= y[j]
-				}
-				lp.rcNext[c] = rc
+			rc := lp.cost[c] // as reducedCostOf sums it
+			for _, j := range lp.cols[c] {
+				a += row[j]
+				rc -= y[j]
 			}
+			lp.rcNext[c] = rc
 			lp.wCol[c] = max(lp.wCol[c], a*a*wq)
 		}
 	})
@@ -559,7 +563,7 @@ func (lp *coverLP) devex(r, enter, left int, alpha float64, y []float64) bool {
 		lp.wTr[t] = max(lp.wTr[t], a*a*wq)
 	}
 	*lp.weightOf(left) = max(wq/(alpha*alpha), 1)
-	return y != nil
+	return true
 }
 
 // devexReset is the entering weight past which devex starts the reference

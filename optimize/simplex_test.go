@@ -216,7 +216,18 @@ func TestDevexWeights(t *testing.T) {
 		wCol, wSur, wTr := slices.Clone(lpm.wCol), slices.Clone(lpm.wSur), slices.Clone(lpm.wTr)
 		wq, left := lpm.weight(enter), lpm.basis[r]
 		lpm.pivot(r, enter, 0, d)
-		lpm.devex(r, enter, left, d[r], nil)
+		y := make([]float64, lpm.m)
+		for j := range y {
+			y[j] = 10 * rng.Float64()
+		}
+		if !lpm.devex(r, enter, left, d[r], y) {
+			t.Fatalf("instance %d: devex reset its weights at %v", inst, wq)
+		}
+		for c := range lpm.cols {
+			if got, want := lpm.rcNext[c], lpm.reducedCostOf(c, y); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("instance %d: column %d's reduced cost kept as %v, summed %v", inst, c, got, want)
+			}
+		}
 		want := func(w, alpha float64) float64 { return max(w, alpha*alpha/(d[r]*d[r])*wq) }
 		near := func(what string, got, want float64) {
 			if math.Abs(got-want) > 1e-9*want {
