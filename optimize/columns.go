@@ -246,9 +246,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 		// short: the bound lies more than the tolerance below the LP.
 		short := res.LowerBound < res.LPValue*(1-opt.tolerance())
-		if full {
-			cg.liftAtCap(short)
-		}
+		cg.liftAtCap(short)
 		if opt.Progress != nil {
 			opt.Progress(res.Makespan, res.LowerBound)
 		}
@@ -295,8 +293,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 // own duals, the grid having held gridBefore durations as it began: column
 // generation ends, converged (relaxed, where pricing was), unless the bound
 // lies more than the tolerance below the LP (short) and liftGrid lets
-// pricing go on. The next round then prices the grid again (the tolerance test fails,
-// the bound being short).
+// pricing go on. The next round then prices the grid again (the tolerance
+// test fails, the bound being short).
 func (cg *columnGen) ends(res *ColumnsResult, short bool, gridBefore int) bool {
 	if short && cg.liftGrid(gridBefore) {
 		return false

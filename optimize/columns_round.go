@@ -437,23 +437,24 @@ func (cg *columnGen) grow(i int) {
 	cg.grid = slices.Insert(cg.grid, k, cg.ps.cands[i])
 }
 
-// liftAtCap ends a full round: if a refinement of the round met the grid at
-// its cap while the bound lay more than the tolerance below the LP (short),
-// the cap goes, every candidate duration allowed, on a thinned grid priced
-// in single VMs (scale 1). Farley's θ between two grid points rests on the
-// gap's ratio until the refinement splits it down to single durations, and
-// only those durations' columns can enter: a grid that cannot take the
-// durations where θ is decided keeps the bound and the LP from them. On 50
-// hosts the first grid is 60 of some 15,000 candidates and the first full
-// round meets the cap; lifted there, 100 jobs at a fixed 30,000 units
-// (about the default limit's work) ended with plan ÷ bound lower on 20
-// seeds of 20, mean 1.025 → 1.012. The cap stays until then because a full
-// round prices every grid duration: lifted from the start, 200 jobs on 9
-// hosts (232 of 5,427 durations, a grid that meets its cap late) gave
-// longer plans on 15 seeds of 20; lifted at the cap, 9 better and 11 worse,
-// the mean the same. In units of VMs (scale > 1) the shortfall comes from
-// the rounded capacities too, which no duration mends, and the candidates
-// run to hundreds of thousands: the cap stays.
+// liftAtCap ends a pricing round (only full rounds refine, so only they set
+// capped): if a refinement of the round met the grid at its cap while the
+// bound lay more than the tolerance below the LP (short), the cap goes,
+// every candidate duration allowed, on a thinned grid priced in single VMs
+// (scale 1). Farley's θ between two grid points rests on the gap's ratio
+// until the refinement splits it down to single durations, and only those
+// durations' columns can enter: a grid that cannot take the durations where
+// θ is decided keeps the bound and the LP from them. On 50 hosts the first
+// grid is 60 of some 15,000 candidates and the first full round meets the
+// cap; lifted there, 100 jobs at a fixed 30,000 units (about the default
+// limit's work) ended with plan ÷ bound lower on 20 seeds of 20, mean 1.025
+// → 1.012. The cap stays until then because a full round prices every grid
+// duration: lifted from the start, 200 jobs on 9 hosts (232 of 5,427
+// durations, a grid that meets its cap late) gave longer plans on 15 seeds
+// of 20; lifted at the cap, 9 better and 11 worse, the mean the same. In
+// units of VMs (scale > 1) the shortfall comes from the rounded capacities
+// too, which no duration mends, and the candidates run to hundreds of
+// thousands: the cap stays.
 func (cg *columnGen) liftAtCap(short bool) {
 	if cg.capped && short && cg.scale == 1 {
 		cg.growCap = max(cg.growCap, len(cg.ps.cands))
