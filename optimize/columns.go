@@ -79,6 +79,9 @@ type ColumnsOptions struct {
 	// lpValue is the value of basis, the LP the master goes on from (0:
 	// none). A seed shorter than it does not enter the master (addSeed).
 	lpValue float64
+	// pricing, if not nil, is where the previous run's pricing ended
+	// (ColumnsResult.pricing): this run's starts from it.
+	pricing *pricingState
 	// priced, if not nil, is called when pricing has ended, before the
 	// integer search (tests look at the LP it ended with).
 	priced func(cg *columnGen, res *ColumnsResult)
@@ -145,6 +148,9 @@ type ColumnsResult struct {
 	// value, for ColumnsOptions.lpValue.
 	basis      []int
 	basisValue float64
+	// pricing is where pricing ended, for a next run's
+	// ColumnsOptions.pricing.
+	pricing pricingState
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -228,6 +234,9 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	if opt.basis != nil {
 		cg.warmStart(opt.columns, opt.basis, opt.Stop)
 	}
+	if opt.pricing != nil {
+		cg.resume(*opt.pricing)
+	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
@@ -283,6 +292,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	res.pivots = cg.lp.work
 	res.phases = cg.phases
 	res.basis, res.basisValue = cg.lp.basis, cg.lp.objective()
+	res.pricing = cg.state()
 	if res.LPValue > 0 {
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}

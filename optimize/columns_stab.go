@@ -1,6 +1,9 @@
 package optimize
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // areaDuals is the stabilisation centre column generation starts from,
 // before any full round has proved a bound: π_j = w_j/(N + P·⌊k/r⌋), w_j
@@ -28,4 +31,33 @@ func (ps *phaseSolver) areaDuals() []float64 {
 		}
 	}
 	return pi
+}
+
+// pricingState is what pricing learns beyond the columns: the durations
+// the grid grew to and how far it may grow, and the stabilisation centre
+// with its bound. A run of runCheckpoints starts from the last whole run's,
+// as it starts from its columns and basis, so it neither regrows the grid
+// from its first size nor smooths towards the area duals again.
+type pricingState struct {
+	gridIdx   []int
+	growCap   int
+	centre    []float64
+	bestBound float64
+}
+
+// state is cg's pricingState, copied.
+func (cg *columnGen) state() pricingState {
+	return pricingState{slices.Clone(cg.gridIdx), cg.growCap, slices.Clone(cg.centre), cg.bestBound}
+}
+
+// resume takes up st, a pricingState of the same problem.
+func (cg *columnGen) resume(st pricingState) {
+	cg.gridIdx, cg.growCap = slices.Clone(st.gridIdx), st.growCap
+	cg.grid = cg.grid[:0:0]
+	for _, i := range cg.gridIdx {
+		cg.grid = append(cg.grid, cg.ps.cands[i])
+	}
+	if st.centre != nil {
+		cg.centre, cg.bestBound = slices.Clone(st.centre), st.bestBound
+	}
 }

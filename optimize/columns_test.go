@@ -416,6 +416,60 @@ func TestColumnsGoesOnFromColumns(t *testing.T) {
 	}
 }
 
+// TestColumnsGoesOnFromPricing: a run given a previous run's pricing state
+// starts on the grid that run grew and smooths towards its centre, with its
+// best bound; without it a run starts again from the first grid. The state
+// handed on is a copy: the next run leaves the first run's untouched.
+func TestColumnsGoesOnFromPricing(t *testing.T) {
+	p, err := model.NewProblem(RandomWorkload(7, 20), model.PaperCluster())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := []model.Schedule{pr.Schedule}
+	first, err := Columns(p, seeds, ColumnsOptions{Rounds: 12, grid: 8, noFinalBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := first.pricing
+	kept := pricingState{slices.Clone(st.gridIdx), st.growCap, slices.Clone(st.centre), st.bestBound}
+	if st.centre == nil || st.bestBound <= 0 || len(st.gridIdx) <= 9 {
+		t.Fatalf("the first run proved no bound or grew no grid: bound %v, grid %d", st.bestBound, len(st.gridIdx))
+	}
+	for _, carry := range []bool{false, true} {
+		opt := ColumnsOptions{Rounds: 1, grid: 8, noFinalBound: true, columns: first.phases}
+		if carry {
+			opt.pricing = &first.pricing
+		}
+		var start pricingState
+		opt.priced = func(cg *columnGen, _ *ColumnsResult) { start = cg.state() }
+		if _, err := Columns(p, seeds, opt); err != nil {
+			t.Fatal(err)
+		}
+		var missing int
+		for _, i := range kept.gridIdx {
+			if _, found := slices.BinarySearch(start.gridIdx, i); !found {
+				missing++
+			}
+		}
+		switch {
+		case carry && (missing > 0 || start.bestBound < kept.bestBound || start.growCap < kept.growCap):
+			t.Errorf("carried: %d of %d grid durations missing, bound %v (was %v), cap %d (was %d)",
+				missing, len(kept.gridIdx), start.bestBound, kept.bestBound, start.growCap, kept.growCap)
+		case carry && start.bestBound == kept.bestBound && !slices.Equal(start.centre, kept.centre):
+			t.Error("carried: the bound did not move but the centre did")
+		case !carry && missing == 0:
+			t.Errorf("not carried: the run priced all %d durations the first grew to", len(kept.gridIdx))
+		}
+	}
+	if !slices.Equal(st.gridIdx, kept.gridIdx) || !slices.Equal(st.centre, kept.centre) || st.bestBound != kept.bestBound || st.growCap != kept.growCap {
+		t.Error("the next run changed the first run's pricing state")
+	}
+}
+
 // TestSeedBelowTheLPStaysOut: a seed shorter than the LP value the previous
 // run ended with is the incumbent but not in the master (its phases would
 // hold the LP at that plan's integral vertex); one no shorter enters as

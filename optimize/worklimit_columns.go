@@ -55,18 +55,22 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		var hit [3]bool
 		// A run starts from the last whole run's columns, so it goes on
 		// with that run's LP rather than pricing it all again: at 200 jobs
-		// on 50 hosts the LP takes hundreds of rounds. Only whole runs
-		// are followed, which keeps the course the same whatever the limit.
+		// on 50 hosts the LP takes hundreds of rounds. It starts from that
+		// run's pricing state too (pricingState): its grid and smoothing
+		// centre. Only whole runs are followed, which keeps the course the
+		// same whatever the limit.
 		var columns []model.Phase
 		var basis []int
 		var lpValue float64
+		var pricing *pricingState
 		if cp.last != nil {
 			columns, basis, lpValue = cp.last.phases, cp.last.basis, cp.last.basisValue
+			pricing = &cp.last.pricing
 		}
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{Tolerance: tol,
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*13/8, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns, basis: basis, lpValue: lpValue, workers: set.workers, ended: clock.ended, integerWork: work / 2})
+			columns: columns, basis: basis, lpValue: lpValue, pricing: pricing, workers: set.workers, ended: clock.ended, integerWork: work / 2})
 		if err != nil {
 			return nil, err
 		}
