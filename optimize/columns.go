@@ -79,9 +79,12 @@ type ColumnsOptions struct {
 	// lpValue is the value of basis, the LP the master goes on from (0:
 	// none). A seed shorter than it does not enter the master (addSeed).
 	lpValue float64
-	// pricing, if not nil, is where the previous run's pricing ended
-	// (ColumnsResult.pricing): this run's starts from it.
+	// pricing, if not nil, is the previous run's pricing state after its
+	// final bound round (ColumnsResult.pricing): this run's starts from it.
 	pricing *pricingState
+	// resumed, if not nil, is called once the master and the pricing state
+	// are set up, before the first round (tests look at where it starts).
+	resumed func(cg *columnGen)
 	// priced, if not nil, is called when pricing has ended, before the
 	// integer search (tests look at the LP it ended with).
 	priced func(cg *columnGen, res *ColumnsResult)
@@ -148,8 +151,8 @@ type ColumnsResult struct {
 	// value, for ColumnsOptions.lpValue.
 	basis      []int
 	basisValue float64
-	// pricing is where pricing ended, for a next run's
-	// ColumnsOptions.pricing.
+	// pricing is the pricing state after the final bound round (which may
+	// grow the grid), for a next run's ColumnsOptions.pricing.
 	pricing pricingState
 }
 
@@ -228,15 +231,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 			res.Schedule, res.Makespan = s, ms
 		}
 	}
-	for _, ph := range opt.columns {
-		cg.addPhase(ph)
-	}
-	if opt.basis != nil {
-		cg.warmStart(opt.columns, opt.basis, opt.Stop)
-	}
-	if opt.pricing != nil {
-		cg.resume(*opt.pricing)
-	}
+	cg.goOn(opt)
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
@@ -297,6 +292,23 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		res.BoundFromLPRatio = res.LowerBound / res.LPValue
 	}
 	return res, nil
+}
+
+// goOn starts cg where a previous run left off, as far as opt says: its
+// columns, LP basis and pricing state; then it calls opt.resumed.
+func (cg *columnGen) goOn(opt ColumnsOptions) {
+	for _, ph := range opt.columns {
+		cg.addPhase(ph)
+	}
+	if opt.basis != nil {
+		cg.warmStart(opt.columns, opt.basis, opt.Stop)
+	}
+	if opt.pricing != nil {
+		cg.resume(*opt.pricing)
+	}
+	if opt.resumed != nil {
+		opt.resumed(cg)
+	}
 }
 
 // ends is Columns' verdict on a round that entered no column on the LP's
@@ -415,7 +427,8 @@ type columnGen struct {
 	refine, splits int
 	// pi are the duals a round prices at; y the LP's own (clamped at 0),
 	// which decide whether a column enters; centre the duals of the best
-	// bound so far, bestBound (the stabilisation centre, nil at first).
+	// bound so far, bestBound (the stabilisation centre: the area duals
+	// until a full round proves a bound).
 	pi, y, centre []float64
 	bestBound     float64
 	// pricers hold the pricing programme's tables, reused: the first for

@@ -25,8 +25,8 @@ const (
 	// with a positive dual) a programme fills for its durations to be
 	// shared out: below it (9 hosts, up to about 80 jobs) the goroutines
 	// cost about what they save. On 9 hosts at a fixed work limit, two
-	// pricing goroutines on two cores took 7 % less wall time than one at
-	// 100 jobs, 8–9 % at 200 (the same plan: only the speed changes).
+	// pricing goroutines on two cores took 7–9 % less wall time than one
+	// at 100 and 200 jobs (the same plan: only the speed changes).
 	parallelCells = 30_000
 )
 

@@ -45,19 +45,25 @@ type pricingState struct {
 	bestBound float64
 }
 
-// state is cg's pricingState, copied.
-func (cg *columnGen) state() pricingState {
-	return pricingState{slices.Clone(cg.gridIdx), cg.growCap, slices.Clone(cg.centre), cg.bestBound}
+// clone is a copy of st that shares no memory with it.
+func (st pricingState) clone() pricingState {
+	return pricingState{slices.Clone(st.gridIdx), st.growCap, slices.Clone(st.centre), st.bestBound}
 }
 
-// resume takes up st, a pricingState of the same problem.
+// state is cg's pricingState, sharing its memory: Columns takes it when
+// column generation is done with cg.
+func (cg *columnGen) state() pricingState {
+	return pricingState{cg.gridIdx, cg.growCap, cg.centre, cg.bestBound}
+}
+
+// resume takes up a copy of st, a pricingState of the same problem and the
+// same ColumnsOptions cells and grid (its indices and cap assume them): grow
+// inserts into the grid in place, which would change st's.
 func (cg *columnGen) resume(st pricingState) {
-	cg.gridIdx, cg.growCap = slices.Clone(st.gridIdx), st.growCap
-	cg.grid = cg.grid[:0:0]
-	for _, i := range cg.gridIdx {
-		cg.grid = append(cg.grid, cg.ps.cands[i])
-	}
-	if st.centre != nil {
-		cg.centre, cg.bestBound = slices.Clone(st.centre), st.bestBound
+	st = st.clone()
+	cg.gridIdx, cg.growCap, cg.centre, cg.bestBound = st.gridIdx, st.growCap, st.centre, st.bestBound
+	cg.grid = make([]float64, len(cg.gridIdx))
+	for k, i := range cg.gridIdx {
+		cg.grid[k] = cg.ps.cands[i]
 	}
 }

@@ -417,9 +417,11 @@ func TestColumnsGoesOnFromColumns(t *testing.T) {
 }
 
 // TestColumnsGoesOnFromPricing: a run given a previous run's pricing state
-// starts on the grid that run grew and smooths towards its centre, with its
-// best bound; without it a run starts again from the first grid. The state
-// handed on is a copy: the next run leaves the first run's untouched.
+// starts on the grid that run grew (the durations rebuilt from their
+// indices) and from its cap, and smooths towards its centre, with its best
+// bound; without it a run starts again from the first grid. The state handed
+// on is a copy: the next run grows its own grid and leaves the first run's
+// untouched.
 func TestColumnsGoesOnFromPricing(t *testing.T) {
 	p, err := model.NewProblem(RandomWorkload(7, 20), model.PaperCluster())
 	if err != nil {
@@ -434,35 +436,40 @@ func TestColumnsGoesOnFromPricing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := first.pricing
-	kept := pricingState{slices.Clone(st.gridIdx), st.growCap, slices.Clone(st.centre), st.bestBound}
-	if st.centre == nil || st.bestBound <= 0 || len(st.gridIdx) <= 9 {
-		t.Fatalf("the first run proved no bound or grew no grid: bound %v, grid %d", st.bestBound, len(st.gridIdx))
+	st, kept := first.pricing, first.pricing.clone()
+	g0 := newColumnGen(p, 0, 8).grid0
+	if st.bestBound <= 0 || len(st.gridIdx) <= g0 || st.growCap <= gridGrowth*g0 {
+		t.Fatalf("the first run proved no bound, grew no grid or lifted no cap: bound %v, grid %d, cap %d, first grid %d",
+			st.bestBound, len(st.gridIdx), st.growCap, g0)
 	}
 	for _, carry := range []bool{false, true} {
-		opt := ColumnsOptions{Rounds: 1, grid: 8, noFinalBound: true, columns: first.phases}
+		opt := ColumnsOptions{Rounds: 12, grid: 8, noFinalBound: true, columns: first.phases}
 		if carry {
 			opt.pricing = &first.pricing
 		}
-		var start pricingState
-		opt.priced = func(cg *columnGen, _ *ColumnsResult) { start = cg.state() }
+		var start, end pricingState
+		var rebuilt bool
+		opt.resumed = func(cg *columnGen) {
+			start, rebuilt = cg.state().clone(), len(cg.grid) == len(cg.gridIdx)
+			for k, i := range cg.gridIdx {
+				rebuilt = rebuilt && cg.grid[k] == cg.ps.cands[i]
+			}
+		}
+		opt.priced = func(cg *columnGen, _ *ColumnsResult) { end = cg.state().clone() }
 		if _, err := Columns(p, seeds, opt); err != nil {
 			t.Fatal(err)
 		}
-		var missing int
-		for _, i := range kept.gridIdx {
-			if _, found := slices.BinarySearch(start.gridIdx, i); !found {
-				missing++
-			}
-		}
 		switch {
-		case carry && (missing > 0 || start.bestBound < kept.bestBound || start.growCap < kept.growCap):
-			t.Errorf("carried: %d of %d grid durations missing, bound %v (was %v), cap %d (was %d)",
-				missing, len(kept.gridIdx), start.bestBound, kept.bestBound, start.growCap, kept.growCap)
-		case carry && start.bestBound == kept.bestBound && !slices.Equal(start.centre, kept.centre):
-			t.Error("carried: the bound did not move but the centre did")
-		case !carry && missing == 0:
-			t.Errorf("not carried: the run priced all %d durations the first grew to", len(kept.gridIdx))
+		case !rebuilt:
+			t.Errorf("carried %v: the grid's durations are not those of its indices", carry)
+		case carry && (!slices.Equal(start.gridIdx, kept.gridIdx) || start.growCap != kept.growCap ||
+			start.bestBound != kept.bestBound || !slices.Equal(start.centre, kept.centre)):
+			t.Errorf("carried: started on grid %d (cap %d, bound %v), want the first run's %d (cap %d, bound %v)",
+				len(start.gridIdx), start.growCap, start.bestBound, len(kept.gridIdx), kept.growCap, kept.bestBound)
+		case carry && len(end.gridIdx) <= len(kept.gridIdx):
+			t.Fatalf("carried: the next run grew no grid (%d durations), so the copy is not tested", len(end.gridIdx))
+		case !carry && len(start.gridIdx) != g0:
+			t.Errorf("not carried: started on %d durations, want the first grid's %d", len(start.gridIdx), g0)
 		}
 	}
 	if !slices.Equal(st.gridIdx, kept.gridIdx) || !slices.Equal(st.centre, kept.centre) || st.bestBound != kept.bestBound || st.growCap != kept.growCap {
