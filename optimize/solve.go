@@ -134,10 +134,10 @@ type Settings struct {
 
 // DefaultTimeLimit is the time limit the command line gives a problem of
 // the given number of jobs unless told otherwise: 10 s up to 200 jobs (a
-// planner waits for those at a prompt; on the packing paper's 9 hosts
-// column generation's plan and bound move little after it, by at most
-// 0.8 % of plan ÷ bound at 60 s, though on 50 hosts 200 jobs go from
-// 1.07–1.10 to 1.02–1.04, which docs/planning.md tells planners), then
+// planner waits for those at a prompt; at 60 s column generation's plan ÷
+// bound moves by at most 1.8 % on the packing paper's 9 hosts and 2.8 % on
+// 50, where 200 jobs go from 1.020–1.036 to 1.007–1.011, which
+// docs/planning.md tells planners), then
 // rising linearly to 45 s at 1,000 jobs and beyond, where each pricing
 // round takes seconds: 1,000 jobs on 200 hosts get a plan and a bound
 // within a minute.
