@@ -92,6 +92,12 @@ func pairSeededColumns(t testing.TB, p *model.Problem) (PairResult, ColumnsResul
 	return pr, res
 }
 
+// equal reports whether st and o hold the same state.
+func (st pricingState) equal(o pricingState) bool {
+	return slices.Equal(st.gridIdx, o.gridIdx) && st.growCap == o.growCap &&
+		slices.Equal(st.centre, o.centre) && st.bestBound == o.bestBound
+}
+
 // TestPricingEqualsBruteForce: with unscaled capacities the pricing
 // programme's value for a duration D is the most Σπ over every subset of
 // jobs and every role choice that phaseSolver finds feasible within D, on
@@ -208,14 +214,7 @@ func bruteForcePrice(cg *columnGen, D float64) float64 {
 // no worse than the seed and a bound no higher than it; Solve's TimeLimit
 // does the same through auto on 40 jobs within a generous margin.
 func TestColumnsStop(t *testing.T) {
-	p, err := model.NewProblem(RandomWorkload(3, 40), model.PaperCluster())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, pr := randomPairPlan(t, 3, 40, model.PaperCluster())
 	res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Stop: func() bool { return true }})
 	if err != nil {
 		t.Fatal(err)
@@ -388,14 +387,7 @@ func TestColumnsConvergeOnOptimalDuals(t *testing.T) {
 // the LP the previous run ended on, and it ends with at least as many.
 func TestColumnsGoesOnFromColumns(t *testing.T) {
 	for _, m := range []int{16, 20} {
-		p, err := model.NewProblem(RandomWorkload(uint64(m), m), model.PaperCluster())
-		if err != nil {
-			t.Fatal(err)
-		}
-		pr, err := PairSchedule(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, pr := randomPairPlan(t, uint64(m), m, model.PaperCluster())
 		seeds := []model.Schedule{pr.Schedule}
 		first, err := Columns(p, seeds, ColumnsOptions{Rounds: 8, noFinalBound: true})
 		if err != nil {
@@ -423,14 +415,7 @@ func TestColumnsGoesOnFromColumns(t *testing.T) {
 // on is a copy: the next run grows its own grid and leaves the first run's
 // untouched.
 func TestColumnsGoesOnFromPricing(t *testing.T) {
-	p, err := model.NewProblem(RandomWorkload(7, 20), model.PaperCluster())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr, err := PairSchedule(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, pr := randomPairPlan(t, 7, 20, model.PaperCluster())
 	seeds := []model.Schedule{pr.Schedule}
 	first, err := Columns(p, seeds, ColumnsOptions{Rounds: 12, grid: 8, noFinalBound: true})
 	if err != nil {
@@ -462,8 +447,7 @@ func TestColumnsGoesOnFromPricing(t *testing.T) {
 		switch {
 		case !rebuilt:
 			t.Errorf("carried %v: the grid's durations are not those of its indices", carry)
-		case carry && (!slices.Equal(start.gridIdx, kept.gridIdx) || start.growCap != kept.growCap ||
-			start.bestBound != kept.bestBound || !slices.Equal(start.centre, kept.centre)):
+		case carry && !start.equal(kept):
 			t.Errorf("carried: started on grid %d (cap %d, bound %v), want the first run's %d (cap %d, bound %v)",
 				len(start.gridIdx), start.growCap, start.bestBound, len(kept.gridIdx), kept.growCap, kept.bestBound)
 		case carry && len(end.gridIdx) <= len(kept.gridIdx):
@@ -472,7 +456,7 @@ func TestColumnsGoesOnFromPricing(t *testing.T) {
 			t.Errorf("not carried: started on %d durations, want the first grid's %d", len(start.gridIdx), g0)
 		}
 	}
-	if !slices.Equal(st.gridIdx, kept.gridIdx) || !slices.Equal(st.centre, kept.centre) || st.bestBound != kept.bestBound || st.growCap != kept.growCap {
+	if !st.equal(kept) {
 		t.Error("the next run changed the first run's pricing state")
 	}
 }
