@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/packer-sched/packer/model"
 )
@@ -27,16 +28,26 @@ type looseJob struct{ job, role int }
 // duration, and per job the duration of the phase without it (a job whose
 // removal does not shorten the phase is not worth moving, and a swap helps
 // only if one of its two jobs is such a critical one).
+//
+// id names this content: newLoosePhase gives every phase it builds a new
+// one, and nothing edits a phase in place, so two phases with one id hold
+// the same jobs (localSearch's cleanPairs rest on it).
 type loosePhase struct {
 	jobs    []looseJob
 	T       float64
 	without []float64
+	id      uint64
 }
+
+// loosePhaseIDs numbers the phases newLoosePhase builds. Only equality of
+// ids is ever asked, so which numbers a search draws, which other searches
+// share the counter, changes nothing it finds.
+var loosePhaseIDs atomic.Uint64
 
 // newLoosePhase prices jobs (price) and each job's absence.
 func (ps *phaseSolver) newLoosePhase(jobs []looseJob) loosePhase {
 	jobs, T := ps.price(jobs, math.Inf(1))
-	lp := loosePhase{jobs: jobs, T: T, without: make([]float64, len(jobs))}
+	lp := loosePhase{jobs: jobs, T: T, without: make([]float64, len(jobs)), id: loosePhaseIDs.Add(1)}
 	for i := range jobs {
 		_, lp.without[i] = ps.price(slices.Delete(slices.Clone(jobs), i, i+1), T)
 	}
@@ -47,19 +58,18 @@ func (ps *phaseSolver) newLoosePhase(jobs []looseJob) loosePhase {
 // steps (lns), and again by moves and swaps while those gain (the same
 // schedule when nothing helps).
 func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedule {
-	phases := make([]loosePhase, 0, len(s.Phases))
-	for _, ph := range s.Phases {
-		var jobs []looseJob
-		for _, a := range ph.Jobs {
-			jobs = append(jobs, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
-		}
-		phases = append(phases, ps.newLoosePhase(jobs))
-	}
+	return ps.improveWith(s, cleanPairs{}, stop)
+}
+
+// improveWith is improve with localSearch's record of clean pairs, nil to
+// look at every pair every pass (the plain search the tests compare with).
+func (ps *phaseSolver) improveWith(s model.Schedule, clean cleanPairs, stop func() bool) model.Schedule {
+	phases := ps.loosePhases(s)
 	// One generator for every lns round: a round after a gain goes on
 	// where the last one left off.
 	rng, whole := newLNSRand(len(s.Phases)), map[string]float64{}
 	var sub lnsSub
-	for !ps.localSearch(phases, stop) {
+	for !ps.localSearch(phases, clean, stop) {
 		phases = slices.DeleteFunc(phases, func(lp loosePhase) bool { return len(lp.jobs) == 0 })
 		if !ps.lns(&phases, rng, whole, &sub, stop) {
 			break
@@ -68,23 +78,51 @@ func (ps *phaseSolver) improve(s model.Schedule, stop func() bool) model.Schedul
 	return ps.looseSchedule(phases)
 }
 
+// loosePhases is s's phases as improve edits them.
+func (ps *phaseSolver) loosePhases(s model.Schedule) []loosePhase {
+	phases := make([]loosePhase, 0, len(s.Phases))
+	for _, ph := range s.Phases {
+		var jobs []looseJob
+		for _, a := range ph.Jobs {
+			jobs = append(jobs, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
+		}
+		phases = append(phases, ps.newLoosePhase(jobs))
+	}
+	return phases
+}
+
 // localSearch applies moves and swaps (moveOrSwap) until none helps or stop
-// says so; it reports whether stop ended it.
-func (ps *phaseSolver) localSearch(phases []loosePhase, stop func() bool) bool {
+// says so; it reports whether stop ended it. clean, if not nil, holds the
+// ordered pairs of phases (by id) that moveOrSwap has found nothing for, and
+// localSearch skips them and adds those it finds nothing for: moveOrSwap
+// looks only at its two phases, so on the same two it finds nothing again.
+// The plan is the same as with nil, in fewer pairs priced and fewer stop
+// calls: after the first pass only the pairs a change touched are looked at
+// again, and improve keeps clean across the rounds of lns between its calls.
+func (ps *phaseSolver) localSearch(phases []loosePhase, clean cleanPairs, stop func() bool) bool {
 	// Every pass that changes the plan shortens it, so the search ends; the
 	// cap bounds it when nothing else stops it (passes measured: 4–11 at
 	// M = 60–100).
 	for range maxImprovePasses {
 		better := false
+		clean.prune(phases)
 		for a := range phases {
 			for b := range phases {
 				if a == b || len(phases[a].jobs) == 0 || len(phases[b].jobs) == 0 {
 					continue
 				}
+				key := pairKey{phases[a].id, phases[b].id, a < b}
+				if _, ok := clean[key]; ok {
+					continue
+				}
 				if stop != nil && stop() {
 					return true
 				}
-				better = ps.moveOrSwap(phases, a, b, stop) || better
+				changed, stopped := ps.moveOrSwap(phases, a, b, stop)
+				if !changed && !stopped && clean != nil {
+					clean[key] = struct{}{}
+				}
+				better = changed || better
 			}
 		}
 		if !better {
@@ -94,22 +132,52 @@ func (ps *phaseSolver) localSearch(phases []loosePhase, stop func() bool) bool {
 	return false
 }
 
+// cleanPairs is localSearch's record of the pairs of phases moveOrSwap
+// found nothing for.
+type cleanPairs map[pairKey]struct{}
+
+// pairKey is an ordered pair of phases by id, a before b, and whether
+// moveOrSwap tried swaps (a's position before b's): then it looks for
+// moves from a to b and swaps.
+type pairKey struct {
+	a, b  uint64
+	swaps bool
+}
+
+// prune drops the pairs of phases no longer in phases once they are more
+// than a few times the pairs there are: each change leaves the pairs of the
+// phases it replaced behind.
+func (c cleanPairs) prune(phases []loosePhase) {
+	if len(c) <= 4*len(phases)*len(phases) {
+		return
+	}
+	live := make(map[uint64]bool, len(phases))
+	for _, ph := range phases {
+		live[ph.id] = true
+	}
+	for k := range c {
+		if !live[k.a] || !live[k.b] {
+			delete(c, k)
+		}
+	}
+}
+
 // maxImprovePasses caps improve's passes over all pairs of phases.
 const maxImprovePasses = 50
 
 // moveOrSwap applies the best move of a job from phase a to phase b, or swap
 // of a job of a with one of b, if it shortens the pair, and reports whether
-// it did. It asks stop (if not nil) once every swapTick changes it prices,
+// it did and whether stop cut it. It asks stop (if not nil) once every swapTick changes it prices,
 // and leaves the phases as they were if stop says so: two phases of 80 jobs
 // (1,000 jobs on 200 hosts) have 25,600 swaps, each a binary search over
 // the candidate durations, seconds of work that one check per pair would
 // count as one unit and hide from the time limit.
-func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() bool) bool {
+func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() bool) (changed, stopped bool) {
 	pa, pb := phases[a], phases[b]
 	was := pa.T + pb.T
 	bestGain := 1e-9 * was
 	var bestA, bestB []looseJob
-	tries, stopped := 0, false
+	tries := 0
 	// tick counts a change priced, asking stop every swapTick of them; it
 	// reports whether the search goes on.
 	tick := func() bool {
@@ -183,10 +251,10 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() boo
 		}
 	}
 	if stopped || bestA == nil && bestB == nil {
-		return false
+		return false, stopped
 	}
 	phases[a], phases[b] = ps.newLoosePhase(bestA), ps.newLoosePhase(bestB)
-	return true
+	return true, false
 }
 
 // spanSums is what fits adds up over a phase's jobs at one duration T, in

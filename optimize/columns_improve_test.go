@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -143,17 +144,18 @@ func TestMoveOrSwapAsksStop(t *testing.T) {
 	}
 	free, asked := start(), start()
 	calls := 0
-	changed := ps.moveOrSwap(free, 0, 1, nil)
-	if got := ps.moveOrSwap(asked, 0, 1, func() bool { calls++; return false }); got != changed || !reflect.DeepEqual(asked, free) {
-		t.Errorf("with a stop that says no: changed %v, phases %v; without one: %v, %v", got, asked, changed, free)
+	changed, _ := ps.moveOrSwap(free, 0, 1, nil)
+	got, stopped := ps.moveOrSwap(asked, 0, 1, func() bool { calls++; return false })
+	if got != changed || stopped || !sameLoose(asked, free) {
+		t.Errorf("with a stop that says no: changed %v, stopped %v, phases %v; without one: %v, %v", got, stopped, asked, changed, free)
 	}
 	if calls == 0 {
 		t.Errorf("stop never asked over two phases of 30 jobs")
 	}
-	was := start()
 	cut := start()
-	if ps.moveOrSwap(cut, 0, 1, func() bool { return true }) || !reflect.DeepEqual(cut, was) {
-		t.Errorf("a stop that says yes: the phases changed")
+	was := slices.Clone(cut)
+	if got, stopped := ps.moveOrSwap(cut, 0, 1, func() bool { return true }); got || !stopped || !reflect.DeepEqual(cut, was) {
+		t.Errorf("a stop that says yes: changed %v, stopped %v, the phases changed: %v", got, stopped, !reflect.DeepEqual(cut, was))
 	}
 	t.Logf("stop asked %d times, a change made: %v", calls, changed)
 }
@@ -212,5 +214,54 @@ func TestSwapFitsAgreesWithPrice(t *testing.T) {
 	}
 	if fit < 200 || miss < 200 {
 		t.Errorf("the cases are lopsided: %d fit, %d do not", fit, miss)
+	}
+}
+
+// sameLoose reports whether two lists of phases hold the same jobs in the
+// same roles, durations and durations without each job: the same plan,
+// whatever ids newLoosePhase gave them.
+func sameLoose(a, b []loosePhase) bool {
+	return slices.EqualFunc(a, b, func(x, y loosePhase) bool {
+		return slices.Equal(x.jobs, y.jobs) && x.T == y.T && slices.Equal(x.without, y.without)
+	})
+}
+
+// TestImproveSkipsCleanPairs: localSearch's record of the pairs of phases
+// that moveOrSwap found nothing for (cleanPairs) changes nothing it finds,
+// and saves work: from pair plans of 30 and 60 jobs on 9 hosts, and of 60
+// on 20, it ends with the same phases as the plain search, which looks at
+// every pair every pass, and asks stop less often (once a pair priced). On
+// the smallest, improve, which keeps the record across its rounds of lns,
+// gives the same plan with it as without.
+func TestImproveSkipsCleanPairs(t *testing.T) {
+	for _, c := range []struct {
+		seed     uint64
+		m, hosts int
+	}{{1, 30, 9}, {2, 60, 9}, {3, 60, 20}} {
+		cluster := model.PaperCluster()
+		cluster.Hosts = c.hosts
+		p, pr := randomPairPlan(t, c.seed, c.m, cluster)
+		ps := newPhaseSolver(p)
+		plain, clean := ps.loosePhases(pr.Schedule), ps.loosePhases(pr.Schedule)
+		var plainAsks, cleanAsks int
+		ps.localSearch(plain, nil, func() bool { plainAsks++; return false })
+		ps.localSearch(clean, cleanPairs{}, func() bool { cleanAsks++; return false })
+		if !sameLoose(plain, clean) {
+			t.Errorf("%d jobs on %d hosts: skipping clean pairs gives %v, the plain search %v", c.m, c.hosts, clean, plain)
+		}
+		if cleanAsks >= plainAsks {
+			t.Errorf("%d jobs on %d hosts: stop asked %d times skipping clean pairs, %d without", c.m, c.hosts, cleanAsks, plainAsks)
+		}
+		was, got := p.Makespan(pr.Schedule), p.Makespan(ps.looseSchedule(plain))
+		if got >= was {
+			t.Errorf("%d jobs on %d hosts: moves and swaps gained nothing on the pair plan (%v s), a case that tests nothing", c.m, c.hosts, was)
+		}
+		t.Logf("%d jobs on %d hosts: %.1f → %.1f s; stop asked %d times, %d plain", c.m, c.hosts, was, got, cleanAsks, plainAsks)
+		if c.m > 30 {
+			continue
+		}
+		if a, b := ps.improveWith(pr.Schedule, nil, nil), ps.improve(pr.Schedule, nil); !reflect.DeepEqual(a, b) {
+			t.Errorf("%d jobs on %d hosts: improve gives %v, without the record of clean pairs %v", c.m, c.hosts, p.Makespan(b), p.Makespan(a))
+		}
 	}
 }

@@ -48,7 +48,7 @@ func TestLNSFindsWhatMovesMiss(t *testing.T) {
 		}
 		phases = append(phases, ps.newLoosePhase(lj))
 	}
-	ps.localSearch(phases, nil)
+	ps.localSearch(phases, nil, nil)
 	if ms := p.Makespan(ps.looseSchedule(phases)); math.Abs(ms-200/math.Sqrt2) > 1e-9 {
 		t.Fatalf("moves and swaps alone: %v, want them stuck at %v", ms, 200/math.Sqrt2)
 	}
