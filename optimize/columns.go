@@ -139,7 +139,8 @@ type ColumnsResult struct {
 	// measurements read it: deterministic, unlike the time).
 	pivots int
 	// uncut is the best plan after the last integer-search step that ended
-	// before ColumnsOptions.ended said yes (no Phases: none did), and
+	// before ColumnsOptions.ended said yes, or where a local improvement
+	// begun before it had got to (no Phases: none did), and
 	// uncutBound the final bound round's bound if it ended before (else 0).
 	uncut      model.Schedule
 	uncutBound float64
@@ -346,15 +347,23 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	// beforeLimit: every step so far ran before the limit, so its result
 	// is the same whatever the limit.
 	beforeLimit := func() bool { return opt.ended != nil && !opt.ended() }
-	take := func(s model.Schedule) {
+	// take keeps s if it is shorter; onTrack says that s is what any
+	// longer limit's search finds at this point or improves on, so that
+	// runCheckpoints keeps it even if the limit then cuts the run: a step
+	// that ended before the limit, or improve begun before it, which only
+	// ever shortens the plan (a move, swap or lns step the limit cuts is
+	// dropped), so the limit only ends its descent early.
+	take := func(s model.Schedule, onTrack bool) {
 		if ms := p.Makespan(s); ms < res.Makespan {
 			res.Schedule, res.Makespan = s, ms
 		}
-		if beforeLimit() {
-			// runCheckpoints keeps this plan even if the limit then
-			// cuts the run.
+		if onTrack {
 			res.uncut = res.Schedule
 		}
+	}
+	improve := func(s model.Schedule) {
+		began := beforeLimit()
+		take(cg.ps.improve(s, stop), began)
 	}
 	cg.stop, cg.cut = stop, false
 	// Stop may have cut the last LP short, and the dive follows its values:
@@ -378,12 +387,13 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 		// the limit even if the limit then cuts the dive, whose own
 		// plan from then on is lost; at 1,000 jobs on 200 hosts it is
 		// 1.08–1.16 × the LP.
-		take(cg.dive(func() bool { return true }))
+		take(cg.dive(func() bool { return true }), beforeLimit())
 	}
-	take(cg.dive(stop))
-	take(cg.ps.improve(res.Schedule, stop))
+	take(cg.dive(stop), beforeLimit())
+	improve(res.Schedule)
 	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, stop); ok && p.Makespan(s) < res.Makespan {
-		take(cg.ps.improve(s, stop))
+		take(s, beforeLimit())
+		improve(s)
 	}
 }
 

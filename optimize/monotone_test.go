@@ -2,9 +2,12 @@ package optimize
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -218,5 +221,46 @@ func TestUncutFollowsEveryStep(t *testing.T) {
 		if res.Ended != EndedRounds || p.Makespan(res.uncut) != res.Makespan || res.uncutBound != res.proven {
 			t.Errorf("seed %d: ended %q; kept plan %v, bound %v; the run's %v, %v", seed, res.Ended, p.Makespan(res.uncut), res.uncutBound, res.Makespan, res.proven)
 		}
+	}
+}
+
+// TestCutImproveKeepsItsDescent: improve only ever shortens the plan, so a
+// limit that cuts it ends its descent early, and the run keeps where it got
+// to. A run of 4 rounds, cut by the limit after each number of stop calls
+// from 0 to 1,000 in the integer search, keeps plans that never lengthen as
+// the cut comes later, and more than the two that steps ending before the
+// cut give (the dive's, improve's end): some from improve's descent.
+func TestCutImproveKeepsItsDescent(t *testing.T) {
+	p := monotoneProblem(t, 1)
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, kept := math.Inf(1), map[float64]bool{}
+	for k := 0; k <= 1000; k += 10 {
+		n, cut := 0, false
+		res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 4, ended: func() bool { return cut },
+			BranchStop: func() bool {
+				n++
+				cut = cut || n > k
+				return cut
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.uncut.Phases == nil {
+			continue
+		}
+		if err := p.Check(res.uncut); err != nil {
+			t.Fatalf("cut after %d: %v", k, err)
+		}
+		ms := p.Makespan(res.uncut)
+		if ms > prev {
+			t.Errorf("cut after %d stop calls: kept plan %v, after %v with an earlier cut", k, ms, prev)
+		}
+		prev, kept[ms] = ms, true
+	}
+	if len(kept) < 3 {
+		t.Errorf("kept plans %v: none from a descent the limit cut", slices.Sorted(maps.Keys(kept)))
 	}
 }

@@ -31,9 +31,11 @@ import (
 // prices to half that tolerance (minTolerance). A run that ends by itself,
 // before its stages' ends, ends the search: another would find the same
 // plan. Of a run the time or work limit cuts only what was found before the
-// cut is kept: the bounds its pricing rounds proved and the plans of its
+// cut is kept: the bounds its pricing rounds proved, the plans of its
 // integer search's steps that ended before it (a dive the limit cuts rounds
-// its LP greedily, which a longer limit would not). So the plan and bound
+// its LP greedily, which a longer limit would not), and where a local
+// improvement begun before it had got to (it only ever shortens the plan,
+// so the limit only ends its descent early). So the plan and bound
 // are on the trajectory of every longer limit, which completes every run a
 // shorter one completes and never gives a worse plan or a lower bound.
 
