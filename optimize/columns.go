@@ -361,7 +361,7 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 			res.uncut = res.Schedule
 		}
 	}
-	improve := func(s model.Schedule) {
+	improveFrom := func(s model.Schedule) {
 		began := beforeLimit()
 		take(cg.ps.improve(s, stop), began)
 	}
@@ -390,10 +390,10 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 		take(cg.dive(func() bool { return true }), beforeLimit())
 	}
 	take(cg.dive(stop), beforeLimit())
-	improve(res.Schedule)
+	improveFrom(res.Schedule)
 	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, stop); ok && p.Makespan(s) < res.Makespan {
 		take(s, beforeLimit())
-		improve(s)
+		improveFrom(s)
 	}
 }
 

@@ -119,7 +119,10 @@ func (ps *phaseSolver) localSearch(phases []loosePhase, clean cleanPairs, stop f
 					return true
 				}
 				changed, stopped := ps.moveOrSwap(phases, a, b, stop)
-				if !changed && !stopped && clean != nil {
+				if stopped {
+					return true
+				}
+				if !changed && clean != nil && key.a != 0 && key.b != 0 {
 					clean[key] = struct{}{}
 				}
 				better = changed || better
@@ -136,16 +139,18 @@ func (ps *phaseSolver) localSearch(phases []loosePhase, clean cleanPairs, stop f
 // found nothing for.
 type cleanPairs map[pairKey]struct{}
 
-// pairKey is an ordered pair of phases by id, a before b, and whether
-// moveOrSwap tried swaps (a's position before b's): then it looks for
-// moves from a to b and swaps.
+// pairKey is what moveOrSwap looked at: phase a, whose jobs it moves, and
+// phase b, which they enter, by id, and whether it tried swaps too (a's
+// position precedes b's). Neither localSearch nor lns reorders the phases
+// they keep, so for two ids the flag stays as it was; id 0 (a phase not
+// built by newLoosePhase) is never recorded.
 type pairKey struct {
 	a, b  uint64
 	swaps bool
 }
 
-// prune drops the pairs of phases no longer in phases once they are more
-// than a few times the pairs there are: each change leaves the pairs of the
+// prune drops the pairs with a phase not in phases once they are more than
+// a few times the pairs there are: each change leaves the pairs of the
 // phases it replaced behind.
 func (c cleanPairs) prune(phases []loosePhase) {
 	if len(c) <= 4*len(phases)*len(phases) {
@@ -167,11 +172,12 @@ const maxImprovePasses = 50
 
 // moveOrSwap applies the best move of a job from phase a to phase b, or swap
 // of a job of a with one of b, if it shortens the pair, and reports whether
-// it did and whether stop cut it. It asks stop (if not nil) once every swapTick changes it prices,
-// and leaves the phases as they were if stop says so: two phases of 80 jobs
-// (1,000 jobs on 200 hosts) have 25,600 swaps, each a binary search over
-// the candidate durations, seconds of work that one check per pair would
-// count as one unit and hide from the time limit.
+// it did and whether stop cut it. It asks stop (if not nil) once every
+// swapTick changes it prices, and leaves the phases as they were if stop
+// says so: two phases of 80 jobs (1,000 jobs on 200 hosts) have 25,600
+// swaps, each a binary search over the candidate durations, seconds of work
+// that one check per pair would count as one unit and hide from the time
+// limit.
 func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b int, stop func() bool) (changed, stopped bool) {
 	pa, pb := phases[a], phases[b]
 	was := pa.T + pb.T

@@ -56,6 +56,10 @@ func TestLNSFindsWhatMovesMiss(t *testing.T) {
 	if err := p.Check(s); err != nil {
 		t.Fatal(err)
 	}
+	// Moves and swaps run again after lns's gain, on the pairs kept clean.
+	if plain := ps.improveWith(start, nil, nil); !reflect.DeepEqual(plain, s) {
+		t.Errorf("improve keeping clean pairs gives %v, without %v", s, plain)
+	}
 	if len(s.Phases) != 1 || math.Abs(p.Makespan(s)-100) > 1e-9 {
 		t.Errorf("improve: %d phases, makespan %v; want 1 phase of 100 s", len(s.Phases), p.Makespan(s))
 	}
