@@ -40,8 +40,8 @@ type loosePhase struct {
 }
 
 // loosePhaseIDs numbers the phases newLoosePhase builds. Only equality of
-// ids is ever asked, so which numbers a search draws, which other searches
-// share the counter, changes nothing it finds.
+// ids is ever asked, so neither the numbers a search draws nor other
+// searches drawing from the same counter change what it finds.
 var loosePhaseIDs atomic.Uint64
 
 // newLoosePhase prices jobs (price) and each job's absence.
