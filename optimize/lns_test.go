@@ -40,14 +40,7 @@ func TestLNSFindsWhatMovesMiss(t *testing.T) {
 	}
 	ps := newPhaseSolver(p)
 	// Moves and swaps alone stay where they started.
-	var phases []loosePhase
-	for _, ph := range start.Phases {
-		var lj []looseJob
-		for _, a := range ph.Jobs {
-			lj = append(lj, looseJob{a.Job, rolePrimary})
-		}
-		phases = append(phases, ps.newLoosePhase(lj))
-	}
+	phases := ps.loosePhases(start)
 	ps.localSearch(phases, nil, nil)
 	if ms := p.Makespan(ps.looseSchedule(phases)); math.Abs(ms-200/math.Sqrt2) > 1e-9 {
 		t.Fatalf("moves and swaps alone: %v, want them stuck at %v", ms, 200/math.Sqrt2)
@@ -56,7 +49,7 @@ func TestLNSFindsWhatMovesMiss(t *testing.T) {
 	if err := p.Check(s); err != nil {
 		t.Fatal(err)
 	}
-	// Moves and swaps run again after lns's gain, on the pairs kept clean.
+	// The record of clean pairs changes nothing improve finds.
 	if plain := ps.improveWith(start, nil, nil); !reflect.DeepEqual(plain, s) {
 		t.Errorf("improve keeping clean pairs gives %v, without %v", s, plain)
 	}
