@@ -35,7 +35,7 @@ const (
 type pricer struct {
 	dp   [3]groupDP
 	work int64
-	rows [3][]float64 // joinGroups' scratch
+	rows [4][]float64 // joinGroups' scratch
 }
 
 // priced is one duration's programme value, when traced its set, and the

@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"math"
+	"slices"
 )
 
 // The pricing programme. For a phase length D every job j has, in each role
@@ -51,6 +52,9 @@ type groupDP struct {
 	// reach records them after each traced item, for back.
 	reachA, reachB int
 	reach          [][2]int
+	// tops[a] is top(a), computed once per reset: add reads it for every
+	// row of every item, and the division cost as much as a row's update.
+	tops []int
 	// choice[i] records, in trace mode, item i's decision for each state:
 	// at a for flag 0, at capA+1 + a·(capB+1) + b for flag 1: 0 skipped,
 	// 1 primary, 2 second role from flag 0, 3 second role from flag 1.
@@ -75,11 +79,18 @@ func (g *groupDP) reset(capA, capB, ca, cb, lim int) {
 	}
 	g.one = g.one[:cells]
 	g.zero[0], g.one[0], g.reachA, g.reachB = 0, math.Inf(-1), 0, 0
+	g.tops = g.tops[:0]
+	for a := range capA + 1 {
+		g.tops = append(g.tops, g.topOf(a))
+	}
 	g.choice, g.items, g.wA, g.wB, g.reach = g.choice[:0], g.items[:0], g.wA[:0], g.wB[:0], g.reach[:0]
 }
 
 // top is the last second-resource cell of row a the table keeps.
-func (g *groupDP) top(a int) int {
+func (g *groupDP) top(a int) int { return g.tops[a] }
+
+// topOf computes top(a).
+func (g *groupDP) topOf(a int) int {
 	if g.cb > 0 {
 		return min(g.capB, (g.lim-g.ca*a)/g.cb)
 	}
@@ -169,27 +180,22 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 // z (both as before the item): p1 is flag 1's row the item's primary units
 // below (nil: it cannot be primary there; the row itself when those units
 // are 0), wb its second-resource units (−1: none). Cells go in descending
-// b, each cell's sources read before it is written, as in add.
+// b, each cell's sources read before it is written, as in add; the kernels
+// (maxplus.go) do the cells, the second role's first since those below wb
+// are its sources.
 func addRow(z float64, r1, p1 []float64, wb int, v float64) {
 	n := len(r1)
 	switch {
 	case p1 != nil && wb >= 0:
 		p1 = p1[:n]
-		for b := n - 1; b >= wb; b-- {
-			r1[b] = larger(r1[b], larger(p1[b], larger(z, r1[b-wb]))+v)
-		}
-		for b := min(wb, n) - 1; b >= 0; b-- {
-			r1[b] = larger(r1[b], p1[b]+v)
+		maxPlusShift(r1, p1, wb, z, v)
+		if m := min(wb, n); m > 0 {
+			maxPlus(r1[:m], p1[:m], v)
 		}
 	case p1 != nil:
-		p1 = p1[:n]
-		for b := n - 1; b >= 0; b-- {
-			r1[b] = larger(r1[b], p1[b]+v)
-		}
+		maxPlus(r1, p1[:n], v)
 	case wb >= 0:
-		for b := n - 1; b >= wb; b-- {
-			r1[b] = larger(r1[b], larger(z, r1[b-wb])+v)
-		}
+		maxPlusShift(r1, nil, wb, z, v)
 	}
 }
 
@@ -203,33 +209,22 @@ func addRowTraced(z float64, r1, p1 []float64, c1 []int8, wb int, v float64) {
 	lo := n // the cells at and above lo can take the second role
 	if wb >= 0 {
 		lo = min(wb, n)
+		if p1 != nil {
+			p1 = p1[:n]
+		}
+		maxPlusShiftTraced(r1, p1, c1, wb, z, v)
 	}
 	if p1 != nil {
-		p1 = p1[:n]
-	}
-	for b := n - 1; b >= 0; b-- {
-		n1 := r1[b]
-		var k1 int8
-		if p1 != nil {
-			if t := p1[b] + v; t > n1 {
-				n1, k1 = t, 1
-			}
-		}
-		if b >= lo {
-			if t := z + v; t > n1 {
-				n1, k1 = t, 2
-			}
-			if t := r1[b-wb] + v; t > n1 {
-				n1, k1 = t, 3
-			}
-		}
-		r1[b], c1[b] = n1, k1
+		maxPlusTraced(r1[:lo], p1[:lo], c1[:lo], v)
+	} else {
+		clear(c1[:lo])
 	}
 }
 
 // larger is max for the programme's values, which are never NaN: the
 // builtin max also orders NaN and the zeros' signs, in about twice the
-// instructions, and this is the innermost loop of column generation.
+// instructions, and this was the innermost loop of column generation (the
+// kernels' Go versions, maxplus.go, use it still).
 // Adding v after the larger of two values gives the larger of the sums
 // (rounding is monotone), so the table is the same bit for bit, but for
 // the sign of a zero (TestAddRowEqualsMax).
@@ -363,8 +358,9 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 // joinGroups is the convolution over O: the best value, its O, the primary
 // units of each group and the second-resource units of hosts and extras.
 // It reads each O's rows of the tables into pr's scratch first (groupDP.at
-// clamps every read), so the innermost loop is two loads, two adds and a
-// compare. A table's values only rise with its capacities, so hosts' value
+// clamps every read), and plain's reversed, so that for each a1 the split
+// sums over a2 are a kernel's (maxSum) over two rows read forwards; only a
+// sum that beats the best is then looked for. A table's values only rise with its capacities, so hosts' value
 // at a1 plus extras' and plain's at all the rest bounds every split with
 // that a1, and a1 is skipped where the bound does not beat the best so far;
 // rounding is monotone, so the bound, summed in the same order, bounds each
@@ -378,6 +374,9 @@ func (cg *columnGen) joinGroups(pr *pricer, hosts, extras, plain *groupDP, s int
 	epp := c.ExtrasPerHost()
 	best = math.Inf(-1)
 	pl := plain.row(0, 0, ps.n/s, &pr.rows[0])
+	rev := append(pr.rows[3][:0], pl...)
+	slices.Reverse(rev)
+	pr.rows[3] = rev
 	for o := 0; o <= c.Hosts; o++ {
 		f, ch, ce := 1, ps.k*o/s, epp*o/s
 		if o == 0 {
@@ -390,10 +389,17 @@ func (cg *columnGen) joinGroups(pr *pricer, hosts, extras, plain *groupDP, s int
 			if !(v1+er[rest]+pl[rest] > best) {
 				continue
 			}
-			e, p := er[:rest+1], pl[:rest+1]
+			// q[a2] = pl[rest−a2]: the best split's sum is maxSum's, and
+			// the first a2 that reaches it is the one the plain loop keeps.
+			e, q := er[:rest+1], rev[len(rev)-1-rest:]
+			m := maxSum(v1, e, q)
+			if !(m > best) {
+				continue
+			}
 			for a2, v2 := range e {
-				if t := v1 + v2 + p[rest-a2]; t > best {
+				if t := v1 + v2 + q[a2]; t == m {
 					best, bo, ba, bh = t, o, [3]int{a1, a2, rest - a2}, [2]int{ch, ce}
+					break
 				}
 			}
 		}
