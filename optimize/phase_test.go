@@ -1,11 +1,31 @@
 package optimize
 
-import "testing"
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
 
 // TestSpanValley: span against a plain scan of every VM count, on runtimes
 // that fall and then rise (as a model kept inside its measured range does)
-// and on monotone ones.
+// and on monotone ones, by hand and at random (up to 120 counts, with flat
+// steps: span's binary searches go through every branch).
 func TestSpanValley(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 90))
+	var random [][]float64
+	for range 200 {
+		n := 1 + rng.IntN(120)
+		c := make([]float64, n+1)
+		low := 1 + rng.IntN(n)
+		c[low] = float64(rng.IntN(3))
+		for x := low - 1; x >= 1; x-- {
+			c[x] = c[x+1] + float64(rng.IntN(3))
+		}
+		for x := low + 1; x <= n; x++ {
+			c[x] = c[x-1] + float64(rng.IntN(3))
+		}
+		random = append(random, c)
+	}
 	curves := [][]float64{
 		{0, 9, 9, 5, 3, 2, 9, 9},  // a range 3–5 with a penalty either side
 		{0, 8, 4, 2, 1, 1, 1},     // falling, then flat
@@ -14,9 +34,9 @@ func TestSpanValley(t *testing.T) {
 		{0, 7, 7, 7},              // flat
 		{0, 10, 6, 6, 3, 3, 4, 4}, // flat steps on both sides of the bottom
 	}
-	for ci, c := range curves {
+	for ci, c := range slices.Concat(curves, random) {
 		ps := &phaseSolver{rt: [][3][]float64{{c}}, low: [][3]int{{lowest(c)}}}
-		for T := 0.0; T <= 11; T += 0.5 {
+		for T := 0.0; T <= slices.Max(c)+1; T += 0.5 {
 			lo, hi := ps.span(0, 0, T)
 			wlo, whi := 1, 0
 			for x := 1; x < len(c); x++ {
