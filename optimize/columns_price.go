@@ -180,23 +180,16 @@ func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 // z (both as before the item): p1 is flag 1's row the item's primary units
 // below (nil: it cannot be primary there; the row itself when those units
 // are 0), wb its second-resource units (−1: none). Cells go in descending
-// b, each cell's sources read before it is written, as in add; the kernels
-// (maxplus.go) do the cells, the second role's first since those below wb
-// are its sources.
+// b, each cell's sources read before it is written, as in add (the kernel
+// rowMax, maxplus.go).
 func addRow(z float64, r1, p1 []float64, wb int, v float64) {
-	n := len(r1)
-	switch {
-	case p1 != nil && wb >= 0:
-		p1 = p1[:n]
-		maxPlusShift(r1, p1, wb, z, v)
-		if m := min(wb, n); m > 0 {
-			maxPlus(r1[:m], p1[:m], v)
+	if p1 == nil {
+		if wb < 0 {
+			return
 		}
-	case p1 != nil:
-		maxPlus(r1, p1[:n], v)
-	case wb >= 0:
-		maxPlusShift(r1, nil, wb, z, v)
+		p1 = withoutPrimary(len(r1))
 	}
+	rowMax(r1, p1, wb, z, v)
 }
 
 // addRowTraced is addRow recording each cell's decision in c1 (see
@@ -204,27 +197,25 @@ func addRow(z float64, r1, p1 []float64, wb int, v float64) {
 // first found is kept: primary, then the second role from flag 0, then
 // from flag 1, the order groupDP.back reads them in.
 func addRowTraced(z float64, r1, p1 []float64, c1 []int8, wb int, v float64) {
-	n := len(r1)
-	c1 = c1[:n]
-	lo := n // the cells at and above lo can take the second role
-	if wb >= 0 {
-		lo = min(wb, n)
-		if p1 != nil {
-			p1 = p1[:n]
-		}
-		maxPlusShiftTraced(r1, p1, c1, wb, z, v)
+	if p1 == nil {
+		p1 = withoutPrimary(len(r1))
 	}
-	if p1 != nil {
-		maxPlusTraced(r1[:lo], p1[:lo], c1[:lo], v)
-	} else {
-		clear(c1[:lo])
+	rowMaxTraced(r1, p1, c1, wb, z, v)
+}
+
+// withoutPrimary is the p1 of n cells of an item that cannot be primary:
+// −Inf, which changes no cell (noPrimary), or none where n is longer.
+func withoutPrimary(n int) []float64 {
+	if n > len(noPrimary) {
+		return nil
 	}
+	return noPrimary[:n]
 }
 
 // larger is max for the programme's values, which are never NaN: the
 // builtin max also orders NaN and the zeros' signs, in about twice the
 // instructions, and this was the innermost loop of column generation (the
-// kernels' Go versions, maxplus.go, use it still).
+// kernels' Go versions, maxplus.go, keep it).
 // Adding v after the larger of two values gives the larger of the sums
 // (rounding is monotone), so the table is the same bit for bit, but for
 // the sign of a zero (TestAddRowEqualsMax).

@@ -3,28 +3,84 @@
 #include "textflag.h"
 
 // The pricing programme's kernels (maxplus.go has each one's Go version and
-// what it does), two cells at a time in SSE2, on the cells that pair off;
-// the Go wrappers (maxplus_amd64.go) do the odd one. MAXPD gives its second
-// operand (Go's source, written first) on equal values, as larger does, so
-// the rows are larger's bit for bit. Kernels that read r[b−wb] go from the
-// row's top down and load a pair's sources before they store it: every
-// cell read is one the item has not yet written.
+// what it does), two cells at a time in SSE2: the row updates do the odd
+// cell of each segment one at a time, maxSumPairs leaves it to its wrapper. MAXPD gives its second operand (Go's source,
+// written first) on equal values, as larger does, so the rows are larger's
+// bit for bit. The second role's segment [wb, n) goes first and from the
+// top down, each pair's sources (r[b−wb]) loaded before it is stored: every
+// cell read is one the item has not yet written; then the segment below
+// wb, whose cells were among those sources.
 
-// BCAST loads the float64 at off(FP) into both lanes of X.
-#define BCAST(off, X) \
-	MOVSD off(FP), X; \
-	UNPCKLPD X, X
+// SECONDFROM sets R8 to the first cell of the second role's segment (see
+// secondFrom): the row's length CX without one (wb in R9 below 0), else
+// min(wb, CX); with none it goes on at below.
+#define SECONDFROM \
+	MOVQ CX, R8; \
+	TESTQ R9, R9; \
+	JLT below; \
+	CMPQ R9, CX; \
+	JGE below; \
+	MOVQ R9, R8
 
-// BLEND sets X0 to X1 in the lanes where X1 > X0 (strictly, as the Go
-// versions compare), and R to those lanes' mask bits; X1 and X2 are lost.
-#define BLEND(R) \
-	MOVAPD X0, X2; \
-	CMPPD X1, X2, $1; \
-	MOVMSKPD X2, R; \
-	ANDPD X2, X1; \
-	ANDNPD X0, X2; \
-	ORPD X1, X2; \
-	MOVAPD X2, X0
+// SHIFT updates cell(s) b = AX (and AX+1) of the second role's segment:
+// r[b] = max(r[b], max(p[b], max(z, r[b−wb])) + v), z in X6, v in X7.
+#define SHIFT(LD, ST, MAX, ADD) \
+	MOVQ AX, BX; \
+	SUBQ R9, BX; \
+	LD (DI)(BX*8), X1; \
+	MOVAPD X6, X3; \
+	MAX X1, X3; \
+	LD (SI)(AX*8), X4; \
+	MAX X3, X4; \
+	ADD X7, X4; \
+	LD (DI)(AX*8), X0; \
+	MAX X4, X0; \
+	ST X0, (DI)(AX*8)
+
+// PLAIN updates cell(s) b = AX (and AX+1) below it: r[b] = max(r[b], p[b]+v).
+#define PLAIN(LD, ST, MAX, ADD) \
+	LD (SI)(AX*8), X1; \
+	ADD X7, X1; \
+	LD (DI)(AX*8), X0; \
+	MAX X1, X0; \
+	ST X0, (DI)(AX*8)
+
+// func rowMaxSSE(r, p []float64, wb int, z, v float64)
+TEXT ·rowMaxSSE(SB), NOSPLIT, $0-72
+	MOVQ r_base+0(FP), DI
+	MOVQ r_len+8(FP), CX
+	MOVQ p_base+24(FP), SI
+	MOVQ wb+48(FP), R9
+	MOVSD z+56(FP), X6
+	UNPCKLPD X6, X6
+	MOVSD v+64(FP), X7
+	UNPCKLPD X7, X7
+	SECONDFROM
+	MOVQ CX, AX
+shiftPairs:
+	SUBQ $2, AX
+	CMPQ AX, R8
+	JLT shiftOdd
+	SHIFT(MOVUPD, MOVUPD, MAXPD, ADDPD)
+	JMP shiftPairs
+shiftOdd:
+	INCQ AX
+	CMPQ AX, R8
+	JLT below
+	SHIFT(MOVSD, MOVSD, MAXSD, ADDSD)
+below:
+	MOVQ R8, AX
+plainPairs:
+	SUBQ $2, AX
+	JLT plainOdd
+	PLAIN(MOVUPD, MOVUPD, MAXPD, ADDPD)
+	JMP plainPairs
+plainOdd:
+	INCQ AX
+	JLT done
+	PLAIN(MOVSD, MOVSD, MAXSD, ADDSD)
+done:
+	RET
 
 // traceCodes are the codes of two cells (the low byte the lower cell's) by
 // their three steps' MOVMSKPD masks: bits 0–1 p[b]+v raised the cell, 2–3
@@ -48,124 +104,103 @@ DATA traceCodes<>+112(SB)/8, $0x0303030303030303
 DATA traceCodes<>+120(SB)/8, $0x0303030303030303
 GLOBL traceCodes<>(SB), RODATA|NOPTR, $128
 
-// func maxPlusPairs(dst, src []float64, v float64)
-TEXT ·maxPlusPairs(SB), NOSPLIT, $0-56
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), AX
-	MOVQ src_base+24(FP), SI
-	BCAST(v+48, X7)
-loop:
-	SUBQ $2, AX
-	JLT done
-	MOVUPD (SI)(AX*8), X1
-	ADDPD X7, X1
-	MOVUPD (DI)(AX*8), X0
-	MAXPD X1, X0
-	MOVUPD X0, (DI)(AX*8)
-	JMP loop
-done:
-	RET
+// BLEND sets X0 to X1 in the lanes where X1 > X0 (strictly, as the Go
+// versions compare), and R to those lanes' mask bits; X1 and X2 are lost.
+// On one cell the upper lane holds no cell's: its bits change only the
+// code's high byte, which CODES(MOVB) does not store.
+#define BLEND(R) \
+	MOVAPD X0, X2; \
+	CMPPD X1, X2, $1; \
+	MOVMSKPD X2, R; \
+	ANDPD X2, X1; \
+	ANDNPD X0, X2; \
+	ORPD X1, X2; \
+	MOVAPD X2, X0
 
-// func maxPlusShiftPairs(r, p []float64, wb int, z, v float64)
-TEXT ·maxPlusShiftPairs(SB), NOSPLIT, $0-72
-	MOVQ r_base+0(FP), DI
-	MOVQ r_len+8(FP), AX
-	MOVQ p_base+24(FP), SI
-	MOVQ p_len+32(FP), R8
-	MOVQ wb+48(FP), R9
-	BCAST(z+56, X6)
-	BCAST(v+64, X7)
-loop:
-	SUBQ $2, AX
-	CMPQ AX, R9
-	JLT done
-	MOVQ AX, BX
-	SUBQ R9, BX
-	MOVUPD (DI)(BX*8), X1
-	MOVAPD X6, X3
-	MAXPD X1, X3
-	TESTQ R8, R8
-	JEQ nop
-	MOVUPD (SI)(AX*8), X4
-	MAXPD X3, X4
-	MOVAPD X4, X3
-nop:
-	ADDPD X7, X3
-	MOVUPD (DI)(AX*8), X0
-	MAXPD X3, X0
-	MOVUPD X0, (DI)(AX*8)
-	JMP loop
-done:
-	RET
+// SHIFTTRACED is SHIFT with the steps apart (p[b]+v, z+v, r[b−wb]+v, X6
+// holding z+v), each raising the cell only strictly, their masks' bits
+// into R10 as traceCodes reads them.
+#define SHIFTTRACED(LD, ST) \
+	MOVQ AX, BX; \
+	SUBQ R9, BX; \
+	LD (DI)(BX*8), X5; \
+	ADDPD X7, X5; \
+	LD (DI)(AX*8), X0; \
+	LD (SI)(AX*8), X1; \
+	ADDPD X7, X1; \
+	BLEND(R10); \
+	MOVAPD X6, X1; \
+	BLEND(R11); \
+	MOVAPD X5, X1; \
+	BLEND(R12); \
+	ST X0, (DI)(AX*8); \
+	SHLQ $2, R11; \
+	SHLQ $4, R12; \
+	ORQ R11, R10; \
+	ORQ R12, R10
 
-// func maxPlusShiftTracedPairs(r, p []float64, c []int8, wb int, z, v float64)
-TEXT ·maxPlusShiftTracedPairs(SB), NOSPLIT, $0-96
+// PLAINTRACED is PLAIN with its mask's bits into R10.
+#define PLAINTRACED(LD, ST) \
+	LD (DI)(AX*8), X0; \
+	LD (SI)(AX*8), X1; \
+	ADDPD X7, X1; \
+	BLEND(R10); \
+	ST X0, (DI)(AX*8)
+
+// CODES stores the codes of R10's bits at c[AX] (and c[AX+1]).
+#define CODES(STB) \
+	LEAQ traceCodes<>(SB), R13; \
+	MOVW (R13)(R10*2), R13; \
+	STB R13, (DX)(AX*1)
+
+// func rowMaxTracedSSE(r, p []float64, c []int8, wb int, z, v float64)
+TEXT ·rowMaxTracedSSE(SB), NOSPLIT, $0-96
 	MOVQ r_base+0(FP), DI
-	MOVQ r_len+8(FP), AX
+	MOVQ r_len+8(FP), CX
 	MOVQ p_base+24(FP), SI
-	MOVQ p_len+32(FP), R8
 	MOVQ c_base+48(FP), DX
 	MOVQ wb+72(FP), R9
-	BCAST(v+88, X7)
-	BCAST(z+80, X6)
+	MOVSD v+88(FP), X7
+	UNPCKLPD X7, X7
+	MOVSD z+80(FP), X6
+	UNPCKLPD X6, X6
 	ADDPD X7, X6
-loop:
+	SECONDFROM
+	MOVQ CX, AX
+shiftPairs:
 	SUBQ $2, AX
-	CMPQ AX, R9
+	CMPQ AX, R8
+	JLT shiftOdd
+	SHIFTTRACED(MOVUPD, MOVUPD)
+	CODES(MOVW)
+	JMP shiftPairs
+shiftOdd:
+	INCQ AX
+	CMPQ AX, R8
+	JLT below
+	SHIFTTRACED(MOVSD, MOVSD)
+	CODES(MOVB)
+below:
+	MOVQ R8, AX
+plainPairs:
+	SUBQ $2, AX
+	JLT plainOdd
+	PLAINTRACED(MOVUPD, MOVUPD)
+	CODES(MOVW)
+	JMP plainPairs
+plainOdd:
+	INCQ AX
 	JLT done
-	MOVQ AX, BX
-	SUBQ R9, BX
-	MOVUPD (DI)(BX*8), X5
-	ADDPD X7, X5
-	MOVUPD (DI)(AX*8), X0
-	XORQ R10, R10
-	TESTQ R8, R8
-	JEQ nop
-	MOVUPD (SI)(AX*8), X1
-	ADDPD X7, X1
-	BLEND(R10)
-nop:
-	MOVAPD X6, X1
-	BLEND(R11)
-	MOVAPD X5, X1
-	BLEND(R12)
-	MOVUPD X0, (DI)(AX*8)
-	SHLQ $2, R11
-	SHLQ $4, R12
-	ORQ R11, R10
-	ORQ R12, R10
-	LEAQ traceCodes<>(SB), R13
-	MOVW (R13)(R10*2), R13
-	MOVW R13, (DX)(AX*1)
-	JMP loop
+	PLAINTRACED(MOVSD, MOVSD)
+	CODES(MOVB)
 done:
 	RET
 
-// func maxPlusTracedPairs(dst, src []float64, c []int8, v float64)
-TEXT ·maxPlusTracedPairs(SB), NOSPLIT, $0-80
-	MOVQ dst_base+0(FP), DI
-	MOVQ dst_len+8(FP), AX
-	MOVQ src_base+24(FP), SI
-	MOVQ c_base+48(FP), DX
-	BCAST(v+72, X7)
-loop:
-	SUBQ $2, AX
-	JLT done
-	MOVUPD (DI)(AX*8), X0
-	MOVUPD (SI)(AX*8), X1
-	ADDPD X7, X1
-	BLEND(R10)
-	MOVUPD X0, (DI)(AX*8)
-	LEAQ traceCodes<>(SB), R13
-	MOVW (R13)(R10*2), R13
-	MOVW R13, (DX)(AX*1)
-	JMP loop
-done:
-	RET
-
-// func maxSumPairs(v float64, e, q []float64) float64
+// func maxSumPairs(v float64, e, q []float64) float64: maxSum over the
+// cells that pair off.
 TEXT ·maxSumPairs(SB), NOSPLIT, $0-64
-	BCAST(v+0, X7)
+	MOVSD v+0(FP), X7
+	UNPCKLPD X7, X7
 	MOVQ e_base+8(FP), DI
 	MOVQ e_len+16(FP), CX
 	MOVQ q_base+32(FP), SI

@@ -4,10 +4,10 @@ package optimize
 
 // Without the assembly (maxplus_amd64.s) the kernels are maxplus.go's Go.
 
-func maxPlus(dst, src []float64, v float64)             { maxPlusGo(dst, src, v) }
-func maxPlusShift(r, p []float64, wb int, z, v float64) { maxPlusShiftGo(r, p, wb, z, v) }
-func maxPlusShiftTraced(r, p []float64, c []int8, wb int, z, v float64) {
-	maxPlusShiftTracedGo(r, p, c, wb, z, v)
+func rowMax(r, p []float64, wb int, z, v float64) { rowMaxGo(r, p, wb, z, v) }
+
+func rowMaxTraced(r, p []float64, c []int8, wb int, z, v float64) {
+	rowMaxTracedGo(r, p, c, wb, z, v)
 }
-func maxPlusTraced(r, p []float64, c []int8, v float64) { maxPlusTracedGo(r, p, c, v) }
-func maxSum(v float64, e, q []float64) float64          { return maxSumGo(v, e, q) }
+
+func maxSum(v float64, e, q []float64) float64 { return maxSumGo(v, e, q) }
