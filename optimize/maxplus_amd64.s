@@ -225,3 +225,78 @@ done:
 	MAXSD X1, X0
 	MOVSD X0, ret+56(FP)
 	RET
+
+// VSHIFT and VPLAIN are SHIFT and PLAIN in AVX's three-operand form, on
+// registers a, b, c, d (X for one or two cells, Y for four), z in zr and v
+// in vr; VMAXPD's second source (Go's first operand) wins ties, as MAXPD's
+// does, so the cells are the same bit for bit.
+#define VSHIFT(LD, ST, MAX, ADD, a, b, c, d, zr, vr) \
+	MOVQ AX, BX; \
+	SUBQ R9, BX; \
+	LD (DI)(BX*8), a; \
+	MAX a, zr, b; \
+	LD (SI)(AX*8), c; \
+	MAX b, c, c; \
+	ADD vr, c, c; \
+	LD (DI)(AX*8), d; \
+	MAX c, d, d; \
+	ST d, (DI)(AX*8)
+
+#define VPLAIN(LD, ST, MAX, ADD, a, d, vr) \
+	LD (SI)(AX*8), a; \
+	ADD vr, a, a; \
+	LD (DI)(AX*8), d; \
+	MAX a, d, d; \
+	ST d, (DI)(AX*8)
+
+// func rowMaxAVX2(r, p []float64, wb int, z, v float64): rowMaxSSE four
+// cells at a time, then a pair and an odd cell per segment.
+TEXT ·rowMaxAVX2(SB), NOSPLIT, $0-72
+	MOVQ r_base+0(FP), DI
+	MOVQ r_len+8(FP), CX
+	MOVQ p_base+24(FP), SI
+	MOVQ wb+48(FP), R9
+	VBROADCASTSD z+56(FP), Y6
+	VBROADCASTSD v+64(FP), Y7
+	SECONDFROM
+	MOVQ CX, AX
+shiftQuads:
+	SUBQ $4, AX
+	CMPQ AX, R8
+	JLT shiftPair
+	VSHIFT(VMOVUPD, VMOVUPD, VMAXPD, VADDPD, Y1, Y3, Y4, Y0, Y6, Y7)
+	JMP shiftQuads
+shiftPair:
+	ADDQ $2, AX
+	CMPQ AX, R8
+	JLT shiftNoPair
+	VSHIFT(VMOVUPD, VMOVUPD, VMAXPD, VADDPD, X1, X3, X4, X0, X6, X7)
+	JMP shiftOdd
+shiftNoPair:
+	ADDQ $2, AX
+shiftOdd:
+	DECQ AX
+	CMPQ AX, R8
+	JLT below
+	VSHIFT(VMOVSD, VMOVSD, VMAXSD, VADDSD, X1, X3, X4, X0, X6, X7)
+below:
+	MOVQ R8, AX
+plainQuads:
+	SUBQ $4, AX
+	JLT plainPair
+	VPLAIN(VMOVUPD, VMOVUPD, VMAXPD, VADDPD, Y1, Y0, Y7)
+	JMP plainQuads
+plainPair:
+	ADDQ $2, AX
+	JLT plainNoPair
+	VPLAIN(VMOVUPD, VMOVUPD, VMAXPD, VADDPD, X1, X0, X7)
+	JMP plainOdd
+plainNoPair:
+	ADDQ $2, AX
+plainOdd:
+	DECQ AX
+	JLT done
+	VPLAIN(VMOVSD, VMOVSD, VMAXSD, VADDSD, X1, X0, X7)
+done:
+	VZEROUPPER
+	RET

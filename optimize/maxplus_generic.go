@@ -6,6 +6,11 @@ package optimize
 
 func rowMax(r, p []float64, wb int, z, v float64) { rowMaxGo(r, p, wb, z, v) }
 
+// rowMaxPaths are rowMax's paths, for TestMaxPlusKernels.
+func rowMaxPaths() []func(r, p []float64, wb int, z, v float64) {
+	return []func(r, p []float64, wb int, z, v float64){rowMax}
+}
+
 func rowMaxTraced(r, p []float64, c []int8, wb int, z, v float64) {
 	rowMaxTracedGo(r, p, c, wb, z, v)
 }

@@ -59,6 +59,18 @@ func TestMaxPlusKernels(t *testing.T) {
 			v = 1
 		}
 		r := row(n)
+		for k, path := range rowMaxPaths() {
+			a, b := slices.Clone(r), slices.Clone(r)
+			pa, pb := ps(n, a, b)
+			if len(pb) == 0 {
+				pa, pb = withoutPrimary(n), withoutPrimary(n) // the paths need a p
+			}
+			rowMaxGo(a, pa, wb, z, v)
+			path(b, pb, wb, z, v)
+			if !same(a, b) {
+				t.Fatalf("%d: rowMax path %d, n %d wb %d: %v, want %v", it, k, n, wb, b, a)
+			}
+		}
 		a, b := slices.Clone(r), slices.Clone(r)
 		pa, pb := ps(n, a, b)
 		rowMaxGo(a, pa, wb, z, v)
