@@ -21,13 +21,15 @@ func rowMax(r, p []float64, wb int, z, v float64) {
 	rowMaxSSE(r, p[:len(r)], wb, z, v)
 }
 
-// useAVX2 is whether rowMax uses rowMaxAVX2, four cells per instruction,
-// which gives the same rows as rowMaxSSE: the processor and the operating
+// useAVX2 is whether rowMax and rowMaxTraced use their AVX2 kernels, four
+// cells per instruction, which give the same rows and codes as the SSE2
+// ones: the processor and the operating
 // system (its saving of the wide registers) both have AVX2, as
 // golang.org/x/sys/cpu finds.
 var useAVX2 = cpu.X86.HasAVX2
 
-// rowMaxPaths are rowMax's paths on this machine, for TestMaxPlusKernels.
+// rowMaxPaths and rowMaxTracedPaths are the kernels' paths on this
+// machine, for TestMaxPlusKernels.
 func rowMaxPaths() []func(r, p []float64, wb int, z, v float64) {
 	paths := []func(r, p []float64, wb int, z, v float64){rowMaxSSE}
 	if useAVX2 {
@@ -36,9 +38,21 @@ func rowMaxPaths() []func(r, p []float64, wb int, z, v float64) {
 	return paths
 }
 
+func rowMaxTracedPaths() []func(r, p []float64, c []int8, wb int, z, v float64) {
+	paths := []func(r, p []float64, c []int8, wb int, z, v float64){rowMaxTracedSSE}
+	if useAVX2 {
+		paths = append(paths, rowMaxTracedAVX2)
+	}
+	return paths
+}
+
 func rowMaxTraced(r, p []float64, c []int8, wb int, z, v float64) {
 	if len(p) == 0 {
 		rowMaxTracedGo(r, p, c, wb, z, v)
+		return
+	}
+	if useAVX2 {
+		rowMaxTracedAVX2(r, p[:len(r)], c[:len(r)], wb, z, v)
 		return
 	}
 	rowMaxTracedSSE(r, p[:len(r)], c[:len(r)], wb, z, v)
@@ -61,6 +75,9 @@ func rowMaxAVX2(r, p []float64, wb int, z, v float64)
 
 //go:noescape
 func rowMaxTracedSSE(r, p []float64, c []int8, wb int, z, v float64)
+
+//go:noescape
+func rowMaxTracedAVX2(r, p []float64, c []int8, wb int, z, v float64)
 
 //go:noescape
 func maxSumPairs(v float64, e, q []float64) float64

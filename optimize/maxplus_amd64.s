@@ -300,3 +300,129 @@ plainOdd:
 done:
 	VZEROUPPER
 	RET
+
+// spreadBits puts bit i of its index into byte i, for four cells' codes.
+DATA spreadBits<>+0(SB)/8, $0x0000000100000000
+DATA spreadBits<>+8(SB)/8, $0x0000010100000100
+DATA spreadBits<>+16(SB)/8, $0x0001000100010000
+DATA spreadBits<>+24(SB)/8, $0x0001010100010100
+DATA spreadBits<>+32(SB)/8, $0x0100000101000000
+DATA spreadBits<>+40(SB)/8, $0x0100010101000100
+DATA spreadBits<>+48(SB)/8, $0x0101000101010000
+DATA spreadBits<>+56(SB)/8, $0x0101010101010100
+GLOBL spreadBits<>(SB), RODATA|NOPTR, $64
+
+// VBLEND is BLEND in AVX's form on registers a0, a1, a2 (X or Y); a1 and
+// a2 are lost.
+#define VBLEND(R, a0, a1, a2) \
+	VCMPPD $1, a1, a0, a2; \
+	VMOVMSKPD a2, R; \
+	VANDPD a2, a1, a1; \
+	VANDNPD a0, a2, a2; \
+	VORPD a1, a2, a0
+
+// VSHIFTTRACED is SHIFTTRACED in AVX's form on registers a0, a1, a2, a5
+// (X or Y), z+v in zv and v in vr; R10, R11 and R12 get the masks.
+#define VSHIFTTRACED(LD, ST, a0, a1, a2, a5, zv, vr) \
+	MOVQ AX, BX; \
+	SUBQ R9, BX; \
+	LD (DI)(BX*8), a5; \
+	VADDPD vr, a5, a5; \
+	LD (DI)(AX*8), a0; \
+	LD (SI)(AX*8), a1; \
+	VADDPD vr, a1, a1; \
+	VBLEND(R10, a0, a1, a2); \
+	VMOVAPD zv, a1; \
+	VBLEND(R11, a0, a1, a2); \
+	VMOVAPD a5, a1; \
+	VBLEND(R12, a0, a1, a2); \
+	ST a0, (DI)(AX*8)
+
+// VCODES stores at c[AX] on (STB: MOVL four, MOVW two, MOVB one) the codes
+// of the masks in R10 (p[b]+v), R11 (z+v) and R12 (r[b−wb]+v), a bit per
+// cell: a code's low bit is set for 1 and 3, its high bit for 2 and 3, so
+// the low bits are (R10 &^ R11) | R12 and the high ones R11 | R12.
+#define VCODES(STB) \
+	MOVQ R11, R13; \
+	NOTQ R13; \
+	ANDQ R13, R10; \
+	ORQ R12, R10; \
+	ORQ R12, R11; \
+	LEAQ spreadBits<>(SB), R13; \
+	MOVL (R13)(R10*4), R10; \
+	MOVL (R13)(R11*4), R11; \
+	SHLL $1, R11; \
+	ORL R11, R10; \
+	STB R10, (DX)(AX*1)
+
+// VPLAINTRACED is PLAINTRACED in AVX's form; R11 and R12 are cleared, so
+// that VCODES reads R10's mask alone.
+#define VPLAINTRACED(LD, ST, a0, a1, a2, vr) \
+	LD (DI)(AX*8), a0; \
+	LD (SI)(AX*8), a1; \
+	VADDPD vr, a1, a1; \
+	VBLEND(R10, a0, a1, a2); \
+	ST a0, (DI)(AX*8); \
+	XORQ R11, R11; \
+	XORQ R12, R12
+
+// func rowMaxTracedAVX2(r, p []float64, c []int8, wb int, z, v float64):
+// rowMaxTracedSSE four cells at a time, then a pair and an odd cell per
+// segment.
+TEXT ·rowMaxTracedAVX2(SB), NOSPLIT, $0-96
+	MOVQ r_base+0(FP), DI
+	MOVQ r_len+8(FP), CX
+	MOVQ p_base+24(FP), SI
+	MOVQ c_base+48(FP), DX
+	MOVQ wb+72(FP), R9
+	VBROADCASTSD v+88(FP), Y7
+	VBROADCASTSD z+80(FP), Y6
+	VADDPD Y7, Y6, Y6
+	SECONDFROM
+	MOVQ CX, AX
+shiftQuads:
+	SUBQ $4, AX
+	CMPQ AX, R8
+	JLT shiftPair
+	VSHIFTTRACED(VMOVUPD, VMOVUPD, Y0, Y1, Y2, Y5, Y6, Y7)
+	VCODES(MOVL)
+	JMP shiftQuads
+shiftPair:
+	ADDQ $2, AX
+	CMPQ AX, R8
+	JLT shiftNoPair
+	VSHIFTTRACED(VMOVUPD, VMOVUPD, X0, X1, X2, X5, X6, X7)
+	VCODES(MOVW)
+	JMP shiftOdd
+shiftNoPair:
+	ADDQ $2, AX
+shiftOdd:
+	DECQ AX
+	CMPQ AX, R8
+	JLT below
+	VSHIFTTRACED(VMOVSD, VMOVSD, X0, X1, X2, X5, X6, X7)
+	VCODES(MOVB)
+below:
+	MOVQ R8, AX
+plainQuads:
+	SUBQ $4, AX
+	JLT plainPair
+	VPLAINTRACED(VMOVUPD, VMOVUPD, Y0, Y1, Y2, Y7)
+	VCODES(MOVL)
+	JMP plainQuads
+plainPair:
+	ADDQ $2, AX
+	JLT plainNoPair
+	VPLAINTRACED(VMOVUPD, VMOVUPD, X0, X1, X2, X7)
+	VCODES(MOVW)
+	JMP plainOdd
+plainNoPair:
+	ADDQ $2, AX
+plainOdd:
+	DECQ AX
+	JLT done
+	VPLAINTRACED(VMOVSD, VMOVSD, X0, X1, X2, X7)
+	VCODES(MOVB)
+done:
+	VZEROUPPER
+	RET

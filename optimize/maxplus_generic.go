@@ -6,9 +6,14 @@ package optimize
 
 func rowMax(r, p []float64, wb int, z, v float64) { rowMaxGo(r, p, wb, z, v) }
 
-// rowMaxPaths are rowMax's paths, for TestMaxPlusKernels.
+// rowMaxPaths and rowMaxTracedPaths are the kernels' paths, for
+// TestMaxPlusKernels.
 func rowMaxPaths() []func(r, p []float64, wb int, z, v float64) {
 	return []func(r, p []float64, wb int, z, v float64){rowMax}
+}
+
+func rowMaxTracedPaths() []func(r, p []float64, c []int8, wb int, z, v float64) {
+	return []func(r, p []float64, c []int8, wb int, z, v float64){rowMaxTraced}
 }
 
 func rowMaxTraced(r, p []float64, c []int8, wb int, z, v float64) {

@@ -78,6 +78,19 @@ func TestMaxPlusKernels(t *testing.T) {
 		if !same(a, b) {
 			t.Fatalf("%d: rowMax n %d wb %d: %v, want %v", it, n, wb, b, a)
 		}
+		for k, path := range rowMaxTracedPaths() {
+			a, b := slices.Clone(r), slices.Clone(r)
+			pa, pb := ps(n, a, b)
+			if len(pb) == 0 {
+				pa, pb = withoutPrimary(n), withoutPrimary(n)
+			}
+			ca, cb := slices.Repeat([]int8{7}, n+4), slices.Repeat([]int8{7}, n+4)
+			rowMaxTracedGo(a, pa, ca, wb, z, v)
+			path(b, pb, cb, wb, z, v)
+			if !same(a, b) || !slices.Equal(ca, cb) {
+				t.Fatalf("%d: rowMaxTraced path %d, n %d wb %d: %v %v, want %v %v", it, k, n, wb, b, cb, a, ca)
+			}
+		}
 		a, b = slices.Clone(r), slices.Clone(r)
 		pa, pb = ps(n, a, b)
 		ca, cb := slices.Repeat([]int8{7}, n+2), slices.Repeat([]int8{7}, n+2)
