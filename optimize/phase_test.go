@@ -3,6 +3,7 @@ package optimize
 import (
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -50,6 +51,30 @@ func TestSpanValley(t *testing.T) {
 			empty, wempty := lo > hi, wlo > whi
 			if empty != wempty || !empty && (lo != wlo || hi != whi) {
 				t.Errorf("curve %d, T %v: span [%d, %d], want [%d, %d]", ci, T, lo, hi, wlo, whi)
+			}
+		}
+	}
+}
+
+// TestSpanMatchesSortSearch: span gives what its searches written with
+// sort.Search gave, on any curve: measured tables need not be valley-shaped,
+// and where they are not the answer depends on which counts a search
+// probes, so plans stay the same only if the probes do.
+func TestSpanMatchesSortSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 91))
+	for range 3000 {
+		c := make([]float64, 2+rng.IntN(60))
+		for x := 1; x < len(c); x++ {
+			c[x] = float64(rng.IntN(12))
+		}
+		x, m := lowest(c), len(c)-1
+		ps := &phaseSolver{rt: [][3][]float64{{c}}, low: [][3]int{{x}}}
+		for T := c[x]; T <= 12; T += 0.5 {
+			lo, hi := ps.span(0, 0, T)
+			wlo := 1 + sort.Search(x, func(i int) bool { return c[i+1] <= T })
+			whi := x - 1 + sort.Search(m-x+1, func(i int) bool { return c[x+i] > T })
+			if lo != wlo || hi != whi {
+				t.Fatalf("curve %v, T %v: span [%d, %d], sort.Search [%d, %d]", c, T, lo, hi, wlo, whi)
 			}
 		}
 	}
