@@ -42,9 +42,13 @@ deps:
 	fi
 	$(GO) mod download
 
+# check also vets optimize's pure-Go kernels (maxplus_generic.go), which
+# the default amd64 build leaves out, as purego and arm64 builds compile them.
 check:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags purego ./optimize
+	GOARCH=arm64 $(GO) vet ./optimize
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 build: deps
