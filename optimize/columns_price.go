@@ -121,8 +121,8 @@ func (g *groupDP) extend(na, nb int) {
 // in place, rows in descending a and cells in descending b: a cell reads
 // only cells at or below it in both resources, and each is read before it
 // is overwritten, so every read sees the table before this item. Rows are
-// handled as slices, the untraced case (most calls) in its own loop: this
-// loop is most of column generation's time.
+// handled as slices, each by one call of a kernel (addRow, addRowTraced):
+// these rows are most of column generation's time.
 func (g *groupDP) add(item, wa, wb int, v float64, trace bool) {
 	w := g.capB + 1
 	var ch []int8
@@ -204,12 +204,13 @@ func addRowTraced(z float64, r1, p1 []float64, c1 []int8, wb int, v float64) {
 }
 
 // withoutPrimary is the p1 of n cells of an item that cannot be primary:
-// −Inf, which changes no cell (noPrimary), or none where n is longer.
+// −Inf, which changes no cell (noPrimary; v, a job's dual price, is
+// finite), or none where n is longer.
 func withoutPrimary(n int) []float64 {
 	if n > len(noPrimary) {
 		return nil
 	}
-	return noPrimary[:n]
+	return noPrimary[:n:n] // full: no append reaches the shared row
 }
 
 // larger is max for the programme's values, which are never NaN: the
@@ -351,9 +352,10 @@ func (cg *columnGen) knapsackOn(pr *pricer, D float64, s int, trace, up bool) (f
 // It reads each O's rows of the tables into pr's scratch first (groupDP.at
 // clamps every read), and plain's reversed, so that for each a1 the split
 // sums over a2 are a kernel's (maxSum) over two rows read forwards; only a
-// sum that beats the best is then looked for. A table's values only rise with its capacities, so hosts' value
-// at a1 plus extras' and plain's at all the rest bounds every split with
-// that a1, and a1 is skipped where the bound does not beat the best so far;
+// sum that beats the best is then looked for. A table's values only rise
+// with its capacities, so hosts' value at a1 plus extras' and plain's at
+// all the rest bounds every split with that a1, and a1 is skipped where
+// the bound does not beat the best so far;
 // rounding is monotone, so the bound, summed in the same order, bounds each
 // split's sum as computed. A split with no set of extras sums to −Inf,
 // which never beats the best. The result is the plain loop's bit for bit

@@ -3,13 +3,13 @@ package optimize
 import "math"
 
 // The pricing programme's innermost loops, as kernels over rows of float64:
-// the assembly in maxplus_amd64.s does two cells per instruction (SSE2,
-// which every amd64 has) and branch-free, where the compiled Go compared
-// and branched cell by cell, and a row in one call. The Go versions here
-// are the reference: other architectures, and the purego build tag, use
-// them, and TestMaxPlusKernels holds the assembly to them bit for bit, the
-// sign of zero included (maxSum's aside, which no caller keeps). Every max
-// here is larger's: of equal values the second.
+// the assembly in maxplus_amd64.s does two cells per instruction in SSE2,
+// which every amd64 has, four in AVX where the machine has it, and a row in
+// one call, branch-free, where the compiled Go compared and branched cell by
+// cell. The Go versions here are the reference: other architectures, and
+// the purego build tag, use them, and TestMaxPlusKernels holds the assembly
+// to them bit for bit, the sign of zero included (maxSum's aside, which no
+// caller keeps). Every max here is larger's: of equal values the second.
 
 // rowMaxGo is add's update of a row r of flag 1 (addRow): for b from
 // len(r)−1 down to lo,
@@ -19,7 +19,7 @@ import "math"
 // each r[b−wb] read before the item changed it, then below lo
 // r[b] = larger(r[b], p[b]+v); lo is min(wb, len(r)), len(r) when wb < 0
 // (no second role). Without p (empty) its terms drop out, as they do with
-// a p of −Inf. p may be r itself.
+// a p of −Inf for finite v. p may be r itself.
 func rowMaxGo(r, p []float64, wb int, z, v float64) {
 	lo := secondFrom(len(r), wb)
 	for b := len(r) - 1; b >= lo; b-- {

@@ -3,13 +3,15 @@
 #include "textflag.h"
 
 // The pricing programme's kernels (maxplus.go has each one's Go version and
-// what it does), two cells at a time in SSE2: the row updates do the odd
-// cell of each segment one at a time, maxSumPairs leaves it to its wrapper. MAXPD gives its second operand (Go's source,
+// what it does): two cells an instruction in SSE2, which every amd64 has,
+// and four in AVX where the machine has it (useAVX). The row updates do the
+// odd cells of each segment one at a time; maxSumPairs leaves its odd cell
+// to its wrapper. MAXPD and VMAXPD give their second operand (Go's source,
 // written first) on equal values, as larger does, so the rows are larger's
 // bit for bit. The second role's segment [wb, n) goes first and from the
-// top down, each pair's sources (r[b−wb]) loaded before it is stored: every
-// cell read is one the item has not yet written; then the segment below
-// wb, whose cells were among those sources.
+// top down, each block's sources (r[b−wb]) loaded before it is stored:
+// every cell read is one the item has not yet written; then the segment
+// below wb, whose cells were among those sources.
 
 // SECONDFROM sets R8 to the first cell of the second role's segment (see
 // secondFrom): the row's length CX without one (wb in R9 below 0), else
@@ -249,9 +251,9 @@ done:
 	MAX a, d, d; \
 	ST d, (DI)(AX*8)
 
-// func rowMaxAVX2(r, p []float64, wb int, z, v float64): rowMaxSSE four
+// func rowMaxAVX(r, p []float64, wb int, z, v float64): rowMaxSSE four
 // cells at a time, then a pair and an odd cell per segment.
-TEXT ·rowMaxAVX2(SB), NOSPLIT, $0-72
+TEXT ·rowMaxAVX(SB), NOSPLIT, $0-72
 	MOVQ r_base+0(FP), DI
 	MOVQ r_len+8(FP), CX
 	MOVQ p_base+24(FP), SI
@@ -366,10 +368,10 @@ GLOBL spreadBits<>(SB), RODATA|NOPTR, $64
 	XORQ R11, R11; \
 	XORQ R12, R12
 
-// func rowMaxTracedAVX2(r, p []float64, c []int8, wb int, z, v float64):
+// func rowMaxTracedAVX(r, p []float64, c []int8, wb int, z, v float64):
 // rowMaxTracedSSE four cells at a time, then a pair and an odd cell per
 // segment.
-TEXT ·rowMaxTracedAVX2(SB), NOSPLIT, $0-96
+TEXT ·rowMaxTracedAVX(SB), NOSPLIT, $0-96
 	MOVQ r_base+0(FP), DI
 	MOVQ r_len+8(FP), CX
 	MOVQ p_base+24(FP), SI

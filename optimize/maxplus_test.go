@@ -7,49 +7,72 @@ import (
 	"testing"
 )
 
-// TestMaxPlusKernels: each kernel (in assembly on amd64) leaves the same
-// rows, codes and sums as its Go version in maxplus.go, bit for bit, on
-// random rows of every length to 40 (the pairs and odd cells of both
-// segments) with −Inf cells, zeros of both signs and ties, every shift wb
-// from none (−1) past the row's end, p of −Inf (withoutPrimary), apart, the
-// row itself or empty, and codes past the row's end left alone. maxSum
-// may differ in its zero's sign only: joinGroups sums again the split it
-// keeps.
+// TestMaxPlusKernels: each kernel (every one this machine has: SSE2 and
+// AVX on amd64) leaves the same rows, codes and sums as its Go version in
+// maxplus.go, bit for bit, on random rows of every length to 40 (the
+// blocks of four, pairs and odd cells of both segments) with −Inf cells,
+// zeros of both signs, ties and sums that round, every shift wb from none
+// (−1) past the row's end, p of −Inf (withoutPrimary), apart, the row
+// itself or empty; nothing outside the row (guard cells on both sides) nor
+// in a p apart changes, nor any code past the row's end. maxSum may differ
+// in its zero's sign only: joinGroups sums again the split it keeps.
 func TestMaxPlusKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 7))
 	cell := func() float64 {
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
 		case 0:
 			return math.Inf(-1)
 		case 1:
 			return 0
 		case 2:
 			return math.Copysign(0, -1)
+		case 3:
+			return 1000 * rng.Float64() // sums round
 		}
 		return float64(rng.IntN(5)) * 2.5 // ties are common
 	}
-	row := func(n int) []float64 {
-		r := make([]float64, n)
+	const guard = 3
+	// row returns n random cells inside guard cells of a value no kernel
+	// writes (−1), and the whole buffer.
+	row := func(n int) (r, buf []float64) {
+		buf = make([]float64, n+2*guard)
+		for i := range buf {
+			buf[i] = -1
+		}
+		r = buf[guard : guard+n]
 		for i := range r {
 			r[i] = cell()
 		}
-		return r
+		return r, buf
 	}
 	same := func(a, b []float64) bool {
 		return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 	}
-	// ps are the p of both calls: one shared row, or each call's own r.
-	ps := func(n int, a, b []float64) ([]float64, []float64) {
+	// twoRows are two copies of r in buffers of their own, guards included.
+	twoRows := func(r []float64) (a, b, bufA, bufB []float64) {
+		n := len(r)
+		bufA, bufB = make([]float64, n+2*guard), make([]float64, n+2*guard)
+		for i := range bufA {
+			bufA[i], bufB[i] = -1, -1
+		}
+		a, b = bufA[guard:guard+n], bufB[guard:guard+n]
+		copy(a, r)
+		copy(b, r)
+		return a, b, bufA, bufB
+	}
+	// ps are the p of both calls: −Inf, each call's own row, none, or one
+	// row apart (its copy, to check that it is left alone).
+	ps := func(n int, a, b []float64) (pa, pb, kept []float64) {
 		switch rng.IntN(4) {
 		case 0:
-			return withoutPrimary(n), withoutPrimary(n)
+			return withoutPrimary(n), withoutPrimary(n), nil
 		case 1:
-			return a, b
+			return a, b, nil
 		case 2:
-			return nil, nil
+			return nil, nil, nil
 		}
-		p := row(n)
-		return p, p
+		p, _ := row(n)
+		return p, p, slices.Clone(p)
 	}
 	for it := range 50000 {
 		n := rng.IntN(41)
@@ -58,48 +81,50 @@ func TestMaxPlusKernels(t *testing.T) {
 		if math.IsInf(v, -1) {
 			v = 1
 		}
-		r := row(n)
+		r, _ := row(n)
+		check := func(name string, k int, a, b, bufA, bufB, pb, kept []float64, ca, cb []int8) {
+			t.Helper()
+			if !same(a, b) || !same(bufA, bufB) || !slices.Equal(ca, cb) {
+				t.Fatalf("%d: %s path %d, n %d wb %d: %v %v, want %v %v", it, name, k, n, wb, bufB, cb, bufA, ca)
+			}
+			if kept != nil && !same(pb, kept) {
+				t.Fatalf("%d: %s path %d changed p", it, name, k)
+			}
+		}
 		for k, path := range rowMaxPaths() {
-			a, b := slices.Clone(r), slices.Clone(r)
-			pa, pb := ps(n, a, b)
+			a, b, bufA, bufB := twoRows(r)
+			pa, pb, kept := ps(n, a, b)
 			if len(pb) == 0 {
-				pa, pb = withoutPrimary(n), withoutPrimary(n) // the paths need a p
+				pa, pb = withoutPrimary(n), withoutPrimary(n) // the kernels need a p
 			}
 			rowMaxGo(a, pa, wb, z, v)
 			path(b, pb, wb, z, v)
-			if !same(a, b) {
-				t.Fatalf("%d: rowMax path %d, n %d wb %d: %v, want %v", it, k, n, wb, b, a)
-			}
-		}
-		a, b := slices.Clone(r), slices.Clone(r)
-		pa, pb := ps(n, a, b)
-		rowMaxGo(a, pa, wb, z, v)
-		rowMax(b, pb, wb, z, v)
-		if !same(a, b) {
-			t.Fatalf("%d: rowMax n %d wb %d: %v, want %v", it, n, wb, b, a)
+			check("rowMax", k, a, b, bufA, bufB, pb, kept, nil, nil)
 		}
 		for k, path := range rowMaxTracedPaths() {
-			a, b := slices.Clone(r), slices.Clone(r)
-			pa, pb := ps(n, a, b)
+			a, b, bufA, bufB := twoRows(r)
+			pa, pb, kept := ps(n, a, b)
 			if len(pb) == 0 {
 				pa, pb = withoutPrimary(n), withoutPrimary(n)
 			}
 			ca, cb := slices.Repeat([]int8{7}, n+4), slices.Repeat([]int8{7}, n+4)
 			rowMaxTracedGo(a, pa, ca, wb, z, v)
 			path(b, pb, cb, wb, z, v)
-			if !same(a, b) || !slices.Equal(ca, cb) {
-				t.Fatalf("%d: rowMaxTraced path %d, n %d wb %d: %v %v, want %v %v", it, k, n, wb, b, cb, a, ca)
-			}
+			check("rowMaxTraced", k, a, b, bufA, bufB, pb, kept, ca, cb)
 		}
-		a, b = slices.Clone(r), slices.Clone(r)
-		pa, pb = ps(n, a, b)
+		// The wrappers, which take an empty p too.
+		a, b, bufA, bufB := twoRows(r)
+		pa, pb, kept := ps(n, a, b)
+		rowMaxGo(a, pa, wb, z, v)
+		rowMax(b, pb, wb, z, v)
+		check("rowMax wrapper", 0, a, b, bufA, bufB, pb, kept, nil, nil)
+		a, b, bufA, bufB = twoRows(r)
+		pa, pb, kept = ps(n, a, b)
 		ca, cb := slices.Repeat([]int8{7}, n+2), slices.Repeat([]int8{7}, n+2)
 		rowMaxTracedGo(a, pa, ca, wb, z, v)
 		rowMaxTraced(b, pb, cb, wb, z, v)
-		if !same(a, b) || !slices.Equal(ca, cb) {
-			t.Fatalf("%d: rowMaxTraced n %d wb %d: %v %v, want %v %v", it, n, wb, b, cb, a, ca)
-		}
-		q := row(n + rng.IntN(3))
+		check("rowMaxTraced wrapper", 0, a, b, bufA, bufB, pb, kept, ca, cb)
+		q, _ := row(n + rng.IntN(3))
 		if got, want := maxSum(v, r, q), maxSumGo(v, r, q); got != want {
 			t.Fatalf("%d: maxSum n %d: %v, want %v", it, n, got, want)
 		}
