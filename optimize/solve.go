@@ -135,8 +135,8 @@ type Settings struct {
 // DefaultTimeLimit is the time limit the command line gives a problem of
 // the given number of jobs unless told otherwise: 10 s up to 200 jobs (a
 // planner waits for those at a prompt; at 60 s column generation's plan ÷
-// bound moves by at most 2.1 % on the packing paper's 9 hosts and 3.6 % on
-// 50, where 200 jobs go from 1.019–1.042 to 1.006–1.011, which
+// bound moves by at most 2.1 % on the packing paper's 9 hosts and 2.7 % on
+// 50, where 200 jobs go from 1.016–1.033 to 1.006–1.011, which
 // docs/planning.md tells planners), then
 // rising linearly to 45 s at 1,000 jobs and beyond, where each pricing
 // round takes seconds: 1,000 jobs on 200 hosts get a plan and a bound
