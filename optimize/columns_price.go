@@ -204,11 +204,12 @@ func addRowTraced(z float64, r1, p1 []float64, c1 []int8, wb int, v float64) {
 }
 
 // withoutPrimary is the p1 of n cells of an item that cannot be primary:
-// −Inf, which changes no cell (noPrimary; v, a job's dual price, is
-// finite), or none where n is longer.
+// −Inf, which changes no cell (v, a job's dual price, is finite); the
+// shared noPrimary, or a row of its own past its length (beyond exact
+// pricing's 101 cells by far).
 func withoutPrimary(n int) []float64 {
 	if n > len(noPrimary) {
-		return nil
+		return negInf(n)
 	}
 	return noPrimary[:n:n] // full: no append reaches the shared row
 }

@@ -18,21 +18,17 @@ import "math"
 //
 // each r[b−wb] read before the item changed it, then below lo
 // r[b] = larger(r[b], p[b]+v); lo is min(wb, len(r)), len(r) when wb < 0
-// (no second role). Without p (empty) its terms drop out, as they do with
-// a p of −Inf for finite v. p may be r itself.
+// (no second role). p is as long as r, and may be r itself; an item that
+// cannot be primary passes a p of −Inf (withoutPrimary), whose terms change
+// nothing for finite v.
 func rowMaxGo(r, p []float64, wb int, z, v float64) {
+	p = p[:len(r)]
 	lo := secondFrom(len(r), wb)
 	for b := len(r) - 1; b >= lo; b-- {
-		t := larger(z, r[b-wb])
-		if len(p) > 0 {
-			t = larger(p[b], t)
-		}
-		r[b] = larger(r[b], t+v)
+		r[b] = larger(r[b], larger(p[b], larger(z, r[b-wb]))+v)
 	}
-	if len(p) > 0 {
-		for b := lo - 1; b >= 0; b-- {
-			r[b] = larger(r[b], p[b]+v)
-		}
+	for b := lo - 1; b >= 0; b-- {
+		r[b] = larger(r[b], p[b]+v)
 	}
 }
 
@@ -41,13 +37,12 @@ func rowMaxGo(r, p []float64, wb int, z, v float64) {
 // step taken only where it raises the cell strictly, the last two only
 // from lo up.
 func rowMaxTracedGo(r, p []float64, c []int8, wb int, z, v float64) {
+	p, c = p[:len(r)], c[:len(r)]
 	lo := secondFrom(len(r), wb)
 	for b := len(r) - 1; b >= 0; b-- {
 		n1, k1 := r[b], int8(0)
-		if len(p) > 0 {
-			if t := p[b] + v; t > n1 {
-				n1, k1 = t, 1
-			}
+		if t := p[b] + v; t > n1 {
+			n1, k1 = t, 1
 		}
 		if b >= lo {
 			if t := z + v; t > n1 {
@@ -81,12 +76,14 @@ func maxSumGo(v float64, e, q []float64) float64 {
 }
 
 // noPrimary is a row of −Inf, the p of a row whose item cannot be primary
-// there: the kernels then need no case without p. Longer rows (past
-// exact pricing's 101 cells by far) go to the Go versions.
-var noPrimary = func() []float64 {
-	r := make([]float64, 1024)
+// there (withoutPrimary): the kernels then need no case without p.
+var noPrimary = negInf(1024)
+
+// negInf is a row of n cells of −Inf.
+func negInf(n int) []float64 {
+	r := make([]float64, n)
 	for i := range r {
 		r[i] = math.Inf(-1)
 	}
 	return r
-}()
+}

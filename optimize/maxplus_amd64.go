@@ -11,10 +11,6 @@ import "golang.org/x/sys/cpu"
 
 // rowMax is rowMaxGo, in SSE2 or AVX.
 func rowMax(r, p []float64, wb int, z, v float64) {
-	if len(p) == 0 {
-		rowMaxGo(r, p, wb, z, v) // the kernels have no case without p
-		return
-	}
 	short(len(r), len(p))
 	if useAVX {
 		rowMaxAVX(r, p, wb, z, v)
@@ -25,10 +21,6 @@ func rowMax(r, p []float64, wb int, z, v float64) {
 
 // rowMaxTraced is rowMaxTracedGo, in SSE2 or AVX.
 func rowMaxTraced(r, p []float64, c []int8, wb int, z, v float64) {
-	if len(p) == 0 {
-		rowMaxTracedGo(r, p, c, wb, z, v)
-		return
-	}
 	short(len(r), len(p), len(c))
 	if useAVX {
 		rowMaxTracedAVX(r, p, c, wb, z, v)
