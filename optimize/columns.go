@@ -363,7 +363,7 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	}
 	improveFrom := func(s model.Schedule) {
 		began := beforeLimit()
-		take(cg.ps.improve(s, stop), began)
+		take(cg.ps.improve(s, cg.workers, stop), began)
 	}
 	cg.stop, cg.cut = stop, false
 	// Stop may have cut the last LP short, and the dive follows its values:

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -25,7 +26,7 @@ func TestImproveMergesPhases(t *testing.T) {
 	if ms := p.Makespan(seq); math.Abs(ms-100) > 1e-9 {
 		t.Fatalf("sequential makespan %v, want 100", ms)
 	}
-	s := newPhaseSolver(p).improve(seq, nil)
+	s := newPhaseSolver(p).improve(seq, 1, nil)
 	if err := p.Check(s); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestImproveProperty(t *testing.T) {
 		ps := newPhaseSolver(p)
 		for _, start := range []model.Schedule{pair, model.Sequential(p)} {
 			for _, stop := range []func() bool{nil, func() bool { return true }} {
-				s := ps.improve(start, stop)
+				s := ps.improve(start, 1, stop)
 				if err := p.Check(s); err != nil {
 					t.Fatalf("case %d: %v", i, err)
 				}
@@ -144,8 +145,8 @@ func TestMoveOrSwapAsksStop(t *testing.T) {
 	}
 	free, asked := start(), start()
 	calls := 0
-	changed, _ := ps.moveOrSwap(free, 0, 1, nil)
-	got, stopped := ps.moveOrSwap(asked, 0, 1, func() bool { calls++; return false })
+	changed, _ := ps.moveOrSwap(free, 0, 1, 1, nil)
+	got, stopped := ps.moveOrSwap(asked, 0, 1, 1, func() bool { calls++; return false })
 	if got != changed || stopped || !sameLoose(asked, free) {
 		t.Errorf("with a stop that says no: changed %v, stopped %v, phases %v; without one: %v, %v", got, stopped, asked, changed, free)
 	}
@@ -154,10 +155,118 @@ func TestMoveOrSwapAsksStop(t *testing.T) {
 	}
 	cut, was := start(), start()
 	ids := []uint64{cut[0].id, cut[1].id}
-	if got, stopped := ps.moveOrSwap(cut, 0, 1, func() bool { return true }); got || !stopped || !sameLoose(cut, was) || cut[0].id != ids[0] || cut[1].id != ids[1] {
+	if got, stopped := ps.moveOrSwap(cut, 0, 1, 1, func() bool { return true }); got || !stopped || !sameLoose(cut, was) || cut[0].id != ids[0] || cut[1].id != ids[1] {
 		t.Errorf("a stop that says yes: changed %v, stopped %v; the phases changed: %v", got, stopped, !sameLoose(cut, was))
 	}
 	t.Logf("stop asked %d times, a change made: %v", calls, changed)
+}
+
+// TestMoveOrSwapShared: on random pairs of phases, from one job against
+// sixty to thirty against thirty, with the roles each job's class allows,
+// on 9 and 50 hosts, moveOrSwap makes the change a plain search makes
+// (bestChange: every move and swap priced in full, in order, the first of
+// the best gains kept), on one goroutine and on 2, 3 and 8; it asks stop
+// as many times on each, and with a stop that says yes at its k-th
+// question it asks k times on each and leaves both phases as they were.
+func TestMoveOrSwapShared(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 77))
+	sizes := []struct{ hosts, a, b int }{{50, 1, 60}, {50, 60, 1}, {50, 30, 30}, {50, 20, 5}, {9, 6, 6}, {9, 1, 12}, {9, 12, 2}}
+	shared, changes := 0, 0
+	for trial := range 70 {
+		c := sizes[trial%len(sizes)]
+		p := randomOnHosts(t, uint64(trial), c.a+c.b, c.hosts)
+		ps := newPhaseSolver(p)
+		perm := rng.Perm(c.a + c.b)
+		phase := func(jobs []int) loosePhase {
+			var out []looseJob
+			for _, j := range jobs {
+				roles := ps.roles(j)
+				out = append(out, looseJob{j, roles[rng.IntN(len(roles))]})
+			}
+			return ps.newLoosePhase(out)
+		}
+		start := []loosePhase{phase(perm[:c.a]), phase(perm[c.a:])}
+		if math.IsInf(start[0].T, 1) || math.IsInf(start[1].T, 1) {
+			continue // a phase that does not fit is not a plan's
+		}
+		a, b := trial%2, 1-trial%2 // swaps only where a precedes b
+		wantA, wantB := bestChange(ps, start[a], start[b], a < b)
+		if wantA != nil {
+			changes++
+		}
+		if ps.newPairScan(start[a], start[b], a < b, nil).span() >= parallelSwaps {
+			shared++
+		}
+		asks := -1
+		for _, workers := range []int{1, 2, 3, 8} {
+			got := slices.Clone(start)
+			n := 0
+			changed, stopped := ps.moveOrSwap(got, a, b, workers, func() bool { n++; return false })
+			want := slices.Clone(start)
+			if wantA != nil {
+				want[a], want[b] = ps.newLoosePhase(wantA), ps.newLoosePhase(wantB)
+			}
+			if stopped || changed != (wantA != nil) || !sameLoose(got, want) {
+				t.Fatalf("trial %d (%d and %d jobs on %d hosts), %d workers: changed %v, stopped %v, phases %v; the plain search: %v",
+					trial, c.a, c.b, c.hosts, workers, changed, stopped, got, want)
+			}
+			if asks < 0 {
+				asks = n
+			} else if n != asks {
+				t.Errorf("trial %d, %d workers: stop asked %d times, %d on one goroutine", trial, workers, n, asks)
+			}
+			for _, k := range []int{1, 2, asks} {
+				if k < 1 || k > asks {
+					continue
+				}
+				cut, m := slices.Clone(start), 0
+				changed, stopped := ps.moveOrSwap(cut, a, b, workers, func() bool { m++; return m == k })
+				if changed || !stopped || m != k || !sameLoose(cut, start) {
+					t.Errorf("trial %d, %d workers, stop says yes at question %d: changed %v, stopped %v, asked %d times, phases kept %v",
+						trial, workers, k, changed, stopped, m, sameLoose(cut, start))
+				}
+			}
+		}
+	}
+	t.Logf("%d pairs with enough places to be shared out, %d changes made", shared, changes)
+	if shared < 30 || changes < 20 {
+		t.Errorf("only %d pairs searched on several goroutines and %d changes made: the test is too weak", shared, changes)
+	}
+}
+
+// bestChange is the change moveOrSwap looks for, by brute force: every move
+// of a job of pa to pb and (if swaps) every swap of a job of pa with one of
+// pb, in every role, priced without limits, in moveOrSwap's order; the
+// first whose gain is the largest, if it is above 1e-9 of the pair's length.
+func bestChange(ps *phaseSolver, pa, pb loosePhase, swaps bool) (na, nb []looseJob) {
+	was := pa.T + pb.T
+	best := 1e-9 * was
+	try := func(a, b []looseJob) {
+		_, ta := ps.price(a, math.Inf(1))
+		_, tb := ps.price(b, math.Inf(1))
+		if g := was - ta - tb; g > best {
+			best, na, nb = g, a, b
+		}
+	}
+	for i, x := range pa.jobs {
+		rest := slices.Delete(slices.Clone(pa.jobs), i, i+1)
+		for _, r := range ps.roles(x.job) {
+			try(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}))
+		}
+		if !swaps {
+			continue
+		}
+		for k, z := range pb.jobs {
+			for _, rx := range ps.roles(x.job) {
+				for _, rz := range ps.roles(z.job) {
+					b := slices.Clone(pb.jobs)
+					b[k] = looseJob{x.job, rx}
+					try(append(slices.Clone(rest), looseJob{z.job, rz}), b)
+				}
+			}
+		}
+	}
+	return na, nb
 }
 
 // TestSwapFitsAgreesWithPrice: the swap test (sumsBelow, fitsWith) says a
@@ -244,8 +353,8 @@ func TestImproveSkipsCleanPairs(t *testing.T) {
 		ps := newPhaseSolver(p)
 		plain, clean := ps.loosePhases(pr.Schedule), ps.loosePhases(pr.Schedule)
 		var plainAsks, cleanAsks int
-		ps.localSearch(plain, nil, func() bool { plainAsks++; return false })
-		ps.localSearch(clean, cleanPairs{}, func() bool { cleanAsks++; return false })
+		ps.localSearch(plain, nil, 1, func() bool { plainAsks++; return false })
+		ps.localSearch(clean, cleanPairs{}, 1, func() bool { cleanAsks++; return false })
 		if !sameLoose(plain, clean) {
 			t.Errorf("%d jobs on %d hosts: skipping clean pairs gives %v, the plain search %v", c.m, c.hosts, clean, plain)
 		}
@@ -260,8 +369,30 @@ func TestImproveSkipsCleanPairs(t *testing.T) {
 		if c.m > 30 {
 			continue
 		}
-		if a, b := ps.improveWith(pr.Schedule, nil, nil), ps.improve(pr.Schedule, nil); !reflect.DeepEqual(a, b) {
+		if a, b := ps.improveWith(pr.Schedule, nil, 1, nil), ps.improve(pr.Schedule, 1, nil); !reflect.DeepEqual(a, b) {
 			t.Errorf("%d jobs on %d hosts: improve gives %v, without the record of clean pairs %v", c.m, c.hosts, p.Makespan(b), p.Makespan(a))
 		}
+	}
+}
+
+// BenchmarkImprove: improve from the plan of 200 jobs on 50 hosts at
+// --work-limit 3000 (three phases of about sixty jobs and a dozen of one to
+// four), 3,000 questions to stop, on one goroutine and on two (moveOrSwap
+// shares the pairs of at least parallelSwaps changes out); both give the
+// same plan.
+func BenchmarkImprove(b *testing.B) {
+	p := randomOnHosts(b, 2, 200, 50)
+	res, err := Solve(p, MethodColumns, &Settings{WorkLimit: 3000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps := newPhaseSolver(p)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for range b.N {
+				n := 0
+				ps.improve(res.Schedule, workers, func() bool { n++; return n > 3000 })
+			}
+		})
 	}
 }

@@ -41,16 +41,16 @@ func TestLNSFindsWhatMovesMiss(t *testing.T) {
 	ps := newPhaseSolver(p)
 	// Moves and swaps alone stay where they started.
 	phases := ps.loosePhases(start)
-	ps.localSearch(phases, nil, nil)
+	ps.localSearch(phases, nil, 1, nil)
 	if ms := p.Makespan(ps.looseSchedule(phases)); math.Abs(ms-200/math.Sqrt2) > 1e-9 {
 		t.Fatalf("moves and swaps alone: %v, want them stuck at %v", ms, 200/math.Sqrt2)
 	}
-	s := ps.improve(start, nil)
+	s := ps.improve(start, 1, nil)
 	if err := p.Check(s); err != nil {
 		t.Fatal(err)
 	}
 	// The record of clean pairs changes nothing improve finds.
-	if plain := ps.improveWith(start, nil, nil); !reflect.DeepEqual(plain, s) {
+	if plain := ps.improveWith(start, nil, 1, nil); !reflect.DeepEqual(plain, s) {
 		t.Errorf("improve keeping clean pairs gives %v, without %v", s, plain)
 	}
 	if len(s.Phases) != 1 || math.Abs(p.Makespan(s)-100) > 1e-9 {
@@ -250,7 +250,7 @@ func TestImproveLongerNeverWorse(t *testing.T) {
 		ps := newPhaseSolver(p)
 		run := func(budget int) model.Schedule {
 			n := 0
-			return ps.improve(pr.Schedule, func() bool { n++; return n > budget })
+			return ps.improve(pr.Schedule, 1, func() bool { n++; return n > budget })
 		}
 		last := p.Makespan(pr.Schedule)
 		for _, budget := range []int{0, 50, 300, 700, 1500} {
