@@ -18,10 +18,12 @@ type ColumnsOptions struct {
 	Rounds int
 	// Stop, when set, is asked between pricing rounds and simplex pivots;
 	// true ends column generation with the best bound so far (Solve uses it
-	// for Settings.TimeLimit).
+	// for Settings.TimeLimit). It is asked during the integer search too,
+	// as BranchStop is, when BranchStop is nil.
 	Stop func() bool
 	// BranchStop, when set, is asked during the integer search over the
-	// columns; true ends it with the best plan so far. nil means Stop.
+	// columns, from one goroutine at a time but not always the same one;
+	// true ends it with the best plan so far. nil means Stop.
 	BranchStop func() bool
 	// BoundStop, when set, is asked during the final bound round that
 	// follows a stopped column generation; true ends it with the bound so far.
@@ -66,7 +68,8 @@ type ColumnsOptions struct {
 	// the LP where that one left it instead of pricing it all again.
 	columns []model.Phase
 	// workers, when not 0, replaces pricingWorkers, the goroutines that
-	// price and pivot (tests compare one goroutine with several).
+	// price, pivot and try local improvement's moves and swaps (tests
+	// compare one goroutine with several).
 	workers int
 	// ended, if not nil, reports that a limit has ended the search
 	// (workClock.ended): the final bound round's bound and the integer

@@ -178,21 +178,22 @@ const maxImprovePasses = 50
 // says so: two phases of 80 jobs (1,000 jobs on 200 hosts) have 25,600
 // swaps, each a binary search over the candidate durations, seconds of work
 // that one check per pair would count as one unit and hide from the time
-// limit. A pair with at least parallelSwaps places to look (pairScan.span)
-// is searched on up to workers goroutines (scanShared), with the same
-// result and the same questions to stop.
+// limit. A pair with at least parallelSwaps places to look (places) is
+// searched on up to workers goroutines (scanShared), with the same result
+// and the same questions to stop.
 func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b, workers int, stop func() bool) (changed, stopped bool) {
-	pa, pb := phases[a], phases[b]
-	tries := 0
-	best := ps.newPairScan(pa, pb, a < b, func() bool {
-		if tries++; tries%swapTick == 0 && stop != nil && stop() {
-			stopped = true
-		}
-		return !stopped
-	})
-	if n := best.span(); workers > 1 && n >= parallelSwaps {
-		best, stopped = ps.scanShared(pa, pb, a < b, workers, stop)
+	pa, pb, swaps := phases[a], phases[b], a < b // swaps are tried once per pair of phases
+	var best pairScan
+	if n := places(pa, pb, swaps); workers > 1 && n >= parallelSwaps {
+		best, stopped = ps.scanShared(pa, pb, swaps, n, workers, stop)
 	} else {
+		tries := 0
+		best = ps.newPairScan(pa, pb, swaps, func() bool {
+			if tries++; tries%swapTick == 0 && stop != nil && stop() {
+				stopped = true
+			}
+			return !stopped
+		})
 		best.scan(0, n)
 	}
 	if stopped || best.bestA == nil && best.bestB == nil {
@@ -202,11 +203,21 @@ func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b, workers int, stop f
 	return true, false
 }
 
-// parallelSwaps is the fewest places to look (pairScan.span) for which
-// moveOrSwap searches a pair of phases on several goroutines: on 9 hosts,
-// where phases hold a few jobs, most pairs stay on one. At 200 jobs on 50
-// hosts, where three phases of about sixty jobs meet a dozen of one to
-// four, improve runs 1.6–1.8 times faster on two (BenchmarkImprove).
+// places is the number of places pairScan.scan looks at for pa and pb: per
+// job x of pa, its moves to pb, then (with swaps) its swap with each job of
+// pb.
+func places(pa, pb loosePhase, swaps bool) int {
+	if !swaps {
+		return len(pa.jobs)
+	}
+	return len(pa.jobs) * (len(pb.jobs) + 1)
+}
+
+// parallelSwaps is the fewest places (places) for which moveOrSwap
+// searches a pair of phases on several goroutines: on 9 hosts, where
+// phases hold a few jobs, most pairs stay on one. At 200 jobs on 50 hosts,
+// where three phases of about sixty jobs meet a dozen of one to four,
+// improve runs 1.5–1.9 times faster on two (BenchmarkImprove).
 const parallelSwaps = 16
 
 // pairScan is moveOrSwap's search of the changes of one pair of phases: the
@@ -214,14 +225,20 @@ const parallelSwaps = 16
 type pairScan struct {
 	ps     *phaseSolver
 	pa, pb loosePhase
-	swaps  bool // try swaps too (moves only when a follows b)
+	swaps  bool // try swaps too, not only moves
 	was    float64
-	gain   float64
-	bestA  []looseJob
-	bestB  []looseJob
+	// slack widens the limits a change is priced against, so that no
+	// rounding of was − gain − ta prunes a change whose gain, computed as
+	// was − ta − tb, is above gain: the change kept is then the first of
+	// the largest computed gain, whatever gain a search started from.
+	slack float64
+	gain  float64
+	bestA []looseJob
+	bestB []looseJob
 	// tick counts a change priced and reports whether the search goes on.
 	tick func() bool
-	// sums are the sums of pa but its job sumsOf below sumsAt (mayFit).
+	// sums are the sums of pa without its job sumsOf, at the last
+	// candidate below sumsAt (mayFit).
 	sums   spanSums
 	sumsOf int
 	sumsAt float64
@@ -231,48 +248,40 @@ type pairScan struct {
 // of their length.
 func (ps *phaseSolver) newPairScan(pa, pb loosePhase, swaps bool, tick func() bool) pairScan {
 	was := pa.T + pb.T
-	return pairScan{ps: ps, pa: pa, pb: pb, swaps: swaps, was: was, gain: 1e-9 * was, tick: tick, sumsOf: -1, sumsAt: math.NaN()}
+	return pairScan{ps: ps, pa: pa, pb: pb, swaps: swaps, was: was, slack: 1e-12 * was, gain: 1e-9 * was, tick: tick, sumsOf: -1, sumsAt: math.NaN()}
 }
 
 // eval prices a change; ta, if not NaN, is na's duration, known already.
 // Only a gain above the best so far is taken, so of equal gains the first
 // priced is kept.
 func (sc *pairScan) eval(na, nb []looseJob, ta float64) {
+	limit := sc.was - sc.gain + sc.slack
 	if math.IsNaN(ta) {
-		_, ta = sc.ps.price(na, sc.was-sc.gain)
+		_, ta = sc.ps.price(na, limit)
 	}
-	if ta >= sc.was-sc.gain {
+	if ta >= limit {
 		return
 	}
-	_, tb := sc.ps.price(nb, sc.was-sc.gain-ta)
+	_, tb := sc.ps.price(nb, sc.was-sc.gain-ta+sc.slack)
 	if g := sc.was - ta - tb; g > sc.gain {
 		sc.gain, sc.bestA, sc.bestB = g, na, nb
 	}
 }
 
-// mayFit reports whether a swap of pa's job i for z may beat the limit
-// (spanSums' fitsWith): many do not, and once the sums of pa without the
-// job leaving are built, that test costs the entering job's two spans (its
-// role and primary), where price's first test alone costs every job's.
+// mayFit reports whether a swap of pa's job i for z may beat eval's first
+// limit (spanSums' fitsWith): many do not, and once the sums of pa without
+// the job leaving are built, that test costs the entering job's two spans
+// (its role and primary), where price's first test alone costs every job's.
 func (sc *pairScan) mayFit(i int, z looseJob) bool {
-	if limit := sc.was - sc.gain; i != sc.sumsOf || limit != sc.sumsAt {
+	if limit := sc.was - sc.gain + sc.slack; i != sc.sumsOf || limit != sc.sumsAt {
 		sc.sumsOf, sc.sumsAt = i, limit
 		sc.sums = sc.ps.sumsBelow(sc.pa.jobs, i, limit)
 	}
 	return sc.sums.fitsWith(sc.ps, z)
 }
 
-// span is the number of places scan looks at: per job x of pa, its moves
-// to pb, then (with swaps) its swap with each job of pb.
-func (sc pairScan) span() int {
-	if !sc.swaps {
-		return len(sc.pa.jobs)
-	}
-	return len(sc.pa.jobs) * (len(sc.pb.jobs) + 1)
-}
-
-// scan tries the changes at places from..to−1 (span), in order, until tick
-// says stop.
+// scan tries the changes at places from..to−1 (places), in order, until
+// tick says stop.
 func (sc *pairScan) scan(from, to int) {
 	ps, pa, pb := sc.ps, sc.pa, sc.pb
 	per := 1
@@ -320,15 +329,16 @@ func (sc *pairScan) scan(from, to int) {
 	}
 }
 
-// scanShared searches pa and pb's changes on up to workers goroutines, each
-// taking the next of 4·workers runs of consecutive places (span) and
-// searching it from the threshold up; the best over the runs, the earliest
-// of equal gains, is the change a single scan in order keeps. The changes tried are counted
-// together, and stop asked, under a lock, at every swapTick-th of them:
-// stop is asked as often as the single scan asks it, and never again once
-// it has said yes, so the work units spent are the same too, and a pair
-// stop cuts is dropped either way.
-func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, workers int, stop func() bool) (pairScan, bool) {
+// scanShared searches the n places of pa and pb's changes on up to workers
+// goroutines, each taking the next of 4·workers runs of consecutive places
+// and searching it from the first threshold, not from the best gain of the
+// runs before it (it prunes less); the largest gain over the runs, the
+// earliest of equal ones, is the change one scan in order keeps. The
+// changes tried are counted together, and stop asked, under a lock, at
+// every swapTick-th of them, and never again once it has said yes: stop
+// is asked as often as one scan asks it, so the work units spent are the
+// same too, and a pair stop cuts is dropped either way.
+func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, n, workers int, stop func() bool) (pairScan, bool) {
 	var tries atomic.Int64
 	var mu sync.Mutex
 	var cut atomic.Bool
@@ -342,25 +352,24 @@ func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, workers int, st
 		}
 		return !cut.Load()
 	}
-	n := ps.newPairScan(pa, pb, swaps, nil).span()
-	chunks := min(n, 4*workers)
-	scans := make([]pairScan, chunks)
+	runs := min(n, 4*workers)
+	scans := make([]pairScan, runs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, chunks) {
+	for range min(workers, runs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for c := int(next.Add(1) - 1); c < chunks && !cut.Load(); c = int(next.Add(1) - 1) {
-				scans[c] = ps.newPairScan(pa, pb, swaps, tick)
-				scans[c].scan(c*n/chunks, (c+1)*n/chunks)
+			for r := int(next.Add(1) - 1); r < runs && !cut.Load(); r = int(next.Add(1) - 1) {
+				scans[r] = ps.newPairScan(pa, pb, swaps, tick)
+				scans[r].scan(r*n/runs, (r+1)*n/runs)
 			}
 		}()
 	}
 	wg.Wait()
 	best := ps.newPairScan(pa, pb, swaps, nil)
 	for _, sc := range scans {
-		if sc.gain > best.gain {
+		if sc.gain > best.gain { // a run never started has gain 0
 			best = sc
 		}
 	}

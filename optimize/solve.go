@@ -118,7 +118,8 @@ type Settings struct {
 	shared *sharedTables
 	clock  *workClock
 	// workers, when not 0, replaces the goroutines column generation
-	// prices and pivots on (tests: the plan is the same on any number).
+	// prices, pivots and improves plans on (tests: the plan is the same on
+	// any number).
 	workers int
 	// Progress, if not nil, is called by column generation after every
 	// pricing round with the best plan's makespan and the best proven lower

@@ -12,11 +12,12 @@ import (
 // of the limit where a search already asks it: one evaluation of the
 // swarm's objective (and one per iteration), and in column generation one
 // check every few simplex pivots, pricing items, dive rounds or branch
-// nodes. Every search checks on one goroutine (column generation prices
-// on several but asks the limit from one: columns_parallel.go) except the
-// swarm, whose cut iteration is dropped whole (pso), so the units spent
-// before any point of the trajectory are the same on every machine, load
-// and core count.
+// nodes. Every search asks the limit from one goroutine at a time, as
+// often as it would on one (column generation prices on several but asks
+// from one: columns_parallel.go; local improvement's goroutines ask in
+// turn, at the same counts: scanShared), except the swarm, whose cut
+// iteration is dropped whole (pso), so the units spent before any point
+// of the trajectory are the same on every machine, load and core count.
 //
 // The swarm that seeds auto's column generation gets a fixed number of
 // evaluations (swarmJobEvaluations). Column generation then runs in
