@@ -179,23 +179,15 @@ const maxImprovePasses = 50
 // swaps, each a binary search over the candidate durations, seconds of work
 // that one check per pair would count as one unit and hide from the time
 // limit. A pair with at least parallelSwaps places to look (places) is
-// searched on up to workers goroutines (scanShared), with the same result
-// and the same questions to stop.
+// searched on up to workers goroutines, the others on one (scanShared),
+// with the same result and the same questions to stop.
 func (ps *phaseSolver) moveOrSwap(phases []loosePhase, a, b, workers int, stop func() bool) (changed, stopped bool) {
 	pa, pb, swaps := phases[a], phases[b], a < b // swaps are tried once per pair of phases
-	var best pairScan
-	if n := places(pa, pb, swaps); workers > 1 && n >= parallelSwaps {
-		best, stopped = ps.scanShared(pa, pb, swaps, n, workers, stop)
-	} else {
-		tries := 0
-		best = ps.newPairScan(pa, pb, swaps, func() bool {
-			if tries++; tries%swapTick == 0 && stop != nil && stop() {
-				stopped = true
-			}
-			return !stopped
-		})
-		best.scan(0, n)
+	n := places(pa, pb, swaps)
+	if n < parallelSwaps {
+		workers = 1
 	}
+	best, stopped := ps.scanShared(pa, pb, swaps, n, workers, stop)
 	if stopped || best.bestA == nil && best.bestB == nil {
 		return false, stopped
 	}
@@ -329,15 +321,16 @@ func (sc *pairScan) scan(from, to int) {
 	}
 }
 
-// scanShared searches the n places of pa and pb's changes on up to workers
-// goroutines, each taking the next of 4·workers runs of consecutive places
-// and searching it from the first threshold, not from the best gain of the
-// runs before it (it prunes less); the largest gain over the runs, the
-// earliest of equal ones, is the change one scan in order keeps. The
-// changes tried are counted together, and stop asked, under a lock, at
-// every swapTick-th of them, and never again once it has said yes: stop
-// is asked as often as one scan asks it, so the work units spent are the
-// same too, and a pair stop cuts is dropped either way.
+// scanShared searches the n places of pa and pb's changes: in order on
+// this goroutine if workers is 1, else on up to workers goroutines, each
+// taking the next of 4·workers runs of consecutive places and searching it
+// from the first threshold, not from the best gain of the runs before it
+// (it prunes less); the largest gain over the runs, the earliest of equal
+// ones, is the change one scan in order keeps. The changes tried are
+// counted together, and stop asked, under a lock, at every swapTick-th of
+// them, and never again once it has said yes: stop is asked as often as
+// one scan asks it, so the work units spent are the same too, and a pair
+// stop cuts is dropped either way.
 func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, n, workers int, stop func() bool) (pairScan, bool) {
 	var tries atomic.Int64
 	var mu sync.Mutex
@@ -351,6 +344,11 @@ func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, n, workers int,
 			mu.Unlock()
 		}
 		return !cut.Load()
+	}
+	if workers <= 1 { // one scan in order, on this goroutine
+		best := ps.newPairScan(pa, pb, swaps, tick)
+		best.scan(0, n)
+		return best, cut.Load()
 	}
 	runs := min(n, 4*workers)
 	scans := make([]pairScan, runs)
