@@ -1,32 +1,26 @@
 package optimize
 
-import (
-	"cmp"
-	"math"
-	"slices"
-)
+import "math"
 
 // A sparse LU factorisation of the master LP's basis, for the simplex
 // pivots of large job sets. coverLP keeps B⁻¹ explicitly, and at 1,000 jobs
 // on 200 hosts that inverse is dense (680,000 of its 1,000,000 entries are
-// not 0): each pivot updates about 920 of its rows in full, 0.3–0.5 ms and
-// half the CPU of planning there (pprof). The basis itself is sparse and
-// nearly triangular: of its 1,000 columns only 122 hold more than two jobs,
-// the others being singletons, surpluses and transfers. On that basis
-// (random-m1000-seed1 after 30 rounds) factorLU's factors hold 27,983
-// entries, take 12–13 ms to compute, and solve for a column (ftran) in
-// 25–36 µs and for a row of B⁻¹ (btran) in 9–18 µs, within 1.2e-11 of
-// B⁻¹'s products. coverLP does not use them yet.
+// not 0): each pivot updates about 920 of its rows in full, 0.3–0.5 ms, and
+// those updates take 41–49 % of the CPU of planning there (pprof). The
+// basis itself is sparse: of its 1,000 columns only 122 hold more than two
+// jobs, the others being singletons, surpluses and transfers. On that basis
+// (BenchmarkBasisLU) factorLU's factors hold 23,982 entries and take 6.3 ms to
+// compute; solving for a column of B⁻¹A (ftran) takes 22 µs and for a row of
+// B⁻¹ (btran) 7 µs. coverLP does not use them yet.
 //
 // B's rows are jobs and its columns basis positions (coverLP.basis); its
 // entries are 1, −1 and 0. factorLU first takes the pivots elimination
 // needs no choice for and that fill nothing in: a column with one entry left
 // in the rows not yet pivoted (a column singleton) and a row with one entry
 // left in the columns not yet pivoted (a row singleton), until none is
-// left; their pivots are ±1. What remains, the bump, is factorised as a
-// dense matrix with partial pivoting, zeros skipped. On the basis above it
-// has 746 rows, yet its factors stay sparse (the transfers in it chain few
-// jobs each); its O(n³) elimination is most of the 12 ms.
+// left; their pivots are ±1. What remains, the bump, is eliminated as
+// sparse rows (bump). On the basis above it has 746 rows, yet the factors
+// stay sparse: 23,982 entries for B's 18,960.
 //
 // Pivot k is row prow[k] and column pcol[k], in elimination order.
 // Elimination subtracts lval times row prow[k] from each row lidx of
@@ -58,16 +52,23 @@ type basisLU struct {
 	bumpSize int
 }
 
-// luPivotTol is the least pivot, relative to the largest entry of its
-// column in the bump, that factorLU takes; a smaller one means the basis is
-// singular to round-off. B's entries are ±1, so the singletons' pivots are
-// exact.
-const luPivotTol = 1e-11
+// luPivotTol is the least a column of the bump must hold, in absolute
+// value, in the rows not yet pivoted; below it the basis is singular to
+// round-off (B's entries are ±1; coverLP.inverse stops at the same). The
+// singletons' pivots are B's own entries, exact.
+const luPivotTol = 1e-12
 
-// factorLU factorises the m × m matrix whose column k has entries
-// col(k, f) calls f(j, a) with (row j, value a), each row of a column once.
-// It reports false if the matrix is singular (to round-off in the bump).
+// factorLU factorises the m × m matrix whose column k holds the entries
+// that col(k, f) passes to f(j, a): value a in row j, each row at most
+// once (as coverLP.entries gives them). It reports false if the matrix is
+// singular (to round-off, in the bump).
 func factorLU(m int, col func(k int, f func(j int, a float64))) (*basisLU, bool) {
+	return factorWith(m, col, (*basisLU).bump)
+}
+
+// factorWith is factorLU with bump as the bump's factorisation (the tests
+// compare it with a dense one).
+func factorWith(m int, col func(k int, f func(j int, a float64)), bump func(lu *basisLU, bRows, bCols []int, col func(k int, f func(j int, a float64))) bool) (*basisLU, bool) {
 	cs, rs := newLUSide(m), newLUSide(m) // columns' entries (row, value), rows' (column, value)
 	for k := range m {
 		col(k, func(j int, a float64) {
@@ -108,11 +109,8 @@ func factorLU(m int, col func(k int, f func(j int, a float64))) (*basisLU, bool)
 	// The bump: rows and columns not yet pivoted, with their entries as
 	// given (the singletons' pivots changed none of them).
 	bRows, bCols := rs.left(), cs.left()
-	if len(bRows) != len(bCols) {
-		return nil, false
-	}
-	lu.bumpSize = len(bRows)
-	if !lu.bump(bRows, bCols, func(k int, f func(j int, a float64)) {
+	lu.bumpSize = len(bRows) // every pivot took a row and a column: as many of each are left
+	if !bump(lu, bRows, bCols, func(k int, f func(j int, a float64)) {
 		for _, e := range cs.lists[k] {
 			f(e.i, e.a)
 		}
@@ -128,7 +126,8 @@ type luEntry struct {
 	a float64
 }
 
-// luSide is factorLU's view of the columns, or of the rows: each one's
+// luSide is factorLU's view of the columns, or of the rows (lines, when it
+// does not matter which): each one's
 // entries, whether it is pivoted, how many of its entries lie in the other
 // side's lines not yet pivoted (count), and the lines whose count has come
 // to 1 (queue, in the order they did).
@@ -139,6 +138,7 @@ type luSide struct {
 	queue []int
 }
 
+// newLUSide is an empty side of m lines.
 func newLUSide(m int) *luSide {
 	return &luSide{lists: make([][]luEntry, m), done: make([]bool, m), count: make([]int, m)}
 }
@@ -152,7 +152,9 @@ func (s *luSide) start() {
 	}
 }
 
-// next is the next singleton in the queue still one, if any.
+// next takes from the queue the next line that is still a singleton, if
+// any (a line queued when its count came to 1 may since have been pivoted,
+// or lost its last entry).
 func (s *luSide) next() (int, bool) {
 	for len(s.queue) > 0 {
 		x := s.queue[0]
@@ -203,74 +205,122 @@ func (lu *basisLU) pivot(j, k int, a float64) {
 	lu.lstart, lu.ustart = append(lu.lstart, len(lu.lidx)), append(lu.ustart, len(lu.uidx))
 }
 
-// bump factorises the dense submatrix of rows bRows and columns bCols
-// with partial pivoting, appending its pivots to lu; the columns with fewer
-// entries go first, which keeps more of the triangular structure.
+// bump factorises the submatrix of rows bRows and columns bCols (the rows'
+// entries in other columns having been eliminated), appending its pivots to
+// lu. It is Markowitz's elimination with threshold pivoting: each step
+// takes the column with the fewest entries left and, among its entries
+// within luThreshold of its largest, the one in the shortest row, ties to
+// the lowest index. This fills in little: on BenchmarkBasisLU's basis, a
+// dense elimination of its 746 rows with partial pivoting (denseBump, the
+// tests' reference) gave 27,983 entries in 12 ms, this one 23,982 in
+// 6.3 ms.
 func (lu *basisLU) bump(bRows, bCols []int, col func(k int, f func(j int, a float64))) bool {
 	n := len(bRows)
-	if n == 0 {
-		return true
-	}
 	at := make(map[int]int, n) // row → its index in bRows
 	for i, j := range bRows {
 		at[j] = i
 	}
-	a := make([][]float64, n) // a[i][c]: row bRows[i], column bCols[c]
-	for i := range a {
-		a[i] = make([]float64, n)
-	}
-	count := make([]int, n)
+	rows := make([][]luEntry, n) // row i of the bump: (its column's index in bCols, value)
+	colRows := make([][]int, n)  // the rows that hold an entry in column c, pivoted or not
+	count := make([]int, n)      // entries of column c in rows not yet pivoted
 	for c, k := range bCols {
 		col(k, func(j int, v float64) {
-			if i, ok := at[j]; ok {
-				a[i][c] = v
+			if i, ok := at[j]; ok && v != 0 {
+				rows[i] = append(rows[i], luEntry{c, v})
+				colRows[c] = append(colRows[c], i)
 				count[c]++
 			}
 		})
 	}
-	order := make([]int, n)
-	for c := range order {
-		order[c] = c
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(count[x], count[y]) })
-	rowUsed := make([]bool, n)
-	colUsed := make([]bool, n)
-	for _, c := range order {
-		p, big := -1, 0.0
-		for i := range n {
-			if !rowUsed[i] && math.Abs(a[i][c]) > big {
-				p, big = i, math.Abs(a[i][c])
+	rowUsed, colUsed := make([]bool, n), make([]bool, n)
+	work, has := make([]float64, n), make([]bool, n) // a row being updated, scattered by column
+	for range n {
+		c := -1
+		for c2, used := range colUsed {
+			if !used && (c < 0 || count[c2] < count[c]) {
+				c = c2
 			}
 		}
 		largest := 0.0
-		for i := range n {
-			largest = max(largest, math.Abs(a[i][c]))
+		for _, i := range colRows[c] {
+			if !rowUsed[i] {
+				largest = max(largest, math.Abs(valueAt(rows[i], c)))
+			}
 		}
-		if p < 0 || big <= luPivotTol*max(largest, 1) {
+		if largest <= luPivotTol {
 			return false
 		}
-		rowUsed[p], colUsed[c] = true, true
-		pv := a[p][c]
-		for i := range n {
-			if f := a[i][c]; !rowUsed[i] && f != 0 {
-				l := f / pv
-				lu.lidx, lu.lval = append(lu.lidx, bRows[i]), append(lu.lval, l)
-				for c2 := range n {
-					if !colUsed[c2] && a[p][c2] != 0 {
-						a[i][c2] -= l * a[p][c2]
-					}
-				}
-				a[i][c] = 0
+		p := -1
+		for _, i := range colRows[c] {
+			if !rowUsed[i] && math.Abs(valueAt(rows[i], c)) >= luThreshold*largest &&
+				(p < 0 || len(rows[i]) < len(rows[p]) || (len(rows[i]) == len(rows[p]) && i < p)) {
+				p = i
 			}
 		}
-		for c2 := range n {
-			if !colUsed[c2] && a[p][c2] != 0 {
-				lu.uidx, lu.uval = append(lu.uidx, bCols[c2]), append(lu.uval, a[p][c2])
+		pv := valueAt(rows[p], c)
+		rowUsed[p], colUsed[c] = true, true
+		for _, i := range colRows[c] {
+			f := valueAt(rows[i], c)
+			if rowUsed[i] || f == 0 {
+				continue
 			}
+			l := f / pv
+			lu.lidx, lu.lval = append(lu.lidx, bRows[i]), append(lu.lval, l)
+			// Row i −= l·row p, dropping column c: the columns row i
+			// holds keep their order, its fill follows in row p's.
+			for _, e := range rows[i] {
+				work[e.i], has[e.i] = e.a, true
+			}
+			out := rows[i][:0]
+			for _, e := range rows[i] {
+				if e.i != c {
+					out = append(out, e)
+				}
+			}
+			for _, e := range rows[p] {
+				if e.i != c && !has[e.i] {
+					work[e.i], has[e.i] = 0, true
+					out = append(out, luEntry{e.i, 0})
+					colRows[e.i] = append(colRows[e.i], i)
+					count[e.i]++
+				}
+			}
+			for _, e := range rows[p] {
+				if e.i != c {
+					work[e.i] -= l * e.a
+				}
+			}
+			for k := range out {
+				out[k].a = work[out[k].i]
+				has[out[k].i] = false
+			}
+			has[c] = false
+			rows[i] = out
+		}
+		for _, e := range rows[p] {
+			if e.i != c {
+				lu.uidx, lu.uval = append(lu.uidx, bCols[e.i]), append(lu.uval, e.a)
+			}
+			count[e.i]--
 		}
 		lu.pivot(bRows[p], bCols[c], pv)
 	}
 	return true
+}
+
+// luThreshold is how far below the largest entry of its column an entry
+// may be and still be a pivot of the bump (threshold pivoting): sparser
+// pivots, at most a factor 1/luThreshold of growth a step.
+const luThreshold = 0.1
+
+// valueAt is the value of row's entry in column c, 0 if none.
+func valueAt(row []luEntry, c int) float64 {
+	for _, e := range row {
+		if e.i == c {
+			return e.a
+		}
+	}
+	return 0
 }
 
 // entries is the number of entries the factors and etas hold: the work of

@@ -1,11 +1,15 @@
 package optimize
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/packer-sched/packer/model"
 )
 
 // luBasis is a test basis shaped as the master LP's: column k holds the
@@ -114,7 +118,7 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 	if inv == nil {
 		t.Fatalf("%s: the reference finds the basis singular", what)
 	}
-	scale := mat.Norm(inv, math.Inf(1))
+	scale, scale1 := mat.Norm(inv, math.Inf(1)), mat.Norm(inv, 1)
 	m := b.m
 	for trial := range 5 {
 		var js []int
@@ -132,7 +136,7 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 		var want mat.VecDense
 		want.MulVec(inv, av)
 		for k := range m {
-			if math.Abs(x[k]-want.AtVec(k)) > 1e-9*scale*(1+mat.Norm(av, math.Inf(1))) {
+			if math.Abs(x[k]-want.AtVec(k)) > 1e-12*scale*(1+mat.Norm(av, math.Inf(1))) {
 				t.Fatalf("%s: ftran position %d: %g, the reference %g", what, k, x[k], want.AtVec(k))
 			}
 		}
@@ -147,7 +151,7 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 		var wantY mat.VecDense
 		wantY.MulVec(inv.T(), cv)
 		for j := range m {
-			if math.Abs(y[j]-wantY.AtVec(j)) > 1e-9*scale*(1+2*float64(m)) {
+			if math.Abs(y[j]-wantY.AtVec(j)) > 1e-12*scale1*2 {
 				t.Fatalf("%s: btran row %d: %g, the reference %g", what, j, y[j], wantY.AtVec(j))
 			}
 		}
@@ -160,6 +164,7 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 // kept and the pivots added as etas, and compares again.
 func TestBasisLUAgainstInverse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 11))
+	largestBump := 0
 	for _, m := range []int{1, 2, 7, 40, 150} {
 		for _, pivots := range []int{0, m / 3, 2 * m} {
 			b := &luBasis{m: m, cols: make([][]struct {
@@ -173,6 +178,11 @@ func TestBasisLUAgainstInverse(t *testing.T) {
 				}{{k, 1}}
 			}
 			pivotBasis(t, rng, b, pivots, nil)
+			dense, ok := factorWith(m, b.col, (*basisLU).denseBump)
+			if !ok {
+				t.Fatalf("m %d after %d pivots: the dense bump finds a non-singular basis singular", m, pivots)
+			}
+			checkSolves(t, rng, b, dense, "factors with a dense bump")
 			lu, ok := factorLU(m, b.col)
 			if !ok {
 				t.Fatalf("m %d after %d pivots: factorLU finds a non-singular basis singular", m, pivots)
@@ -180,10 +190,14 @@ func TestBasisLUAgainstInverse(t *testing.T) {
 			if len(lu.prow) != m {
 				t.Fatalf("m %d: %d pivots in the factors", m, len(lu.prow))
 			}
+			largestBump = max(largestBump, lu.bumpSize)
 			checkSolves(t, rng, b, lu, "factors")
 			pivotBasis(t, rng, b, 1+m/4, lu)
 			checkSolves(t, rng, b, lu, "factors and etas")
 		}
+	}
+	if largestBump < 20 {
+		t.Errorf("the largest bump has %d rows: the test hardly exercises it", largestBump)
 	}
 }
 
@@ -257,6 +271,52 @@ func TestBasisLUSingular(t *testing.T) {
 	}
 }
 
+// TestBasisLURowSingleton gives factorLU a transfer whose −1 is alone in
+// its row: a row singleton with a negative pivot, whose multiplier then
+// reaches the other row of that column, and a bump of the two rows left.
+func TestBasisLURowSingleton(t *testing.T) {
+	type e = struct {
+		j int
+		a float64
+	}
+	b := &luBasis{m: 3, cols: [][]e{{{0, 1}, {1, -1}}, {{0, 1}, {2, 1}}, {{0, 1}, {2, -1}}}}
+	lu, ok := factorLU(b.m, b.col)
+	if !ok {
+		t.Fatal("singular")
+	}
+	if lu.prow[0] != 1 || lu.pcol[0] != 0 || lu.piv[0] != -1 || lu.bumpSize != 2 {
+		t.Fatalf("first pivot (row %d, column %d, %g), bump %d: want row 1's singleton, −1, then a bump of 2", lu.prow[0], lu.pcol[0], lu.piv[0], lu.bumpSize)
+	}
+	checkSolves(t, rand.New(rand.NewPCG(7, 8)), b, lu, "row singleton")
+}
+
+// TestBasisLUTolerance gives the bump a 2 × 2 block whose determinant is
+// 1e-10, which factorLU must take, and one of 1e-13, below luPivotTol,
+// which it must refuse.
+func TestBasisLUTolerance(t *testing.T) {
+	type e = struct {
+		j int
+		a float64
+	}
+	for _, c := range []struct {
+		eps  float64
+		want bool
+	}{{1e-10, true}, {1e-13, false}} {
+		b := &luBasis{m: 2, cols: [][]e{{{0, 1}, {1, 1}}, {{0, 1}, {1, 1 + c.eps}}}}
+		lu, ok := factorLU(b.m, b.col)
+		if ok != c.want {
+			t.Fatalf("determinant %g: factorLU says non-singular %v", c.eps, ok)
+		}
+		if ok {
+			x := make([]float64, 2)
+			lu.ftran([]int{0, 1}, []float64{2, 2 + c.eps}, x) // column 0 plus column 1
+			if math.Abs(x[0]-1) > 1e-4 || math.Abs(x[1]-1) > 1e-4 {
+				t.Errorf("determinant %g: ftran gives %v, want [1 1]", c.eps, x)
+			}
+		}
+	}
+}
+
 // TestBasisLUPartialPivoting gives the bump a tiny first entry, which a
 // factorisation without row exchanges would pivot on, losing most of its
 // digits: the solves must still match the reference.
@@ -271,4 +331,141 @@ func TestBasisLUPartialPivoting(t *testing.T) {
 		t.Fatal("singular")
 	}
 	checkSolves(t, rand.New(rand.NewPCG(3, 4)), b, lu, "bump")
+}
+
+// denseBump is the plain reference for basisLU.bump: the bump as a dense
+// matrix, eliminated with partial pivoting, the columns with fewer entries
+// first.
+func (lu *basisLU) denseBump(bRows, bCols []int, col func(k int, f func(j int, a float64))) bool {
+	n := len(bRows)
+	if n == 0 {
+		return true
+	}
+	at := make(map[int]int, n) // row → its index in bRows
+	for i, j := range bRows {
+		at[j] = i
+	}
+	a := make([][]float64, n) // a[i][c]: row bRows[i], column bCols[c]
+	for i := range a {
+		a[i] = make([]float64, n)
+	}
+	count := make([]int, n)
+	for c, k := range bCols {
+		col(k, func(j int, v float64) {
+			if i, ok := at[j]; ok {
+				a[i][c] = v
+				count[c]++
+			}
+		})
+	}
+	order := make([]int, n)
+	for c := range order {
+		order[c] = c
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(count[x], count[y]) })
+	rowUsed := make([]bool, n)
+	colUsed := make([]bool, n)
+	for _, c := range order {
+		p, big := -1, 0.0
+		for i := range n {
+			if !rowUsed[i] && math.Abs(a[i][c]) > big {
+				p, big = i, math.Abs(a[i][c])
+			}
+		}
+		largest := 0.0
+		for i := range n {
+			largest = max(largest, math.Abs(a[i][c]))
+		}
+		if p < 0 || big <= luPivotTol*max(largest, 1) {
+			return false
+		}
+		rowUsed[p], colUsed[c] = true, true
+		pv := a[p][c]
+		for i := range n {
+			if f := a[i][c]; !rowUsed[i] && f != 0 {
+				l := f / pv
+				lu.lidx, lu.lval = append(lu.lidx, bRows[i]), append(lu.lval, l)
+				for c2 := range n {
+					if !colUsed[c2] && a[p][c2] != 0 {
+						a[i][c2] -= l * a[p][c2]
+					}
+				}
+				a[i][c] = 0
+			}
+		}
+		for c2 := range n {
+			if !colUsed[c2] && a[p][c2] != 0 {
+				lu.uidx, lu.uval = append(lu.uidx, bCols[c2]), append(lu.uval, a[p][c2])
+			}
+		}
+		lu.pivot(bRows[p], bCols[c], pv)
+	}
+	return true
+}
+
+// BenchmarkBasisLU factorises the master LP's basis after 30 pricing rounds
+// of random-m1000-seed1 on 200 hosts (about half a minute to set up) and
+// solves with the factors: for a column of the LP (ftran) and for a row of
+// B⁻¹ (btran). It reports the factors' entries and the bump's order.
+func BenchmarkBasisLU(b *testing.B) {
+	c := model.PaperCluster()
+	c.Hosts = 200
+	p, err := model.NewProblem(RandomWorkload(1, 1000), c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	basis := &luBasis{m: len(p.Jobs)}
+	var js []int
+	var as []float64
+	priced := false
+	_, err = Columns(p, nil, ColumnsOptions{Rounds: 30, Stop: func() bool { return priced }, priced: func(cg *columnGen, _ *ColumnsResult) {
+		lp := cg.lp
+		for _, v := range lp.basis {
+			var col []struct {
+				j int
+				a float64
+			}
+			lp.entries(v, func(j int, a float64) {
+				col = append(col, struct {
+					j int
+					a float64
+				}{j, a})
+			})
+			basis.cols = append(basis.cols, col)
+		}
+		for _, j := range lp.cols[len(lp.cols)-1] { // the last column priced
+			js, as = append(js, j), append(as, 1)
+		}
+		priced = true
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	lu, ok := factorLU(basis.m, basis.col)
+	if !ok {
+		b.Fatal("the LP's basis is singular")
+	}
+	b.Run("factor", func(b *testing.B) {
+		for b.Loop() {
+			factorLU(basis.m, basis.col)
+		}
+		b.ReportMetric(float64(lu.entries()), "entries")
+		b.ReportMetric(float64(lu.bumpSize), "bump")
+	})
+	x := make([]float64, basis.m)
+	b.Run("ftran", func(b *testing.B) {
+		for b.Loop() {
+			lu.ftran(js, as, x)
+		}
+	})
+	cb, y := make([]float64, basis.m), make([]float64, basis.m)
+	b.Run("btran", func(b *testing.B) {
+		r := 0
+		for b.Loop() {
+			clear(cb)
+			cb[r%basis.m] = 1
+			r++
+			lu.btran(cb, y)
+		}
+	})
 }
