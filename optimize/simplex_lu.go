@@ -9,9 +9,10 @@ import "math"
 // those updates take 41–49 % of the CPU of planning there (pprof). The
 // basis itself is sparse: of its 1,000 columns only 122 hold more than two
 // jobs, the others being singletons, surpluses and transfers. On that basis
-// (BenchmarkBasisLU) factorLU's factors hold 23,982 entries and take 6.3 ms to
-// compute; solving for a column of B⁻¹A (ftran) takes 22 µs and for a row of
-// B⁻¹ (btran) 7 µs. coverLP does not use them yet.
+// (BenchmarkBasisLU) factorLU's factors hold 23,480 entries and take
+// 6.6–7.4 ms to compute; solving for a column of B⁻¹A (ftran) takes
+// 22–25 µs and for a row of B⁻¹ (btran) 8–10 µs. coverLP does not use them
+// yet.
 //
 // B's rows are jobs and its columns basis positions (coverLP.basis); its
 // entries are 1, −1 and 0. factorLU first takes the pivots elimination
@@ -20,7 +21,7 @@ import "math"
 // left in the columns not yet pivoted (a row singleton), until none is
 // left; their pivots are ±1. What remains, the bump, is eliminated as
 // sparse rows (bump). On the basis above it has 746 rows, yet the factors
-// stay sparse: 23,982 entries for B's 18,960.
+// stay sparse: 23,480 entries for B's 18,960.
 //
 // Pivot k is row prow[k] and column pcol[k], in elimination order.
 // Elimination subtracts lval times row prow[k] from each row lidx of
@@ -66,9 +67,13 @@ func factorLU(m int, col func(k int, f func(j int, a float64))) (*basisLU, bool)
 	return factorWith(m, col, (*basisLU).bump)
 }
 
+// bumpFunc factorises the bump of lu's matrix, whose columns col gives, on
+// rows bRows and columns bCols; false if it is singular.
+type bumpFunc func(lu *basisLU, bRows, bCols []int, col func(k int, f func(j int, a float64))) bool
+
 // factorWith is factorLU with bump as the bump's factorisation (the tests
 // compare it with a dense one).
-func factorWith(m int, col func(k int, f func(j int, a float64)), bump func(lu *basisLU, bRows, bCols []int, col func(k int, f func(j int, a float64))) bool) (*basisLU, bool) {
+func factorWith(m int, col func(k int, f func(j int, a float64)), bump bumpFunc) (*basisLU, bool) {
 	cs, rs := newLUSide(m), newLUSide(m) // columns' entries (row, value), rows' (column, value)
 	for k := range m {
 		col(k, func(j int, a float64) {
@@ -127,10 +132,10 @@ type luEntry struct {
 }
 
 // luSide is factorLU's view of the columns, or of the rows (lines, when it
-// does not matter which): each one's
-// entries, whether it is pivoted, how many of its entries lie in the other
-// side's lines not yet pivoted (count), and the lines whose count has come
-// to 1 (queue, in the order they did).
+// does not matter which): each one's entries, whether it is pivoted, how
+// many of its entries lie in the other side's lines not yet pivoted
+// (count), and the lines whose count has come to 1 (queue, in the order
+// they did).
 type luSide struct {
 	lists [][]luEntry
 	done  []bool
@@ -207,42 +212,40 @@ func (lu *basisLU) pivot(j, k int, a float64) {
 
 // bump factorises the submatrix of rows bRows and columns bCols (the rows'
 // entries in other columns having been eliminated), appending its pivots to
-// lu. It is Markowitz's elimination with threshold pivoting: each step
-// takes the column with the fewest entries left and, among its entries
-// within luThreshold of its largest, the one in the shortest row, ties to
-// the lowest index. This fills in little: on BenchmarkBasisLU's basis, a
+// lu. It is a Markowitz-style elimination with threshold pivoting: each
+// step takes the column with the fewest entries left and, among its entries
+// at least luThreshold times its largest in absolute value, the one in the
+// shortest row, ties to the lowest index. This fills in little: on BenchmarkBasisLU's basis, a
 // dense elimination of its 746 rows with partial pivoting (denseBump, the
-// tests' reference) gave 27,983 entries in 12 ms, this one 23,982 in
-// 6.3 ms.
+// tests' reference) gave 27,983 entries in 12 ms, this one 23,480 in
+// 6.6–7.4 ms.
 func (lu *basisLU) bump(bRows, bCols []int, col func(k int, f func(j int, a float64))) bool {
 	n := len(bRows)
 	at := make(map[int]int, n) // row → its index in bRows
 	for i, j := range bRows {
 		at[j] = i
 	}
-	rows := make([][]luEntry, n) // row i of the bump: (its column's index in bCols, value)
-	colRows := make([][]int, n)  // the rows that hold an entry in column c, pivoted or not
-	count := make([]int, n)      // entries of column c in rows not yet pivoted
+	b := &luBump{rows: make([][]luEntry, n), colRows: make([][]int, n), count: make([]int, n), work: make([]float64, n), has: make([]bool, n)}
 	for c, k := range bCols {
 		col(k, func(j int, v float64) {
 			if i, ok := at[j]; ok && v != 0 {
-				rows[i] = append(rows[i], luEntry{c, v})
-				colRows[c] = append(colRows[c], i)
-				count[c]++
+				b.rows[i] = append(b.rows[i], luEntry{c, v})
+				b.colRows[c] = append(b.colRows[c], i)
+				b.count[c]++
 			}
 		})
 	}
+	rows := b.rows
 	rowUsed, colUsed := make([]bool, n), make([]bool, n)
-	work, has := make([]float64, n), make([]bool, n) // a row being updated, scattered by column
 	for range n {
 		c := -1
 		for c2, used := range colUsed {
-			if !used && (c < 0 || count[c2] < count[c]) {
+			if !used && (c < 0 || b.count[c2] < b.count[c]) {
 				c = c2
 			}
 		}
 		largest := 0.0
-		for _, i := range colRows[c] {
+		for _, i := range b.colRows[c] {
 			if !rowUsed[i] {
 				largest = max(largest, math.Abs(valueAt(rows[i], c)))
 			}
@@ -251,7 +254,7 @@ func (lu *basisLU) bump(bRows, bCols []int, col func(k int, f func(j int, a floa
 			return false
 		}
 		p := -1
-		for _, i := range colRows[c] {
+		for _, i := range b.colRows[c] {
 			if !rowUsed[i] && math.Abs(valueAt(rows[i], c)) >= luThreshold*largest &&
 				(p < 0 || len(rows[i]) < len(rows[p]) || (len(rows[i]) == len(rows[p]) && i < p)) {
 				p = i
@@ -259,58 +262,79 @@ func (lu *basisLU) bump(bRows, bCols []int, col func(k int, f func(j int, a floa
 		}
 		pv := valueAt(rows[p], c)
 		rowUsed[p], colUsed[c] = true, true
-		for _, i := range colRows[c] {
-			f := valueAt(rows[i], c)
-			if rowUsed[i] || f == 0 {
-				continue
+		for _, i := range b.colRows[c] {
+			if f := valueAt(rows[i], c); !rowUsed[i] && f != 0 {
+				lu.lidx, lu.lval = append(lu.lidx, bRows[i]), append(lu.lval, f/pv)
+				b.subtract(i, p, c, f/pv)
 			}
-			l := f / pv
-			lu.lidx, lu.lval = append(lu.lidx, bRows[i]), append(lu.lval, l)
-			// Row i −= l·row p, dropping column c: the columns row i
-			// holds keep their order, its fill follows in row p's.
-			for _, e := range rows[i] {
-				work[e.i], has[e.i] = e.a, true
-			}
-			out := rows[i][:0]
-			for _, e := range rows[i] {
-				if e.i != c {
-					out = append(out, e)
-				}
-			}
-			for _, e := range rows[p] {
-				if e.i != c && !has[e.i] {
-					work[e.i], has[e.i] = 0, true
-					out = append(out, luEntry{e.i, 0})
-					colRows[e.i] = append(colRows[e.i], i)
-					count[e.i]++
-				}
-			}
-			for _, e := range rows[p] {
-				if e.i != c {
-					work[e.i] -= l * e.a
-				}
-			}
-			for k := range out {
-				out[k].a = work[out[k].i]
-				has[out[k].i] = false
-			}
-			has[c] = false
-			rows[i] = out
 		}
 		for _, e := range rows[p] {
 			if e.i != c {
 				lu.uidx, lu.uval = append(lu.uidx, bCols[e.i]), append(lu.uval, e.a)
 			}
-			count[e.i]--
+			b.count[e.i]--
 		}
 		lu.pivot(bRows[p], bCols[c], pv)
 	}
 	return true
 }
 
+// luBump is bump's working state: the bump's rows as they are eliminated.
+type luBump struct {
+	rows    [][]luEntry // row i: (its column's index in bCols, value), no value 0
+	colRows [][]int     // the rows that hold, or held, an entry in column c
+	count   []int       // the entries of column c in rows not yet pivoted
+	work    []float64   // subtract's row, scattered by column
+	has     []bool
+}
+
+// subtract takes l times row p from row i, dropping column c (the pivot's,
+// where row i becomes 0): the columns row i holds keep their order, and
+// its fill follows in row p's order.
+func (b *luBump) subtract(i, p, c int, l float64) {
+	work, has := b.work, b.has
+	for _, e := range b.rows[i] {
+		work[e.i], has[e.i] = e.a, true
+	}
+	out := b.rows[i][:0]
+	for _, e := range b.rows[i] {
+		if e.i != c {
+			out = append(out, e)
+		}
+	}
+	for _, e := range b.rows[p] {
+		if e.i != c && !has[e.i] {
+			work[e.i], has[e.i] = 0, true
+			out = append(out, luEntry{e.i, 0})
+			b.colRows[e.i] = append(b.colRows[e.i], i)
+			b.count[e.i]++
+		}
+	}
+	for _, e := range b.rows[p] {
+		if e.i != c {
+			work[e.i] -= l * e.a
+		}
+	}
+	// Entries that cancel to 0 leave the row: kept, a later pivot row
+	// could carry one into U at a column pivoted before it, which ftran's
+	// back substitution would read before writing.
+	kept := out[:0]
+	for _, e := range out {
+		has[e.i] = false
+		if v := work[e.i]; v != 0 {
+			kept = append(kept, luEntry{e.i, v})
+		} else {
+			b.count[e.i]--
+		}
+	}
+	has[c] = false
+	b.rows[i] = kept
+}
+
 // luThreshold is how far below the largest entry of its column an entry
 // may be and still be a pivot of the bump (threshold pivoting): sparser
-// pivots, at most a factor 1/luThreshold of growth a step.
+// pivots, at the price of multipliers up to 1/luThreshold: an entry grows
+// at most 1 + 1/luThreshold times a step.
 const luThreshold = 0.1
 
 // valueAt is the value of row's entry in column c, 0 if none.

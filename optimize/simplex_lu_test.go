@@ -22,12 +22,14 @@ type luBasis struct {
 	}
 }
 
+// col passes column k's entries to f, as factorLU asks.
 func (b *luBasis) col(k int, f func(j int, a float64)) {
 	for _, e := range b.cols[k] {
 		f(e.j, e.a)
 	}
 }
 
+// dense is b as a gonum matrix.
 func (b *luBasis) dense() *mat.Dense {
 	d := mat.NewDense(b.m, b.m, nil)
 	for k := range b.m {
@@ -110,6 +112,35 @@ func pivotBasis(t *testing.T, rng *rand.Rand, b *luBasis, n int, lu *basisLU) {
 	}
 }
 
+// checkOrder checks the factors' shape: every row and column pivoted once,
+// no pivot 0, each L list in rows and each U list in columns pivoted
+// after its own pivot, and no entry 0.
+func checkOrder(t *testing.T, lu *basisLU, m int, what string) {
+	t.Helper()
+	rowAt, colAt := make([]int, m), make([]int, m)
+	for j := range rowAt {
+		rowAt[j], colAt[j] = -1, -1
+	}
+	for k := range lu.prow {
+		if rowAt[lu.prow[k]] >= 0 || colAt[lu.pcol[k]] >= 0 || lu.piv[k] == 0 {
+			t.Fatalf("%s: pivot %d (row %d, column %d, %g) repeats a line or is 0", what, k, lu.prow[k], lu.pcol[k], lu.piv[k])
+		}
+		rowAt[lu.prow[k]], colAt[lu.pcol[k]] = k, k
+	}
+	for k := range lu.prow {
+		for e := lu.lstart[k]; e < lu.lstart[k+1]; e++ {
+			if rowAt[lu.lidx[e]] <= k || lu.lval[e] == 0 {
+				t.Fatalf("%s: pivot %d's L entry in row %d (pivot %d), %g", what, k, lu.lidx[e], rowAt[lu.lidx[e]], lu.lval[e])
+			}
+		}
+		for e := lu.ustart[k]; e < lu.ustart[k+1]; e++ {
+			if colAt[lu.uidx[e]] <= k || lu.uval[e] == 0 {
+				t.Fatalf("%s: pivot %d's U entry in column %d (pivot %d), %g", what, k, lu.uidx[e], colAt[lu.uidx[e]], lu.uval[e])
+			}
+		}
+	}
+}
+
 // checkSolves compares ftran and btran on random vectors with the reference
 // inverse of b.
 func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what string) {
@@ -132,6 +163,9 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 			}
 		}
 		x := make([]float64, m)
+		for k := range x {
+			x[k] = math.NaN() // ftran must write every entry before it reads it
+		}
 		lu.ftran(js, as, x)
 		var want mat.VecDense
 		want.MulVec(inv, av)
@@ -147,6 +181,9 @@ func checkSolves(t *testing.T, rng *rand.Rand, b *luBasis, lu *basisLU, what str
 			cv.SetVec(k, c[k])
 		}
 		y := make([]float64, m)
+		for j := range y {
+			y[j] = math.NaN()
+		}
 		lu.btran(c, y)
 		var wantY mat.VecDense
 		wantY.MulVec(inv.T(), cv)
@@ -191,6 +228,8 @@ func TestBasisLUAgainstInverse(t *testing.T) {
 				t.Fatalf("m %d: %d pivots in the factors", m, len(lu.prow))
 			}
 			largestBump = max(largestBump, lu.bumpSize)
+			checkOrder(t, dense, m, "factors with a dense bump")
+			checkOrder(t, lu, m, "factors")
 			checkSolves(t, rng, b, lu, "factors")
 			pivotBasis(t, rng, b, 1+m/4, lu)
 			checkSolves(t, rng, b, lu, "factors and etas")
@@ -372,11 +411,7 @@ func (lu *basisLU) denseBump(bRows, bCols []int, col func(k int, f func(j int, a
 				p, big = i, math.Abs(a[i][c])
 			}
 		}
-		largest := 0.0
-		for i := range n {
-			largest = max(largest, math.Abs(a[i][c]))
-		}
-		if p < 0 || big <= luPivotTol*max(largest, 1) {
+		if p < 0 || big <= luPivotTol {
 			return false
 		}
 		rowUsed[p], colUsed[c] = true, true
