@@ -47,7 +47,7 @@ type basisLU struct {
 	ediag        []float64
 	eidx         []int
 	eval         []float64
-	// w is ftran's and btran's scratch over the rows.
+	// w is ftran's scratch over the rows.
 	w []float64
 	// bumpSize is the order of the bump.
 	bumpSize int
@@ -361,16 +361,18 @@ func (lu *basisLU) ftran(js []int, as []float64, x []float64) {
 	}
 	for k, j := range lu.prow {
 		if t := w[j]; t != 0 {
-			subScaled(w, lu.lidx[lu.lstart[k]:lu.lstart[k+1]], lu.lval[lu.lstart[k]:lu.lstart[k+1]], t)
+			idx, val := lu.lList(k)
+			subScaled(w, idx, val, t)
 		}
 	}
 	for k := len(lu.prow) - 1; k >= 0; k-- {
-		s := lessDot(w[lu.prow[k]], x, lu.uidx[lu.ustart[k]:lu.ustart[k+1]], lu.uval[lu.ustart[k]:lu.ustart[k+1]])
-		x[lu.pcol[k]] = s / lu.piv[k]
+		idx, val := lu.uList(k)
+		x[lu.pcol[k]] = lessDot(w[lu.prow[k]], x, idx, val) / lu.piv[k]
 	}
 	for e, p := range lu.epos {
 		t := x[p] / lu.ediag[e]
-		subScaled(x, lu.eidx[lu.estart[e]:lu.estart[e+1]], lu.eval[lu.estart[e]:lu.estart[e+1]], t)
+		idx, val := lu.eta(e)
+		subScaled(x, idx, val, t)
 		x[p] = t
 	}
 }
@@ -380,18 +382,36 @@ func (lu *basisLU) ftran(js []int, as []float64, x []float64) {
 func (lu *basisLU) btran(c, y []float64) {
 	for e := len(lu.epos) - 1; e >= 0; e-- {
 		p := lu.epos[e]
-		c[p] = lessDot(c[p], c, lu.eidx[lu.estart[e]:lu.estart[e+1]], lu.eval[lu.estart[e]:lu.estart[e+1]]) / lu.ediag[e]
+		idx, val := lu.eta(e)
+		c[p] = lessDot(c[p], c, idx, val) / lu.ediag[e]
 	}
 	for k, j := range lu.prow {
 		z := c[lu.pcol[k]] / lu.piv[k]
 		y[j] = z
 		if z != 0 {
-			subScaled(c, lu.uidx[lu.ustart[k]:lu.ustart[k+1]], lu.uval[lu.ustart[k]:lu.ustart[k+1]], z)
+			idx, val := lu.uList(k)
+			subScaled(c, idx, val, z)
 		}
 	}
 	for k := len(lu.prow) - 1; k >= 0; k-- {
-		y[lu.prow[k]] = lessDot(y[lu.prow[k]], y, lu.lidx[lu.lstart[k]:lu.lstart[k+1]], lu.lval[lu.lstart[k]:lu.lstart[k+1]])
+		idx, val := lu.lList(k)
+		y[lu.prow[k]] = lessDot(y[lu.prow[k]], y, idx, val)
 	}
+}
+
+// lList is pivot k's L list: the rows below it and their multipliers.
+func (lu *basisLU) lList(k int) ([]int, []float64) {
+	return lu.lidx[lu.lstart[k]:lu.lstart[k+1]], lu.lval[lu.lstart[k]:lu.lstart[k+1]]
+}
+
+// uList is pivot k's U list: the columns after it and their entries.
+func (lu *basisLU) uList(k int) ([]int, []float64) {
+	return lu.uidx[lu.ustart[k]:lu.ustart[k+1]], lu.uval[lu.ustart[k]:lu.ustart[k+1]]
+}
+
+// eta is eta e's non-zeros but the one at its position.
+func (lu *basisLU) eta(e int) ([]int, []float64) {
+	return lu.eidx[lu.estart[e]:lu.estart[e+1]], lu.eval[lu.estart[e]:lu.estart[e+1]]
 }
 
 // subScaled subtracts t·val[e] from v[idx[e]] for each e.

@@ -16,16 +16,13 @@ import (
 // rows and values of basis position k.
 type luBasis struct {
 	m    int
-	cols [][]struct {
-		j int
-		a float64
-	}
+	cols [][]luEntry
 }
 
 // col passes column k's entries to f, as factorLU asks.
 func (b *luBasis) col(k int, f func(j int, a float64)) {
 	for _, e := range b.cols[k] {
-		f(e.j, e.a)
+		f(e.i, e.a)
 	}
 }
 
@@ -40,30 +37,23 @@ func (b *luBasis) dense() *mat.Dense {
 
 // randomLPColumn is a column the master LP could hold: a phase of 1 to 60
 // jobs, a transfer (1 and −1) or a surplus (−1).
-func randomLPColumn(rng *rand.Rand, m int) []struct {
-	j int
-	a float64
-} {
-	type e = struct {
-		j int
-		a float64
-	}
+func randomLPColumn(rng *rand.Rand, m int) []luEntry {
 	switch rng.IntN(3) {
 	case 0:
 		if m < 2 {
-			return []e{{0, -1}}
+			return []luEntry{{0, -1}}
 		}
 		i, j := rng.IntN(m), rng.IntN(m-1)
 		if j >= i {
 			j++
 		}
-		return []e{{i, 1}, {j, -1}}
+		return []luEntry{{i, 1}, {j, -1}}
 	case 1:
-		return []e{{rng.IntN(m), -1}}
+		return []luEntry{{rng.IntN(m), -1}}
 	}
-	var out []e
+	var out []luEntry
 	for _, j := range rng.Perm(m)[:1+rng.IntN(min(m, 60))] {
-		out = append(out, e{j, 1})
+		out = append(out, luEntry{j, 1})
 	}
 	return out
 }
@@ -93,8 +83,8 @@ func pivotBasis(t *testing.T, rng *rand.Rand, b *luBasis, n int, lu *basisLU) {
 		var js []int
 		var as []float64
 		for _, e := range c {
-			a.SetVec(e.j, e.a)
-			js, as = append(js, e.j), append(as, e.a)
+			a.SetVec(e.i, e.a)
+			js, as = append(js, e.i), append(as, e.a)
 		}
 		var d mat.VecDense
 		d.MulVec(inv, a)
@@ -128,14 +118,16 @@ func checkOrder(t *testing.T, lu *basisLU, m int, what string) {
 		rowAt[lu.prow[k]], colAt[lu.pcol[k]] = k, k
 	}
 	for k := range lu.prow {
-		for e := lu.lstart[k]; e < lu.lstart[k+1]; e++ {
-			if rowAt[lu.lidx[e]] <= k || lu.lval[e] == 0 {
-				t.Fatalf("%s: pivot %d's L entry in row %d (pivot %d), %g", what, k, lu.lidx[e], rowAt[lu.lidx[e]], lu.lval[e])
+		rows, ls := lu.lList(k)
+		for e, j := range rows {
+			if rowAt[j] <= k || ls[e] == 0 {
+				t.Fatalf("%s: pivot %d's L entry in row %d (pivot %d), %g", what, k, j, rowAt[j], ls[e])
 			}
 		}
-		for e := lu.ustart[k]; e < lu.ustart[k+1]; e++ {
-			if colAt[lu.uidx[e]] <= k || lu.uval[e] == 0 {
-				t.Fatalf("%s: pivot %d's U entry in column %d (pivot %d), %g", what, k, lu.uidx[e], colAt[lu.uidx[e]], lu.uval[e])
+		cols, us := lu.uList(k)
+		for e, c := range cols {
+			if colAt[c] <= k || us[e] == 0 {
+				t.Fatalf("%s: pivot %d's U entry in column %d (pivot %d), %g", what, k, c, colAt[c], us[e])
 			}
 		}
 	}
@@ -204,15 +196,9 @@ func TestBasisLUAgainstInverse(t *testing.T) {
 	largestBump := 0
 	for _, m := range []int{1, 2, 7, 40, 150} {
 		for _, pivots := range []int{0, m / 3, 2 * m} {
-			b := &luBasis{m: m, cols: make([][]struct {
-				j int
-				a float64
-			}, m)}
+			b := &luBasis{m: m, cols: make([][]luEntry, m)}
 			for k := range m {
-				b.cols[k] = []struct {
-					j int
-					a float64
-				}{{k, 1}}
+				b.cols[k] = []luEntry{{k, 1}}
 			}
 			pivotBasis(t, rng, b, pivots, nil)
 			dense, ok := factorWith(m, b.col, (*basisLU).denseBump)
@@ -245,28 +231,16 @@ func TestBasisLUAgainstInverse(t *testing.T) {
 // factors hold no more entries than the basis.
 func TestBasisLUSingletons(t *testing.T) {
 	const m = 30
-	b := &luBasis{m: m, cols: make([][]struct {
-		j int
-		a float64
-	}, m)}
+	b := &luBasis{m: m, cols: make([][]luEntry, m)}
 	nnz := 0
 	for k := range m {
 		switch {
 		case k == 0:
-			b.cols[k] = []struct {
-				j int
-				a float64
-			}{{0, -1}}
+			b.cols[k] = []luEntry{{0, -1}}
 		case k%3 == 0:
-			b.cols[k] = []struct {
-				j int
-				a float64
-			}{{k, 1}}
+			b.cols[k] = []luEntry{{k, 1}}
 		default:
-			b.cols[k] = []struct {
-				j int
-				a float64
-			}{{k, 1}, {k - 1, -1}}
+			b.cols[k] = []luEntry{{k, 1}, {k - 1, -1}}
 		}
 		nnz += len(b.cols[k])
 	}
@@ -286,11 +260,7 @@ func TestBasisLUSingletons(t *testing.T) {
 // TestBasisLUSingular gives factorLU singular matrices: a repeated column,
 // an empty one, and a bump whose columns are dependent.
 func TestBasisLUSingular(t *testing.T) {
-	type e = struct {
-		j int
-		a float64
-	}
-	for name, cols := range map[string][][]e{
+	for name, cols := range map[string][][]luEntry{
 		"repeated": {{{0, 1}, {1, 1}}, {{0, 1}, {1, 1}}, {{2, 1}}},
 		"empty":    {{{0, 1}}, {}, {{2, 1}}},
 		// Column 3 is columns 0 and 2, and no row or column of the
@@ -314,11 +284,7 @@ func TestBasisLUSingular(t *testing.T) {
 // its row: a row singleton with a negative pivot, whose multiplier then
 // reaches the other row of that column, and a bump of the two rows left.
 func TestBasisLURowSingleton(t *testing.T) {
-	type e = struct {
-		j int
-		a float64
-	}
-	b := &luBasis{m: 3, cols: [][]e{{{0, 1}, {1, -1}}, {{0, 1}, {2, 1}}, {{0, 1}, {2, -1}}}}
+	b := &luBasis{m: 3, cols: [][]luEntry{{{0, 1}, {1, -1}}, {{0, 1}, {2, 1}}, {{0, 1}, {2, -1}}}}
 	lu, ok := factorLU(b.m, b.col)
 	if !ok {
 		t.Fatal("singular")
@@ -333,15 +299,11 @@ func TestBasisLURowSingleton(t *testing.T) {
 // 1e-10, which factorLU must take, and one of 1e-13, below luPivotTol,
 // which it must refuse.
 func TestBasisLUTolerance(t *testing.T) {
-	type e = struct {
-		j int
-		a float64
-	}
 	for _, c := range []struct {
 		eps  float64
 		want bool
 	}{{1e-10, true}, {1e-13, false}} {
-		b := &luBasis{m: 2, cols: [][]e{{{0, 1}, {1, 1}}, {{0, 1}, {1, 1 + c.eps}}}}
+		b := &luBasis{m: 2, cols: [][]luEntry{{{0, 1}, {1, 1}}, {{0, 1}, {1, 1 + c.eps}}}}
 		lu, ok := factorLU(b.m, b.col)
 		if ok != c.want {
 			t.Fatalf("determinant %g: factorLU says non-singular %v", c.eps, ok)
@@ -360,11 +322,7 @@ func TestBasisLUTolerance(t *testing.T) {
 // factorisation without row exchanges would pivot on, losing most of its
 // digits: the solves must still match the reference.
 func TestBasisLUPartialPivoting(t *testing.T) {
-	type e = struct {
-		j int
-		a float64
-	}
-	b := &luBasis{m: 3, cols: [][]e{{{0, 1e-10}, {1, 1}, {2, 1}}, {{0, 1}, {1, 1}, {2, -1}}, {{0, 1}, {1, -1}, {2, 1}}}}
+	b := &luBasis{m: 3, cols: [][]luEntry{{{0, 1e-10}, {1, 1}, {2, 1}}, {{0, 1}, {1, 1}, {2, -1}}, {{0, 1}, {1, -1}, {2, 1}}}}
 	lu, ok := factorLU(b.m, b.col)
 	if !ok {
 		t.Fatal("singular")
@@ -456,15 +414,9 @@ func BenchmarkBasisLU(b *testing.B) {
 	_, err = Columns(p, nil, ColumnsOptions{Rounds: 30, Stop: func() bool { return priced }, priced: func(cg *columnGen, _ *ColumnsResult) {
 		lp := cg.lp
 		for _, v := range lp.basis {
-			var col []struct {
-				j int
-				a float64
-			}
+			var col []luEntry
 			lp.entries(v, func(j int, a float64) {
-				col = append(col, struct {
-					j int
-					a float64
-				}{j, a})
+				col = append(col, luEntry{j, a})
 			})
 			basis.cols = append(basis.cols, col)
 		}
