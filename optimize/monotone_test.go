@@ -277,3 +277,60 @@ func TestCutImproveKeepsItsDescent(t *testing.T) {
 		t.Errorf("no kept plan between the first (%v) and the uncut run's (%v): none from a descent the limit cut", first, final)
 	}
 }
+
+// TestRoundingsKeptWhereTheLimitCuts: past largeDive jobs each pricing
+// round rounds the LP (roundEach). A run whose limit says yes after round
+// cutAt keeps as its plan, for any longer limit to improve on, the best of
+// its seed and of the roundings of rounds 1..cutAt, which the progress
+// reports round by round; they never lengthen, and some rounding beats the
+// seed, so the kept plan is not the seed's. The dive and search after the
+// cut, which a longer limit would not repeat, leave it alone.
+func TestRoundingsKeptWhereTheLimitCuts(t *testing.T) {
+	cl := model.PaperCluster()
+	cl.Hosts = 12
+	p, err := model.NewProblem(RandomWorkload(3, largeDive+20), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := PairSchedule(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed := p.Makespan(pr.Schedule)
+	const cutAt = 3
+	var reported []float64
+	cut := false
+	res, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 10,
+		ended: func() bool { return cut },
+		Stop:  func() bool { return cut },
+		Progress: func(incumbent, _ float64) {
+			if !cut {
+				reported = append(reported, incumbent)
+			}
+			cut = cut || len(reported) == cutAt
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reported) != cutAt {
+		t.Fatalf("%d rounds reported before the cut, want %d", len(reported), cutAt)
+	}
+	for i := 1; i < len(reported); i++ {
+		if reported[i] > reported[i-1] {
+			t.Errorf("round %d reports %v after %v", i+1, reported[i], reported[i-1])
+		}
+	}
+	kept := reported[cutAt-1]
+	if !(kept < seed) {
+		t.Errorf("no rounding of the first %d rounds beat the seed's %v (reported %v)", cutAt, seed, reported)
+	}
+	if res.uncut.Phases == nil || p.Makespan(res.uncut) != kept {
+		t.Errorf("kept plan %v, want the best rounding before the cut, %v", p.Makespan(res.uncut), kept)
+	}
+	if err := p.Check(res.uncut); res.uncut.Phases != nil && err != nil {
+		t.Errorf("kept plan: %v", err)
+	}
+	if res.Makespan > kept {
+		t.Errorf("the run's plan %v is longer than the rounding it kept, %v", res.Makespan, kept)
+	}
+}

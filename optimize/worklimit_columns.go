@@ -36,15 +36,18 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 	cp.startMakespan = cp.makespan
 	clock := set.clock
 	// Progress shows what the result would be if the search ended now: the
-	// best plan of the whole runs (a cut run's integer search has not
-	// begun when pricing reports) and the best bound.
-	progress := func(_, lb float64) {
+	// best plan of the whole runs or of this run's roundings so far (its
+	// integer search has not begun when pricing reports; Columns passes
+	// the best of its seeds and roundings, all found before the limit) and
+	// the best bound.
+	progress := func(incumbent, lb float64) {
 		if clock.ended() {
 			return // the round a limit cut is not on the trajectory
 		}
 		cp.bound = max(cp.bound, lb)
 		if set.Progress != nil {
-			set.Progress(cp.makespan, min(cp.bound, cp.makespan))
+			best := min(cp.makespan, incumbent)
+			set.Progress(best, min(cp.bound, best))
 		}
 	}
 	tol := DefaultTolerance
