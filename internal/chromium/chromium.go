@@ -32,12 +32,13 @@ func Find(t testing.TB) string {
 // standard output and standard error. Chromium failing, or taking over 90 s,
 // fails the test. Every frame waits for the compositor to raster all of it:
 // without that, a --screenshot of a tall page on a loaded machine (CI runs
-// the packages side by side) could come out with its lower tiles blank,
-// which once failed chart's legend checks in a run of the whole suite.
+// the packages side by side) can come out with its lower tiles blank.
 func Run(t testing.TB, browser, page string, w, h int, extra ...string) (stdout, stderr string) {
 	t.Helper()
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--run-all-compositor-stages-before-draw", "--user-data-dir=" + t.TempDir(),
+		"--disable-component-update", "--disable-sync", "--no-first-run",
+		"--run-all-compositor-stages-before-draw",
+		"--user-data-dir=" + t.TempDir(),
 		fmt.Sprintf("--window-size=%d,%d", w, h)}, extra...)
 	cmd := exec.Command(browser, append(args, "file://"+page)...)
 	var out, errb bytes.Buffer
