@@ -72,9 +72,9 @@ type ColumnsOptions struct {
 	// compare one goroutine with several).
 	workers int
 	// ended, if not nil, reports that a limit has ended the search
-	// (workClock.ended): the final bound round's bound and the integer
-	// search's plans found before it are kept in ColumnsResult.uncut and
-	// uncutBound.
+	// (workClock.ended): the final bound round's bound, and the plans the
+	// roundings (roundEach) and the integer search found before it, are
+	// kept in ColumnsResult.uncut and uncutBound.
 	ended func() bool
 	// basis is the LP basis the previous run ended with
 	// (ColumnsResult.basis): its columns are indices into columns.
@@ -141,9 +141,10 @@ type ColumnsResult struct {
 	// pivots counts the master LP's simplex pivots (tests and
 	// measurements read it: deterministic, unlike the time).
 	pivots int
-	// uncut is the best plan after the last integer-search step that ended
-	// before ColumnsOptions.ended said yes, or where a local improvement
-	// begun before it had got to (no Phases: none did), and
+	// uncut is the best plan after the last rounding (roundEach) or
+	// integer-search step that ended before ColumnsOptions.ended said yes,
+	// or where a local improvement begun before it had got to (no Phases:
+	// no step ended before it and no rounding beat the seeds), and
 	// uncutBound the final bound round's bound if it ended before (else 0).
 	uncut      model.Schedule
 	uncutBound float64
@@ -200,7 +201,8 @@ const (
 //
 // Column generation ends when no column prices out, when the bound is within
 // Tolerance of the LP, or on Stop or the round cap (then a final bound round
-// prices the last LP's duals, smoothed). The integer plan (price-and-branch): a dive that fixes the
+// prices the last LP's duals, smoothed). Past largeDive jobs each round also
+// rounds the LP into a plan (roundEach). The integer plan (price-and-branch): a dive that fixes the
 // LP's most-used columns and re-solves, pricing columns for the jobs left,
 // the seed schedules (Solve passes the pair plan and, for auto, the
 // swarm's), local improvement of the best of these by moving and swapping
@@ -252,7 +254,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		if full {
 			res.LowerBound = max(res.LowerBound, bound)
 		}
-		if m > largeDive {
+		if m > largeDive && (opt.ended == nil || !opt.ended()) {
 			cg.roundEach(&res, opt.ended)
 		}
 		// short: the bound lies more than the tolerance below the LP.
@@ -304,13 +306,15 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 // roundEach keeps the plain rounding of the current LP (the dive stopped at
 // once, as integerPlan's first step past largeDive jobs) if it is shorter
 // than res's plan. Past largeDive jobs a run's rounds take seconds each
-// and its integer search comes only at its end: without this, where the
-// limit cut a run its LP's progress was lost to the plan, which stayed the
-// last whole run's. The roundings follow the LP down unevenly (run 4 of
-// 1,000 jobs on 200 hosts, seed 1: 13,617 to 13,953 s for ten rounds, then
-// 12,982 s, 1.067 times the LP), so each round's is kept, at 0.04–0.19 s
-// beside rounds of seconds. A plan found before ended said yes is on every
-// longer limit's course, so it is also res.uncut.
+// and its integer search comes only at its end, so where a limit cuts a
+// run, its LP's progress reaches the plan only through these roundings.
+// They follow the LP down unevenly (1,000 jobs on 200 hosts, seed 1, the
+// fifth run: ten rounds' roundings between 13,617 and 13,953 s, then one
+// of 12,982 s, 1.067 times the LP), so each round's is kept, at
+// 0.04–0.19 s beside rounds of 1–1.5 s. A plan found before ended said yes
+// is on every longer limit's course, so it is also res.uncut. It leaves
+// cg.incumbent, the seeds' best, alone: Farley's bound leaves out only
+// phases longer than that, and a phase as long as a whole plan is rare.
 func (cg *columnGen) roundEach(res *ColumnsResult, ended func() bool) {
 	s := cg.dive(func() bool { return true })
 	if ms := cg.p.Makespan(s); ms < res.Makespan {
@@ -440,7 +444,7 @@ type columnGen struct {
 	grid0   int
 	growCap int
 	capped  bool
-	// incumbent is the best plan's makespan: Farley's bound looks only at
+	// incumbent is the best seed's makespan: Farley's bound looks only at
 	// phases shorter than it.
 	incumbent float64
 	// thetaAt is the candidate where the last full round's θ was attained

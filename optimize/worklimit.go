@@ -35,7 +35,8 @@ import (
 // cut is kept: the bounds its pricing rounds proved, the plans of its
 // integer search's steps that ended before it (a dive the limit cuts rounds
 // its LP greedily, which a longer limit would not), past 400 jobs the
-// rounding of its LP after each pricing round (roundEach), and where a local
+// rounding of its LP after each pricing round that ended before the cut
+// (roundEach), and where a local
 // improvement begun before it had got to (it only ever shortens the plan,
 // so the limit only ends its descent early). So the plan and bound
 // are on the trajectory of every longer limit, which completes every run a

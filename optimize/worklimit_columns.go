@@ -17,15 +17,16 @@ type checkpoints struct {
 	runs          int     // whole runs
 	started       int     // runs begun, the one a limit cut included
 	startMakespan float64 // the best seed's
-	fromCut       bool    // best is from the integer search of a run a limit cut
+	fromCut       bool    // best was found by a run a limit cut, before the cut
 	tolerance     float64 // the tolerance the last whole run priced to
 }
 
 // runCheckpoints runs column generation from seeds in runs of doubling
 // work until one ends by itself or a limit ends the search. The plan and
-// bound are the best of the whole runs, of the plans the integer search
-// found before a limit cut a run, and of the bounds the pricing rounds
-// proved before it: the same whatever the limit, up to where it cut.
+// bound are the best of the whole runs, of the plans a run the limit cut
+// found before the cut (its integer search's, and past largeDive jobs its
+// pricing rounds' roundings), and of the bounds its pricing rounds proved
+// before it: the same whatever the limit, up to where it cut.
 func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*checkpoints, error) {
 	cp := &checkpoints{bound: set.shared.bound()}
 	for _, s := range seeds {
@@ -81,9 +82,10 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 			if set.interrupted() {
 				cp.take(p, &res) // a signal asks for the best plan, not a monotone one
 			} else {
-				// Found before the limit by this run's final bound round
-				// and integer search, which a longer limit runs the same
-				// way, its plan never longer and its bound never lower.
+				// Found before the limit by this run's roundings, final
+				// bound round and integer search, which a longer limit
+				// runs the same way, its plan never longer and its bound
+				// never lower.
 				cp.bound = max(cp.bound, res.uncutBound)
 				if u := res.uncut; u.Phases != nil {
 					if ms := p.Makespan(u); ms < cp.makespan {
@@ -160,7 +162,7 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 		}
 		plan := "the best it started from"
 		if cp.fromCut {
-			plan = "the best its integer search found before the limit"
+			plan = "the best that run found before the limit"
 		}
 		return fmt.Sprintf("column generation: the limit ended its first run: the plan is %s, the bound the best that run proved before the limit; proven lower bound %s (%s); %s",
 			plan, model.FormatSeconds(cp.bound), source, from)
@@ -184,7 +186,7 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 		source += weakNote
 	}
 	if cp.fromCut {
-		state += "; the plan is from the integer search of the next run, before the limit cut it"
+		state += "; the plan is the best the next run found before the limit cut it"
 	}
 	return fmt.Sprintf("column generation: %d whole runs of doubling work, the last: %d phases priced in %d rounds, %s; proven lower bound %s (%s); %s",
 		cp.runs, res.Columns, res.Rounds, state, model.FormatSeconds(cp.bound), source, from)
