@@ -312,7 +312,7 @@ func TestRoundingsKeptWhereTheLimitCuts(t *testing.T) {
 		}
 		return reported, res
 	}
-	free, _ := run(0, 8)
+	free, _ := run(0, 24)
 	k := 0
 	for r := 1; r < len(free) && k == 0; r++ {
 		if free[r] < free[r-1] && free[r-1] < seed {
