@@ -305,7 +305,7 @@ func (r *run) apply(ctx context.Context) error {
 	}
 	if live := r.j.LiveVMs(); len(live) > 0 {
 		// Resuming: what the failed phase left behind goes first.
-		if err := r.teardown(live); err != nil {
+		if err := r.clearLive(ctx, live); err != nil {
 			return r.finish(StatusFailed, fmt.Errorf("resume: clearing what the last run left: %w", err))
 		}
 	}
@@ -741,6 +741,67 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 	}
 	return nil
 }
+
+// clearLive tears down what the last run left (live) and returns once each
+// of its VMs that was running has reported its stop. The phase that follows
+// starts the VMs again under the same names, and libvirt delivers a stop
+// through its event loop, so a kept VM's "destroyed" could otherwise reach
+// that phase after its new incarnation had run and powered off, where it
+// reads as that VM dying before its job finished (the test driver did so
+// about once in 150 resumes on a loaded machine). A stop that does not come
+// within stopGrace is not waited for further: the phase's own check (wait
+// skips stops of running domains) then stands alone, as before.
+func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
+	q := newEventQueue()
+	for hi, hv := range r.hs.HVs {
+		stop, err := hv.Watch(func(ev Event) { q.push(hi, ev) })
+		if err != nil {
+			return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[hi].Name, err)
+		}
+		defer stop()
+	}
+	type key struct {
+		host int
+		name string
+	}
+	// Watching first, then asking which run: a VM running now stops after
+	// the watch began, so its stop is seen.
+	running := map[key]bool{}
+	for _, rec := range live {
+		hi := r.hostIndex(rec.HostURI)
+		if hi < 0 || !rec.hasDomain() {
+			continue
+		}
+		if st, err := r.hs.HVs[hi].Domain(rec.Name); err == nil && st.Running {
+			running[key{hi, rec.Name}] = true
+		}
+	}
+	if err := r.teardown(live); err != nil {
+		return err
+	}
+	grace := time.NewTimer(stopGrace)
+	defer grace.Stop()
+	for len(running) > 0 {
+		for _, ev := range q.drain() {
+			delete(running, key{ev.host, ev.Domain})
+		}
+		if len(running) == 0 {
+			break
+		}
+		select {
+		case <-q.signal:
+		case <-grace.C:
+			return nil
+		case <-ctx.Done():
+			return nil // apply's phase loop sees it and ends the run interrupted
+		}
+	}
+	return nil
+}
+
+// stopGrace is how long clearLive waits for the stops of the VMs it
+// destroyed: libvirt reports one within milliseconds.
+const stopGrace = 10 * time.Second
 
 // teardown removes what the records list, host by host, checking ownership
 // before every destructive call. It goes on past a failing VM and returns
