@@ -721,8 +721,10 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				continue
 			}
 			// A VM's name outlives its incarnations: a stop event of an
-			// earlier one (torn down by --resume, say) can arrive after this
-			// one started. Only a domain that is not running has stopped.
+			// earlier one can arrive after this one started: clearLive
+			// waits out the stops of the VMs --resume destroys, not those
+			// of a failPhase teardown earlier in the same process. Only a
+			// domain that is not running has stopped.
 			if st, err := r.hs.HVs[ev.host].Domain(ev.Domain); err == nil && st.Running {
 				continue
 			}
@@ -745,12 +747,13 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 // clearLive tears down what the last run left (live) and returns once each
 // of its VMs that was running has reported its stop. The phase that follows
 // starts the VMs again under the same names, and libvirt delivers a stop
-// through its event loop, so a kept VM's "destroyed" could otherwise reach
-// that phase after its new incarnation had run and powered off, where it
-// reads as that VM dying before its job finished (the test driver did so
-// about once in 150 resumes on a loaded machine). A stop that does not come
-// within stopGrace is not waited for further: the phase's own check (wait
-// skips stops of running domains) then stands alone, as before.
+// through its event loop, to the watches subscribed when it arrives (Conn
+// hands each event once to a copy of its subscribers): a kept VM's
+// "destroyed" could otherwise reach that phase's watch after the new
+// incarnation had run and powered off, and read as that VM dying before its
+// job finished. Past stopGrace it stops waiting, leaving wait's own check
+// (it skips stops of running domains); an ended ctx also ends the wait, and
+// apply's phase loop then ends the run interrupted.
 func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 	q := newEventQueue()
 	for hi, hv := range r.hs.HVs {
@@ -772,7 +775,12 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 		if hi < 0 || !rec.hasDomain() {
 			continue
 		}
-		if st, err := r.hs.HVs[hi].Domain(rec.Name); err == nil && st.Running {
+		st, err := r.hs.HVs[hi].Domain(rec.Name)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return fmt.Errorf("host %s: VM %s: %w", r.hs.Inventory.Hosts[hi].Name, rec.Name, err)
+		case st.Running:
 			running[key{hi, rec.Name}] = true
 		}
 	}
@@ -783,6 +791,9 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 	defer grace.Stop()
 	for len(running) > 0 {
 		for _, ev := range q.drain() {
+			if ev.Err != nil {
+				return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[ev.host].Name, ev.Err)
+			}
 			delete(running, key{ev.host, ev.Domain})
 		}
 		if len(running) == 0 {
@@ -799,8 +810,8 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 	return nil
 }
 
-// stopGrace is how long clearLive waits for the stops of the VMs it
-// destroyed: libvirt reports one within milliseconds.
+// stopGrace bounds clearLive's wait for a stop that never comes; libvirt
+// normally reports one within milliseconds, later on a loaded host.
 const stopGrace = 10 * time.Second
 
 // teardown removes what the records list, host by host, checking ownership
