@@ -399,14 +399,11 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 		return err
 	}
 	// Watch before starting anything, so no power-off goes unseen.
-	q := newEventQueue()
-	for hi, hv := range r.hs.HVs {
-		stop, err := hv.Watch(func(ev Event) { q.push(hi, ev) })
-		if err != nil {
-			return r.failPhase(pd, fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[hi].Name, err), false)
-		}
-		defer stop()
+	q, stop, err := r.watch()
+	if err != nil {
+		return r.failPhase(pd, err, false)
 	}
+	defer stop()
 	if err := r.launch(ctx, pd); err != nil {
 		return r.failPhase(pd, err, ctx.Err() != nil)
 	}
@@ -647,6 +644,27 @@ func transientStart(err error) bool {
 	return errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "Resource temporarily unavailable")
 }
 
+// watch subscribes a new eventQueue to every host's stop events; stop ends
+// every subscription. If one host refuses, those already made are ended.
+func (r *run) watch() (q *eventQueue, stop func(), err error) {
+	q = newEventQueue()
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for hi, hv := range r.hs.HVs {
+		s, err := hv.Watch(func(ev Event) { q.push(hi, ev) })
+		if err != nil {
+			stop()
+			return nil, nil, fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[hi].Name, err)
+		}
+		stops = append(stops, s)
+	}
+	return q, stop, nil
+}
+
 // eventQueue collects events from libvirt's event loop without ever blocking
 // it; wait drains it.
 type eventQueue struct {
@@ -684,13 +702,9 @@ func (q *eventQueue) drain() []hostEvent {
 // that crashes or is stopped any other way, a lost connection, the phase
 // timeout or the context end the wait with an error.
 func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
-	type key struct {
-		host int
-		name string
-	}
-	pending := map[key]VMDeploy{}
+	pending := map[vmKey]VMDeploy{}
 	for _, vm := range pd.VMs {
-		pending[key{vm.Host, vm.Name}] = vm
+		pending[vmKey{vm.Host, vm.Name}] = vm
 	}
 	var timeout <-chan time.Time
 	if phaseTimeout > 0 {
@@ -716,7 +730,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 			if ev.Err != nil {
 				return fmt.Errorf("host %s: %w", host, ev.Err)
 			}
-			vm, ok := pending[key{ev.host, ev.Domain}]
+			vm, ok := pending[vmKey{ev.host, ev.Domain}]
 			if !ok {
 				continue
 			}
@@ -735,7 +749,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				}
 				return fmt.Errorf("host %s: VM %s (job %s) %s before its job finished%s", host, vm.Name, vm.Meta.Job, ev.Reason, log)
 			}
-			delete(pending, key{ev.host, ev.Domain})
+			delete(pending, vmKey{ev.host, ev.Domain})
 			if err := r.vmEnded(pd, vm); err != nil {
 				return err
 			}
@@ -755,21 +769,14 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 // (it skips stops of running domains); an ended ctx also ends the wait, and
 // apply's phase loop then ends the run interrupted.
 func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
-	q := newEventQueue()
-	for hi, hv := range r.hs.HVs {
-		stop, err := hv.Watch(func(ev Event) { q.push(hi, ev) })
-		if err != nil {
-			return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[hi].Name, err)
-		}
-		defer stop()
+	q, stop, err := r.watch()
+	if err != nil {
+		return err
 	}
-	type key struct {
-		host int
-		name string
-	}
+	defer stop()
 	// Watching first, then asking which run: a VM running now stops after
 	// the watch began, so its stop is seen.
-	running := map[key]bool{}
+	running := map[vmKey]bool{}
 	for _, rec := range live {
 		hi := r.hostIndex(rec.HostURI)
 		if hi < 0 || !rec.hasDomain() {
@@ -781,7 +788,7 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 		case err != nil:
 			return fmt.Errorf("host %s: VM %s: %w", r.hs.Inventory.Hosts[hi].Name, rec.Name, err)
 		case st.Running:
-			running[key{hi, rec.Name}] = true
+			running[vmKey{hi, rec.Name}] = true
 		}
 	}
 	if err := r.teardown(live); err != nil {
@@ -794,7 +801,7 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 			if ev.Err != nil {
 				return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[ev.host].Name, ev.Err)
 			}
-			delete(running, key{ev.host, ev.Domain})
+			delete(running, vmKey{ev.host, ev.Domain})
 		}
 		if len(running) == 0 {
 			break

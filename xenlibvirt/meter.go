@@ -109,6 +109,8 @@ func (t Tally) Tail() (time.Duration, string) {
 // I/O-bound job.
 const ioSpanFloor = 1 << 20
 
+// vmKey names a VM by host index and domain name (meter's samples, and
+// run's waits for stops).
 type vmKey struct {
 	host int
 	name string
