@@ -644,8 +644,9 @@ func transientStart(err error) bool {
 	return errors.Is(err, syscall.EAGAIN) || strings.Contains(err.Error(), "Resource temporarily unavailable")
 }
 
-// watch subscribes a new eventQueue to every host's stop events; stop ends
-// every subscription. If one host refuses, those already made are ended.
+// watch subscribes a new eventQueue to every host's events (domains'
+// starts and stops, a lost connection); stop ends every subscription. If one
+// host refuses, those already made are ended.
 func (r *run) watch() (q *eventQueue, stop func(), err error) {
 	q = newEventQueue()
 	var stops []func()
@@ -731,7 +732,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				return fmt.Errorf("host %s: %w", host, ev.Err)
 			}
 			vm, ok := pending[vmKey{ev.host, ev.Domain}]
-			if !ok {
+			if !ok || ev.Started {
 				continue
 			}
 			// A VM's name outlives its incarnations: a stop event of an
@@ -801,7 +802,9 @@ func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 			if ev.Err != nil {
 				return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[ev.host].Name, ev.Err)
 			}
-			delete(running, vmKey{ev.host, ev.Domain})
+			if !ev.Started {
+				delete(running, vmKey{ev.host, ev.Domain})
+			}
 		}
 		if len(running) == 0 {
 			break

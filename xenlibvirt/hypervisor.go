@@ -52,9 +52,10 @@ type Hypervisor interface {
 	Destroy(name string) error
 	// Undefine removes a domain's definition.
 	Undefine(name string) error
-	// Watch calls fn for every domain that stops (powers off, crashes, is
-	// destroyed) and with a non-nil error if the connection is lost, until
-	// the returned function is called. fn must not block.
+	// Watch calls fn for every domain that starts (Event.Started) or stops
+	// (powers off, crashes, is destroyed), in the order the host reports
+	// them, and with a non-nil error if the connection is lost, until the
+	// returned function is called. fn must not block.
 	Watch(fn func(Event)) (stop func(), err error)
 	// Close releases the connection.
 	Close() error
@@ -75,9 +76,16 @@ type DomainStatus struct {
 	Meta *Metadata
 }
 
-// Event is a domain stopping, or the connection being lost (Err set).
+// Event is a domain starting (Started set) or stopping, or the connection
+// being lost (Err set).
 type Event struct {
 	Domain string
+	// Started is true when the domain started running. A domain's name
+	// outlives its incarnations, and libvirt can deliver the stop of an
+	// earlier one after the name was started again; one connection's events
+	// come in order, so the stop that follows a start through the same watch
+	// is of the incarnation that start began.
+	Started bool
 	// Shutdown is true when the guest powered itself off, the one way a
 	// VM's job ends well; Reason says how it stopped otherwise.
 	Shutdown bool

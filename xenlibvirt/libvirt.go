@@ -408,11 +408,13 @@ func sortedKeys[V any](m map[int]V) []int {
 // Watch implements Hypervisor.
 func (c *Conn) Watch(fn func(Event)) (func(), error) {
 	return c.subscribe(func(name string, ev libvirt.DomainEventLifecycle) {
-		if ev.Event != libvirt.DOMAIN_EVENT_STOPPED {
-			return
+		switch ev.Event {
+		case libvirt.DOMAIN_EVENT_STARTED:
+			fn(Event{Domain: name, Started: true})
+		case libvirt.DOMAIN_EVENT_STOPPED:
+			detail := libvirt.DomainEventStoppedDetailType(ev.Detail)
+			fn(Event{Domain: name, Reason: stoppedReason(detail), Shutdown: detail == libvirt.DOMAIN_EVENT_STOPPED_SHUTDOWN})
 		}
-		detail := libvirt.DomainEventStoppedDetailType(ev.Detail)
-		fn(Event{Domain: name, Reason: stoppedReason(detail), Shutdown: detail == libvirt.DOMAIN_EVENT_STOPPED_SHUTDOWN})
 	}, func(err error) { fn(Event{Err: err}) })
 }
 

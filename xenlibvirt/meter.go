@@ -147,8 +147,11 @@ func startMeter(hvs []Hypervisor, poll time.Duration) (*meter, error) {
 	}
 	for hi, hv := range hvs {
 		stop, err := hv.Watch(func(ev Event) {
-			if ev.Err != nil || !ev.Shutdown {
-				return // apply's own watch fails the run
+			if ev.Err != nil || ev.Started || !ev.Shutdown {
+				// Only power-offs are meter's: starts come through
+				// started, and apply's own watch fails the run on a lost
+				// host or another stop.
+				return
 			}
 			now := time.Now()
 			m.mu.Lock()
