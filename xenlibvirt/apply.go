@@ -702,8 +702,19 @@ func (q *eventQueue) drain() []hostEvent {
 // wait returns once every VM of the phase has powered off by itself. A VM
 // that crashes or is stopped any other way, a lost connection, the phase
 // timeout or the context end the wait with an error.
+//
+// A VM's stops count only once q has brought its start. Its name outlives
+// its incarnations, and libvirt can deliver the stop of an earlier one
+// (destroyed by --resume's clearing, or by a failed phase's teardown earlier
+// in the process) after phase subscribed q; one connection's events arrive
+// in order, so that stop comes before this incarnation's start. Every VM of
+// the phase was started by launch after q was subscribed (launch fails the
+// phase otherwise, and defines over no existing domain), so no VM's start is
+// missing from q; a caller handing wait VMs already running when q was
+// subscribed would have to count them as started.
 func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
 	pending := map[vmKey]VMDeploy{}
+	started := map[vmKey]bool{}
 	for _, vm := range pd.VMs {
 		pending[vmKey{vm.Host, vm.Name}] = vm
 	}
@@ -731,17 +742,16 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 			if ev.Err != nil {
 				return fmt.Errorf("host %s: %w", host, ev.Err)
 			}
-			vm, ok := pending[vmKey{ev.host, ev.Domain}]
-			if !ok || ev.Started {
+			k := vmKey{ev.host, ev.Domain}
+			vm, ok := pending[k]
+			switch {
+			case !ok:
 				continue
-			}
-			// A VM's name outlives its incarnations: a stop event of an
-			// earlier one can arrive after this one started: clearLive
-			// waits out the stops of the VMs --resume destroys, not those
-			// of a failPhase teardown earlier in the same process. Only a
-			// domain that is not running has stopped.
-			if st, err := r.hs.HVs[ev.host].Domain(ev.Domain); err == nil && st.Running {
+			case ev.Started:
+				started[k] = true
 				continue
+			case !started[k]:
+				continue // an earlier incarnation's stop
 			}
 			if !ev.Shutdown {
 				log := ""
@@ -750,7 +760,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 				}
 				return fmt.Errorf("host %s: VM %s (job %s) %s before its job finished%s", host, vm.Name, vm.Meta.Job, ev.Reason, log)
 			}
-			delete(pending, vmKey{ev.host, ev.Domain})
+			delete(pending, k)
 			if err := r.vmEnded(pd, vm); err != nil {
 				return err
 			}
@@ -766,9 +776,9 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 // hands each event once to a copy of its subscribers): a kept VM's
 // "destroyed" could otherwise reach that phase's watch after the new
 // incarnation had run and powered off, and read as that VM dying before its
-// job finished. Past stopGrace it stops waiting, leaving wait's own check
-// (it skips stops of running domains); an ended ctx also ends the wait, and
-// apply's phase loop then ends the run interrupted.
+// job finished. Past stopGrace it stops waiting, leaving wait's own guard
+// (it counts a VM's stops only after its start); an ended ctx also ends the
+// wait, and apply's phase loop then ends the run interrupted.
 func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
 	q, stop, err := r.watch()
 	if err != nil {

@@ -1,10 +1,15 @@
 package xenlibvirt_test
 
 import (
+	"context"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"libvirt.org/go/libvirt"
+
+	"github.com/packer-sched/packer/internal/plantest"
 	"github.com/packer-sched/packer/xenlibvirt"
 	"github.com/packer-sched/packer/xenlibvirt/libvirttest"
 )
@@ -61,4 +66,91 @@ func TestWatchReportsStartsAndStopsInOrder(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("events %+v\nwant   %+v", got, want)
 	}
+}
+
+// staleStop plays a stop of an earlier incarnation delivered late: Start
+// first hands every watcher a "destroyed" stop of the domain, as libvirt
+// does when a VM torn down before (a failed phase, --resume's clearing) is
+// reported after its name was taken again, then boots the domain, whose
+// guest runs its job at once: it has powered off when Start returns.
+type staleStop struct {
+	xenlibvirt.Hypervisor
+	guest    *libvirt.Connect // the guest's side, to power it off
+	mu       sync.Mutex
+	watchers map[int]func(xenlibvirt.Event)
+	next     int
+	stale    int // stale stops handed out
+}
+
+func (h *staleStop) Watch(fn func(xenlibvirt.Event)) (func(), error) {
+	stop, err := h.Hypervisor.Watch(fn)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.next++
+	k := h.next
+	h.watchers[k] = fn
+	return func() {
+		h.mu.Lock()
+		delete(h.watchers, k)
+		h.mu.Unlock()
+		stop()
+	}, nil
+}
+
+func (h *staleStop) Start(name string) error {
+	h.mu.Lock()
+	for _, fn := range h.watchers {
+		fn(xenlibvirt.Event{Domain: name, Reason: "destroyed"})
+		h.stale++
+	}
+	h.mu.Unlock()
+	if err := h.Hypervisor.Start(name); err != nil {
+		return err
+	}
+	d, err := h.guest.LookupDomainByName(name)
+	if err != nil {
+		return err
+	}
+	defer d.Free()
+	return d.Shutdown()
+}
+
+// TestStaleStopOfAnEarlierIncarnationIsIgnored: every VM's start is preceded
+// by a "destroyed" stop of an earlier VM of its name, and the VM has run and
+// powered off before wait looks; the plan still applies. A stop read as the
+// VM's own would fail phase 1 with "VM … destroyed before its job finished".
+func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
+	pl := plantest.PaperPair(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	var hvs []*staleStop
+	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+		h := &staleStop{Hypervisor: hv, guest: c.Conns[i].Libvirt(), watchers: map[int]func(xenlibvirt.Event){}}
+		hvs = append(hvs, h)
+		return h
+	})
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, nil)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	stale := 0
+	for _, h := range hvs {
+		h.mu.Lock()
+		stale += h.stale
+		h.mu.Unlock()
+	}
+	// 6 + 4 + 4 = 14 VMs, each started once under one phase watch: 14
+	// stale stops, and 14 VMs that finished.
+	finished := 0
+	for _, v := range j.VMs {
+		if v.Stopped != nil {
+			finished++
+		}
+	}
+	if stale != 14 || j.Status != xenlibvirt.StatusDone || finished != 14 {
+		t.Errorf("stale stops %d, status %s, VMs finished %d; want 14, done, 14", stale, j.Status, finished)
+	}
+	assertEmpty(t, c)
 }
