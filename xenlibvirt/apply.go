@@ -404,7 +404,10 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 		return r.failPhase(pd, err, false)
 	}
 	defer stop()
-	if err := r.launch(ctx, pd); err != nil {
+	// And keep watching, however the phase ends, until the start of every
+	// VM it started has come (eventQueue.settle).
+	defer q.settle(startGrace)
+	if err := r.launch(ctx, pd, q); err != nil {
 		return r.failPhase(pd, err, ctx.Err() != nil)
 	}
 	if err := r.wait(ctx, pd, q, timeout, rule); err != nil {
@@ -466,9 +469,10 @@ func (r *run) hostIndex(uri string) int {
 	return -1
 }
 
-// launch creates, defines and starts the phase's VMs, Parallel at a time.
-// The first failure stops further launches; VMs in flight finish their step.
-func (r *run) launch(ctx context.Context, pd PhaseDeploy) error {
+// launch creates, defines and starts the phase's VMs, Parallel at a time,
+// noting each VM started in q. The first failure stops further launches; VMs
+// in flight finish their step.
+func (r *run) launch(ctx context.Context, pd PhaseDeploy, q *eventQueue) error {
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -497,7 +501,7 @@ func (r *run) launch(ctx context.Context, pd PhaseDeploy) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := r.launchVM(lctx, pd.Index, vm); err != nil {
+			if err := r.launchVM(lctx, pd.Index, vm, q); err != nil {
 				fail(fmt.Errorf("host %s: VM %s: %w", vm.HostName, vm.Name, err))
 			}
 		}()
@@ -509,7 +513,7 @@ func (r *run) launch(ctx context.Context, pd PhaseDeploy) error {
 	return ctx.Err()
 }
 
-func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
+func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy, q *eventQueue) error {
 	hv := r.hs.HVs[vm.Host]
 	if err := r.createDisk(phase, hv, &vm); err != nil {
 		return err
@@ -541,6 +545,7 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy) error {
 	if err := startRetrying(ctx, hv, vm.Name); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
+	q.launched(vm.Host, vm.Name)
 	if r.set.Started != nil {
 		r.set.Started(vm.Host, vm.Name)
 	}
@@ -667,11 +672,16 @@ func (r *run) watch() (q *eventQueue, stop func(), err error) {
 }
 
 // eventQueue collects events from libvirt's event loop without ever blocking
-// it; wait drains it.
+// it; wait drains it. It also notes the VMs launch started and the starts it
+// was handed, for settle.
 type eventQueue struct {
 	mu     sync.Mutex
 	evs    []hostEvent
 	signal chan struct{}
+	// started holds the VMs launch started, seen those whose start came,
+	// lost the hosts whose connection was reported lost.
+	started, seen map[vmKey]bool
+	lost          map[int]bool
 }
 
 type hostEvent struct {
@@ -679,11 +689,19 @@ type hostEvent struct {
 	Event
 }
 
-func newEventQueue() *eventQueue { return &eventQueue{signal: make(chan struct{}, 1)} }
+func newEventQueue() *eventQueue {
+	return &eventQueue{signal: make(chan struct{}, 1), started: map[vmKey]bool{}, seen: map[vmKey]bool{}, lost: map[int]bool{}}
+}
 
 func (q *eventQueue) push(host int, ev Event) {
 	q.mu.Lock()
 	q.evs = append(q.evs, hostEvent{host, ev})
+	switch {
+	case ev.Err != nil:
+		q.lost[host] = true
+	case ev.Started:
+		q.seen[vmKey{host, ev.Domain}] = true
+	}
 	q.mu.Unlock()
 	select {
 	case q.signal <- struct{}{}:
@@ -699,6 +717,46 @@ func (q *eventQueue) drain() []hostEvent {
 	return evs
 }
 
+// launched notes that launch started VM name on host.
+func (q *eventQueue) launched(host int, name string) {
+	q.mu.Lock()
+	q.started[vmKey{host, name}] = true
+	q.mu.Unlock()
+}
+
+// settle returns once q has been handed the start of every VM launch
+// started (or its host was reported lost), or after grace; phase keeps its
+// watch until then. libvirt hands an event to the watches subscribed when it
+// arrives, and a start of a VM this phase tore down or kept, arriving after
+// the watch ended, would reach a later phase that starts the same name again
+// and arm its wait for the torn-down incarnation's stop (see wait).
+func (q *eventQueue) settle(grace time.Duration) {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	for !q.settled() {
+		select {
+		case <-q.signal:
+		case <-t.C:
+			return
+		}
+	}
+}
+
+func (q *eventQueue) settled() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for k := range q.started {
+		if !q.seen[k] && !q.lost[k.host] {
+			return false
+		}
+	}
+	return true
+}
+
+// startGrace bounds settle's wait for a start that never comes; libvirt
+// reports one within milliseconds, later on a loaded host.
+const startGrace = 10 * time.Second
+
 // wait returns once every VM of the phase has powered off by itself. A VM
 // that crashes or is stopped any other way, a lost connection, the phase
 // timeout or the context end the wait with an error.
@@ -707,11 +765,14 @@ func (q *eventQueue) drain() []hostEvent {
 // its incarnations, and libvirt can deliver the stop of an earlier one
 // (destroyed by --resume's clearing, or by a failed phase's teardown earlier
 // in the process) after phase subscribed q; one connection's events arrive
-// in order, so that stop comes before this incarnation's start. Every VM of
-// the phase was started by launch after q was subscribed (launch fails the
-// phase otherwise, and defines over no existing domain), so no VM's start is
-// missing from q; a caller handing wait VMs already running when q was
-// subscribed would have to count them as started.
+// in order, so that stop comes before this incarnation's start. The start of
+// an earlier incarnation does not reach q: the watch of the phase that
+// started it lasts until it has come (settle), and one of an earlier process
+// went to that process's connection. Every VM of the phase was started by
+// launch after q was subscribed (launch fails the phase otherwise, and
+// defines over no existing domain), so no VM's start is missing from q; a
+// caller handing wait VMs already running when q was subscribed would have
+// to count them as started.
 func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
 	pending := map[vmKey]VMDeploy{}
 	started := map[vmKey]bool{}

@@ -2,7 +2,10 @@ package xenlibvirt_test
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -151,6 +154,125 @@ func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 	}
 	if stale != 14 || j.Status != xenlibvirt.StatusDone || finished != 14 {
 		t.Errorf("stale stops %d, status %s, VMs finished %d; want 14, done, 14", stale, j.Status, finished)
+	}
+	assertEmpty(t, c)
+}
+
+// laggy hands its host's events on lag after they happen, in order, to the
+// watches subscribed then, as libvirt's event loop does on a busy machine.
+type laggy struct {
+	xenlibvirt.Hypervisor
+	lag  time.Duration
+	mu   sync.Mutex
+	subs map[int]func(xenlibvirt.Event)
+	next int
+	feed chan lateEvent
+	quit chan struct{}
+}
+
+type lateEvent struct {
+	due time.Time
+	ev  xenlibvirt.Event
+}
+
+func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag time.Duration) *laggy {
+	t.Helper()
+	l := &laggy{Hypervisor: hv, lag: lag, subs: map[int]func(xenlibvirt.Event){}, feed: make(chan lateEvent, 1024), quit: make(chan struct{})}
+	stop, err := hv.Watch(func(ev xenlibvirt.Event) {
+		select {
+		case l.feed <- lateEvent{time.Now().Add(lag), ev}:
+		case <-l.quit:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-l.quit:
+				return
+			case le := <-l.feed:
+				select {
+				case <-l.quit:
+					return
+				case <-time.After(time.Until(le.due)):
+				}
+				l.mu.Lock()
+				for _, k := range slices.Sorted(maps.Keys(l.subs)) {
+					l.subs[k](le.ev)
+				}
+				l.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { stop(); close(l.quit); <-done })
+	return l
+}
+
+func (l *laggy) Watch(fn func(xenlibvirt.Event)) (func(), error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.next++
+	k := l.next
+	l.subs[k] = fn
+	return func() {
+		l.mu.Lock()
+		delete(l.subs, k)
+		l.mu.Unlock()
+	}, nil
+}
+
+// TestLateStartStaysWithItsPhase: one Hosts serves two Apply calls, and
+// every event reaches the watches 200 ms late. The first Apply's phase 1
+// fails at h1's first start, after h0's VMs of it started (their jobs run
+// on); its teardown destroys them. The second Apply starts them again at
+// once. Had the first phase's watch ended before the late starts came, they
+// and the "destroyed" stops behind them would reach the second Apply's
+// watch and fail it: "VM … destroyed before its job finished".
+func TestLateStartStaysWithItsPhase(t *testing.T) {
+	pl := plantest.PaperPair(t, "W2", 2)
+	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
+	var mu sync.Mutex
+	first := true
+	during := func() bool { mu.Lock(); defer mu.Unlock(); return first }
+	libvirttest.NewAppliance(t, c, func(string) bool { return during() })
+	down := errors.New("unable to connect to server: connection refused (simulated)")
+	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+		hv = newLaggy(t, hv, 200*time.Millisecond)
+		if i == 0 {
+			return hv
+		}
+		return faulty{Hypervisor: hv, start: func(string) error {
+			if during() {
+				return down
+			}
+			return nil
+		}}
+	})
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{Parallel: 1})
+	if !errors.Is(err, down) || j.Phases[0].Status != xenlibvirt.StatusFailed {
+		t.Fatalf("first Apply: %v; want h1's start refused, phase 1 failed", err)
+	}
+	// Parallel 1 launches by host: h0's 3 VMs of phase 1 started, then h1's
+	// first was refused; all 3 destroyed and undefined.
+	destroyed := 0
+	for _, l := range j.Log {
+		if strings.HasSuffix(l, "destroyed and undefined") {
+			destroyed++
+		}
+	}
+	if destroyed != 3 {
+		t.Fatalf("first Apply destroyed %d VMs, want 3:\n%s", destroyed, strings.Join(j.Log, "\n"))
+	}
+	mu.Lock()
+	first = false
+	mu.Unlock()
+	j, err = xenlibvirt.Apply(context.Background(), pl, hs, nil)
+	if err != nil || j.Status != xenlibvirt.StatusDone {
+		t.Fatalf("second Apply: %v", err)
 	}
 	assertEmpty(t, c)
 }
