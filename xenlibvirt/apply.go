@@ -304,8 +304,10 @@ func (r *run) apply(ctx context.Context) error {
 		return err
 	}
 	if live := r.j.LiveVMs(); len(live) > 0 {
-		// Resuming: what the failed phase left behind goes first.
-		if err := r.clearLive(ctx, live); err != nil {
+		// Resuming: what the failed phase left behind goes first. The
+		// stops of the VMs this destroys can reach the watch of the phase
+		// that starts them again; its wait tells them apart.
+		if err := r.teardown(live); err != nil {
 			return r.finish(StatusFailed, fmt.Errorf("resume: clearing what the last run left: %w", err))
 		}
 	}
@@ -829,71 +831,6 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 	}
 	return nil
 }
-
-// clearLive tears down what the last run left (live) and returns once each
-// of its VMs that was running has reported its stop. The phase that follows
-// starts the VMs again under the same names, and libvirt delivers a stop
-// through its event loop, to the watches subscribed when it arrives (Conn
-// hands each event once to a copy of its subscribers): a kept VM's
-// "destroyed" could otherwise reach that phase's watch after the new
-// incarnation had run and powered off, and read as that VM dying before its
-// job finished. Past stopGrace it stops waiting, leaving wait's own guard
-// (it counts a VM's stops only after its start); an ended ctx also ends the
-// wait, and apply's phase loop then ends the run interrupted.
-func (r *run) clearLive(ctx context.Context, live []VMRecord) error {
-	q, stop, err := r.watch()
-	if err != nil {
-		return err
-	}
-	defer stop()
-	// Watching first, then asking which run: a VM running now stops after
-	// the watch began, so its stop is seen.
-	running := map[vmKey]bool{}
-	for _, rec := range live {
-		hi := r.hostIndex(rec.HostURI)
-		if hi < 0 || !rec.hasDomain() {
-			continue
-		}
-		st, err := r.hs.HVs[hi].Domain(rec.Name)
-		switch {
-		case errors.Is(err, ErrNotFound):
-		case err != nil:
-			return fmt.Errorf("host %s: VM %s: %w", r.hs.Inventory.Hosts[hi].Name, rec.Name, err)
-		case st.Running:
-			running[vmKey{hi, rec.Name}] = true
-		}
-	}
-	if err := r.teardown(live); err != nil {
-		return err
-	}
-	grace := time.NewTimer(stopGrace)
-	defer grace.Stop()
-	for len(running) > 0 {
-		for _, ev := range q.drain() {
-			if ev.Err != nil {
-				return fmt.Errorf("host %s: %w", r.hs.Inventory.Hosts[ev.host].Name, ev.Err)
-			}
-			if !ev.Started {
-				delete(running, vmKey{ev.host, ev.Domain})
-			}
-		}
-		if len(running) == 0 {
-			break
-		}
-		select {
-		case <-q.signal:
-		case <-grace.C:
-			return nil
-		case <-ctx.Done():
-			return nil // apply's phase loop sees it and ends the run interrupted
-		}
-	}
-	return nil
-}
-
-// stopGrace bounds clearLive's wait for a stop that never comes; libvirt
-// normally reports one within milliseconds, later on a loaded host.
-const stopGrace = 10 * time.Second
 
 // teardown removes what the records list, host by host, checking ownership
 // before every destructive call. It goes on past a failing VM and returns
