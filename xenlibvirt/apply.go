@@ -731,7 +731,9 @@ func (q *eventQueue) launched(host int, name string) {
 // watch until then. libvirt hands an event to the watches subscribed when it
 // arrives, and a start of a VM this phase tore down or kept, arriving after
 // the watch ended, would reach a later phase that starts the same name again
-// and arm its wait for the torn-down incarnation's stop (see wait).
+// and arm its wait for the torn-down incarnation's stop (see wait). It does
+// not end with the run's context: an interrupted run can be resumed on the
+// same Hosts in one process, whose first phase that start must not reach.
 func (q *eventQueue) settle(grace time.Duration) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
