@@ -305,8 +305,8 @@ func (r *run) apply(ctx context.Context) error {
 	}
 	if live := r.j.LiveVMs(); len(live) > 0 {
 		// Resuming: what the failed phase left behind goes first. The
-		// stops of the VMs this destroys can reach the watch of the phase
-		// that starts them again; its wait tells them apart.
+		// stops of the VMs this destroys can reach the phase that starts
+		// them again (eventQueue).
 		if err := r.teardown(live); err != nil {
 			return r.finish(StatusFailed, fmt.Errorf("resume: clearing what the last run left: %w", err))
 		}
@@ -405,10 +405,15 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 	if err != nil {
 		return r.failPhase(pd, err, false)
 	}
-	defer stop()
-	// And keep watching, however the phase ends, until the start of every
-	// VM it started has come (eventQueue.settle).
-	defer q.settle(startGrace)
+	// However the phase ends, it keeps watching until the start of every
+	// VM it started has come (eventQueue).
+	defer func() {
+		if !q.settle(startGrace) {
+			fmt.Fprintf(r.set.Log, "p%d: libvirt reported no start of %s within %v; a later phase in this process that starts the name again may take that VM's stop for its own\n",
+				PhaseNumber(pd.Index), strings.Join(q.unsettled(), ", "), startGrace)
+		}
+		stop()
+	}()
 	if err := r.launch(ctx, pd, q); err != nil {
 		return r.failPhase(pd, err, ctx.Err() != nil)
 	}
@@ -545,6 +550,11 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy, q *eventQueu
 		return err
 	}
 	if err := startRetrying(ctx, hv, vm.Name); err != nil {
+		// A start can fail on the way back, after the host started the
+		// domain: its start event is then on the way too.
+		if st, serr := hv.Domain(vm.Name); serr == nil && st.Running {
+			q.launched(vm.Host, vm.Name)
+		}
 		return fmt.Errorf("start: %w", err)
 	}
 	q.launched(vm.Host, vm.Name)
@@ -673,17 +683,35 @@ func (r *run) watch() (q *eventQueue, stop func(), err error) {
 	return q, stop, nil
 }
 
-// eventQueue collects events from libvirt's event loop without ever blocking
-// it; wait drains it. It also notes the VMs launch started and the starts it
-// was handed, for settle.
+// eventQueue collects a phase's events from libvirt's event loop without
+// ever blocking it; wait drains it.
+//
+// A VM's name outlives its incarnations: a failed phase's teardown, or
+// --resume's clearing of the VMs an interrupted run kept, destroys it, and
+// a later phase starts the name again. libvirt hands each event to the
+// watches subscribed when it arrives, so one incarnation's events can reach
+// the queue of a phase that starts the next. Two rules keep them apart,
+// resting on one connection's events arriving in order, a domain's start
+// before its stop:
+//   - wait counts a VM's stops only after its start came through the same
+//     queue: an earlier incarnation's stop comes before that start;
+//   - a phase keeps its watch until the start of every VM it started has
+//     come (settle, at most startGrace), so no start reaches a later
+//     phase's queue. An earlier process's events went to its own
+//     connection.
+//
+// Phases of one run never share a name (names carry the phase number), so
+// settle matters where one Hosts serves several Apply calls in a process,
+// or a start is slow to come; otherwise it returns at once.
 type eventQueue struct {
 	mu     sync.Mutex
 	evs    []hostEvent
 	signal chan struct{}
-	// started holds the VMs launch started, seen those whose start came,
-	// lost the hosts whose connection was reported lost.
-	started, seen map[vmKey]bool
-	lost          map[int]bool
+	// launchedVMs holds the VMs launch started, startsSeen those whose
+	// start push was handed, lostHosts the hosts whose connection was
+	// reported lost (no start of theirs will come).
+	launchedVMs, startsSeen map[vmKey]bool
+	lostHosts               map[int]bool
 }
 
 type hostEvent struct {
@@ -692,7 +720,7 @@ type hostEvent struct {
 }
 
 func newEventQueue() *eventQueue {
-	return &eventQueue{signal: make(chan struct{}, 1), started: map[vmKey]bool{}, seen: map[vmKey]bool{}, lost: map[int]bool{}}
+	return &eventQueue{signal: make(chan struct{}, 1), launchedVMs: map[vmKey]bool{}, startsSeen: map[vmKey]bool{}, lostHosts: map[int]bool{}}
 }
 
 func (q *eventQueue) push(host int, ev Event) {
@@ -700,9 +728,9 @@ func (q *eventQueue) push(host int, ev Event) {
 	q.evs = append(q.evs, hostEvent{host, ev})
 	switch {
 	case ev.Err != nil:
-		q.lost[host] = true
+		q.lostHosts[host] = true
 	case ev.Started:
-		q.seen[vmKey{host, ev.Domain}] = true
+		q.startsSeen[vmKey{host, ev.Domain}] = true
 	}
 	q.mu.Unlock()
 	select {
@@ -722,39 +750,41 @@ func (q *eventQueue) drain() []hostEvent {
 // launched notes that launch started VM name on host.
 func (q *eventQueue) launched(host int, name string) {
 	q.mu.Lock()
-	q.started[vmKey{host, name}] = true
+	q.launchedVMs[vmKey{host, name}] = true
 	q.mu.Unlock()
 }
 
-// settle returns once q has been handed the start of every VM launch
-// started (or its host was reported lost), or after grace; phase keeps its
-// watch until then. libvirt hands an event to the watches subscribed when it
-// arrives, and a start of a VM this phase tore down or kept, arriving after
-// the watch ended, would reach a later phase that starts the same name again
-// and arm its wait for the torn-down incarnation's stop (see wait). It does
-// not end with the run's context: an interrupted run can be resumed on the
-// same Hosts in one process, whose first phase that start must not reach.
-func (q *eventQueue) settle(grace time.Duration) {
+// settle returns true once q has been handed the start of every VM launch
+// started (or its host was reported lost), false if grace passes first. It
+// does not end with the run's context: an interrupted run can be resumed on
+// the same Hosts in one process, whose first phase that start must not
+// reach.
+func (q *eventQueue) settle(grace time.Duration) bool {
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	for !q.settled() {
+	for len(q.unsettled()) > 0 {
 		select {
 		case <-q.signal:
 		case <-t.C:
-			return
-		}
-	}
-}
-
-func (q *eventQueue) settled() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for k := range q.started {
-		if !q.seen[k] && !q.lost[k.host] {
-			return false
+			return len(q.unsettled()) == 0
 		}
 	}
 	return true
+}
+
+// unsettled lists, sorted, the VMs launch started whose start q has not
+// been handed, on hosts not reported lost.
+func (q *eventQueue) unsettled() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var names []string
+	for k := range q.launchedVMs {
+		if !q.startsSeen[k] && !q.lostHosts[k.host] {
+			names = append(names, k.name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // startGrace bounds settle's wait for a start that never comes; libvirt
@@ -765,21 +795,14 @@ const startGrace = 10 * time.Second
 // that crashes or is stopped any other way, a lost connection, the phase
 // timeout or the context end the wait with an error.
 //
-// A VM's stops count only once q has brought its start. Its name outlives
-// its incarnations, and libvirt can deliver the stop of an earlier one
-// (destroyed by --resume's clearing, or by a failed phase's teardown earlier
-// in the process) after phase subscribed q; one connection's events arrive
-// in order, so that stop comes before this incarnation's start. The start of
-// an earlier incarnation does not reach q: the watch of the phase that
-// started it lasts until it has come (settle), and one of an earlier process
-// went to that process's connection. Every VM of the phase was started by
-// launch after q was subscribed (launch fails the phase otherwise, and
-// defines over no existing domain), so no VM's start is missing from q; a
-// caller handing wait VMs already running when q was subscribed would have
-// to count them as started.
+// A VM's stops count only after its start (eventQueue): every VM of the
+// phase was started by launch after q was subscribed, so its start is in q.
+// startSeen follows the events in q's order, not q.startsSeen, which push
+// sets as the start arrives: a stale stop drained in the same batch before
+// the start must still be skipped.
 func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
 	pending := map[vmKey]VMDeploy{}
-	started := map[vmKey]bool{}
+	startSeen := map[vmKey]bool{}
 	for _, vm := range pd.VMs {
 		pending[vmKey{vm.Host, vm.Name}] = vm
 	}
@@ -794,12 +817,7 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 		case <-ctx.Done():
 			return ErrInterrupted
 		case <-timeout:
-			var names []string
-			for k, vm := range pending {
-				names = append(names, fmt.Sprintf("%s (job %s, host %s)", k.name, vm.Meta.Job, vm.HostName))
-			}
-			sort.Strings(names)
-			return fmt.Errorf("%w after %v (%s): %d VMs still running: %s", ErrPhaseTimeout, phaseTimeout, rule, len(names), strings.Join(names, ", "))
+			return timedOut(q, pending, startSeen, phaseTimeout, rule)
 		case <-q.signal:
 		}
 		for _, ev := range q.drain() {
@@ -813,10 +831,11 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 			case !ok:
 				continue
 			case ev.Started:
-				started[k] = true
+				startSeen[k] = true
 				continue
-			case !started[k]:
-				continue // an earlier incarnation's stop
+			case !startSeen[k]:
+				fmt.Fprintf(r.set.Log, "p%d %s %s: a stop (%s) before this VM's start, taken as an earlier VM's of its name\n", PhaseNumber(pd.Index), host, ev.Domain, ev.Reason)
+				continue
 			}
 			if !ev.Shutdown {
 				log := ""
@@ -832,6 +851,36 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 		}
 	}
 	return nil
+}
+
+// timedOut is wait's error when the phase timeout passes: the VMs still
+// running, and apart from them those whose start libvirt never reported,
+// whose stops wait could not count. It first reads the starts left in q.
+func timedOut(q *eventQueue, pending map[vmKey]VMDeploy, startSeen map[vmKey]bool, phaseTimeout time.Duration, rule string) error {
+	for _, ev := range q.drain() {
+		if ev.Started {
+			startSeen[vmKey{ev.host, ev.Domain}] = true
+		}
+	}
+	var running, unseen []string
+	for k, vm := range pending {
+		name := fmt.Sprintf("%s (job %s, host %s)", k.name, vm.Meta.Job, vm.HostName)
+		if startSeen[k] {
+			running = append(running, name)
+		} else {
+			unseen = append(unseen, name)
+		}
+	}
+	sort.Strings(running)
+	sort.Strings(unseen)
+	var parts []string
+	if len(running) > 0 {
+		parts = append(parts, fmt.Sprintf("%d VMs still running: %s", len(running), strings.Join(running, ", ")))
+	}
+	if len(unseen) > 0 {
+		parts = append(parts, fmt.Sprintf("libvirt reported no start of %d VMs: %s", len(unseen), strings.Join(unseen, ", ")))
+	}
+	return fmt.Errorf("%w after %v (%s): %s", ErrPhaseTimeout, phaseTimeout, rule, strings.Join(parts, "; "))
 }
 
 // teardown removes what the records list, host by host, checking ownership

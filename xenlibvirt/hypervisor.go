@@ -54,8 +54,10 @@ type Hypervisor interface {
 	Undefine(name string) error
 	// Watch calls fn for every domain that starts (Event.Started) or stops
 	// (powers off, crashes, is destroyed), in the order the host reports
-	// them, and with a non-nil error if the connection is lost, until the
-	// returned function is called. fn must not block.
+	// them, a domain's start before any stop of that run of it, and with a
+	// non-nil error if the connection is lost, until the returned function
+	// is called. fn must not block. Apply counts a VM's stops only after its
+	// start, so a Watch that reports no starts leaves its phases waiting.
 	Watch(fn func(Event)) (stop func(), err error)
 	// Close releases the connection.
 	Close() error
@@ -80,11 +82,7 @@ type DomainStatus struct {
 // being lost (Err set).
 type Event struct {
 	Domain string
-	// Started is true when the domain started running. A domain's name
-	// outlives its incarnations, and libvirt can deliver the stop of an
-	// earlier one after the name was started again; one connection's events
-	// come in order, so the stop that follows a start through the same watch
-	// is of the incarnation that start began.
+	// Started is true when the domain started running.
 	Started bool
 	// Shutdown is true when the guest powered itself off, the one way a
 	// VM's job ends well; Reason says how it stopped otherwise.

@@ -147,10 +147,10 @@ func startMeter(hvs []Hypervisor, poll time.Duration) (*meter, error) {
 	}
 	for hi, hv := range hvs {
 		stop, err := hv.Watch(func(ev Event) {
-			if ev.Err != nil || ev.Started || !ev.Shutdown {
-				// Only power-offs are meter's: starts come through
-				// started, and apply's own watch fails the run on a lost
-				// host or another stop.
+			if !ev.Shutdown {
+				// Only power-offs are meter's (starts come through
+				// Settings.Started: meter.started); apply's own watch
+				// fails the run on a lost host or another stop.
 				return
 			}
 			now := time.Now()
