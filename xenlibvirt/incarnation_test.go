@@ -71,6 +71,41 @@ func TestWatchReportsStartsAndStopsInOrder(t *testing.T) {
 	}
 }
 
+// watchers is a wrapper's own set of subscribed watches, handed events in
+// the order of their subscription.
+type watchers struct {
+	mu   sync.Mutex
+	fns  map[int]func(xenlibvirt.Event)
+	next int
+}
+
+// add subscribes fn; the returned function ends it.
+func (w *watchers) add(fn func(xenlibvirt.Event)) func() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fns == nil {
+		w.fns = map[int]func(xenlibvirt.Event){}
+	}
+	w.next++
+	k := w.next
+	w.fns[k] = fn
+	return func() {
+		w.mu.Lock()
+		delete(w.fns, k)
+		w.mu.Unlock()
+	}
+}
+
+// send hands ev to every watch subscribed now and returns how many.
+func (w *watchers) send(ev xenlibvirt.Event) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, k := range slices.Sorted(maps.Keys(w.fns)) {
+		w.fns[k](ev)
+	}
+	return len(w.fns)
+}
+
 // staleStop plays a stop of an earlier incarnation delivered late: Start
 // first hands every watcher a "destroyed" stop of the domain, as libvirt
 // does when a VM torn down before (a failed phase, --resume's clearing) is
@@ -78,11 +113,10 @@ func TestWatchReportsStartsAndStopsInOrder(t *testing.T) {
 // guest runs its job at once: it has powered off when Start returns.
 type staleStop struct {
 	xenlibvirt.Hypervisor
-	guest    *libvirt.Connect // the guest's side, to power it off
-	mu       sync.Mutex
-	watchers map[int]func(xenlibvirt.Event)
-	next     int
-	stale    int // stale stops handed out
+	guest *libvirt.Connect // the guest's side, to power it off
+	subs  watchers
+	mu    sync.Mutex
+	stale int // stale stops handed out
 }
 
 func (h *staleStop) Watch(fn func(xenlibvirt.Event)) (func(), error) {
@@ -90,25 +124,14 @@ func (h *staleStop) Watch(fn func(xenlibvirt.Event)) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.next++
-	k := h.next
-	h.watchers[k] = fn
-	return func() {
-		h.mu.Lock()
-		delete(h.watchers, k)
-		h.mu.Unlock()
-		stop()
-	}, nil
+	remove := h.subs.add(fn)
+	return func() { remove(); stop() }, nil
 }
 
 func (h *staleStop) Start(name string) error {
+	n := h.subs.send(xenlibvirt.Event{Domain: name, Reason: "destroyed"})
 	h.mu.Lock()
-	for _, fn := range h.watchers {
-		fn(xenlibvirt.Event{Domain: name, Reason: "destroyed"})
-		h.stale++
-	}
+	h.stale += n
 	h.mu.Unlock()
 	if err := h.Hypervisor.Start(name); err != nil {
 		return err
@@ -128,13 +151,15 @@ func (h *staleStop) Start(name string) error {
 func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
-	var hvs []*staleStop
+	// Hosts are connected at once: each wrapper has its own slot.
+	hvs := make([]*staleStop, len(c.Conns))
 	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
-		h := &staleStop{Hypervisor: hv, guest: c.Conns[i].Libvirt(), watchers: map[int]func(xenlibvirt.Event){}}
-		hvs = append(hvs, h)
-		return h
+		hvs[i] = &staleStop{Hypervisor: hv, guest: c.Conns[i].Libvirt()}
+		return hvs[i]
 	})
-	j, err := xenlibvirt.Apply(context.Background(), pl, hs, nil)
+	// A phase timeout well past the test driver's milliseconds: a wait
+	// that no longer counts its VMs' stops fails in seconds, not minutes.
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{PhaseTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -158,14 +183,11 @@ func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 	assertEmpty(t, c)
 }
 
-// laggy hands its host's events on lag after they happen, in order, to the
+// laggy hands its host's events on lag() after they happen, in order, to the
 // watches subscribed then, as libvirt's event loop does on a busy machine.
 type laggy struct {
 	xenlibvirt.Hypervisor
-	lag  time.Duration
-	mu   sync.Mutex
-	subs map[int]func(xenlibvirt.Event)
-	next int
+	subs watchers
 	feed chan lateEvent
 	quit chan struct{}
 }
@@ -175,12 +197,12 @@ type lateEvent struct {
 	ev  xenlibvirt.Event
 }
 
-func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag time.Duration) *laggy {
+func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag func() time.Duration) *laggy {
 	t.Helper()
-	l := &laggy{Hypervisor: hv, lag: lag, subs: map[int]func(xenlibvirt.Event){}, feed: make(chan lateEvent, 1024), quit: make(chan struct{})}
+	l := &laggy{Hypervisor: hv, feed: make(chan lateEvent, 1024), quit: make(chan struct{})}
 	stop, err := hv.Watch(func(ev xenlibvirt.Event) {
 		select {
-		case l.feed <- lateEvent{time.Now().Add(lag), ev}:
+		case l.feed <- lateEvent{time.Now().Add(lag()), ev}:
 		case <-l.quit:
 		}
 	})
@@ -200,11 +222,7 @@ func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag time.Duration) *laggy 
 					return
 				case <-time.After(time.Until(le.due)):
 				}
-				l.mu.Lock()
-				for _, k := range slices.Sorted(maps.Keys(l.subs)) {
-					l.subs[k](le.ev)
-				}
-				l.mu.Unlock()
+				l.subs.send(le.ev)
 			}
 		}
 	}()
@@ -212,26 +230,15 @@ func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag time.Duration) *laggy 
 	return l
 }
 
-func (l *laggy) Watch(fn func(xenlibvirt.Event)) (func(), error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.next++
-	k := l.next
-	l.subs[k] = fn
-	return func() {
-		l.mu.Lock()
-		delete(l.subs, k)
-		l.mu.Unlock()
-	}, nil
-}
+func (l *laggy) Watch(fn func(xenlibvirt.Event)) (func(), error) { return l.subs.add(fn), nil }
 
 // TestLateStartStaysWithItsPhase: one Hosts serves two Apply calls, and
-// every event reaches the watches 200 ms late. The first Apply's phase 1
-// fails at h1's first start, after h0's VMs of it started (their jobs run
-// on); its teardown destroys them. The second Apply starts them again at
-// once. Had the first phase's watch ended before the late starts came, they
-// and the "destroyed" stops behind them would reach the second Apply's
-// watch and fail it: "VM … destroyed before its job finished".
+// every event of the first reaches the watches 2 s late. The first Apply's
+// phase 1 fails at h1's first start, after h0's VMs of it started (their
+// jobs run on); its teardown destroys them. The second Apply starts them
+// again at once. Had the first phase's watch ended before the late starts
+// came, they and the "destroyed" stops behind them would reach the second
+// Apply's watch and fail it: "VM … destroyed before its job finished".
 func TestLateStartStaysWithItsPhase(t *testing.T) {
 	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
@@ -241,7 +248,12 @@ func TestLateStartStaysWithItsPhase(t *testing.T) {
 	libvirttest.NewAppliance(t, c, func(string) bool { return during() })
 	down := errors.New("unable to connect to server: connection refused (simulated)")
 	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
-		hv = newLaggy(t, hv, 200*time.Millisecond)
+		hv = newLaggy(t, hv, func() time.Duration {
+			if during() {
+				return 2 * time.Second
+			}
+			return 0
+		})
 		if i == 0 {
 			return hv
 		}
@@ -252,7 +264,8 @@ func TestLateStartStaysWithItsPhase(t *testing.T) {
 			return nil
 		}}
 	})
-	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{Parallel: 1})
+	set := &xenlibvirt.Settings{Parallel: 1, PhaseTimeout: 30 * time.Second}
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, set)
 	if !errors.Is(err, down) || j.Phases[0].Status != xenlibvirt.StatusFailed {
 		t.Fatalf("first Apply: %v; want h1's start refused, phase 1 failed", err)
 	}
@@ -270,7 +283,7 @@ func TestLateStartStaysWithItsPhase(t *testing.T) {
 	mu.Lock()
 	first = false
 	mu.Unlock()
-	j, err = xenlibvirt.Apply(context.Background(), pl, hs, nil)
+	j, err = xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{PhaseTimeout: 30 * time.Second})
 	if err != nil || j.Status != xenlibvirt.StatusDone {
 		t.Fatalf("second Apply: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"libvirt.org/go/libvirt"
 
@@ -241,6 +242,43 @@ func (c *Cluster) Foreign(t testing.TB, i int, name string, start bool) string {
 	t.Helper()
 	defineDomain(t, c.Conns[i].Libvirt(), fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name), start)
 	return name
+}
+
+// Flush returns once every event each host's connection raised before the
+// call has been handed to its subscribers: it defines and undefines a
+// sentinel domain and waits for its removal's event, which one connection's
+// events reach their subscribers in order behind. A test that plays a dead
+// process on the live connections calls it before the next "process"
+// subscribes, since a real one's events went to its own connection.
+func (c *Cluster) Flush(t testing.TB) {
+	t.Helper()
+	for i, conn := range c.Conns {
+		name := fmt.Sprintf("packertest-flush-%d", i)
+		gone := make(chan struct{}, 1)
+		stop, err := conn.OnLifecycle(func(n string, ev libvirt.DomainEventLifecycle) {
+			if n == name && ev.Event == libvirt.DOMAIN_EVENT_UNDEFINED {
+				select {
+				case gone <- struct{}{}:
+				default:
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defineDomain(t, conn.Libvirt(), fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name), false)
+		if err := conn.Undefine(name); err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		select {
+		case <-gone:
+		case <-time.After(time.Minute): // libvirt reports within milliseconds
+			stop()
+			t.Fatalf("host %d: no event of the sentinel's removal within a minute", i)
+		}
+		stop()
+	}
 }
 
 // defineDomain defines the domain of xml on conn, running if start is set.
