@@ -1,11 +1,13 @@
 package xenlibvirt
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -408,9 +410,13 @@ func (r *run) phase(ctx context.Context, pd PhaseDeploy) error {
 	// However the phase ends, it keeps watching until the start of every
 	// VM it started has come (eventQueue).
 	defer func() {
-		if !q.settle(startGrace) {
+		if late := q.settle(startGrace); len(late) > 0 {
+			var names []string
+			for _, k := range late {
+				names = append(names, k.name+" on "+r.hs.Inventory.Hosts[k.host].Name)
+			}
 			fmt.Fprintf(r.set.Log, "p%d: libvirt reported no start of %s within %v; a later phase in this process that starts the name again may take that VM's stop for its own\n",
-				PhaseNumber(pd.Index), strings.Join(q.unsettled(), ", "), startGrace)
+				PhaseNumber(pd.Index), strings.Join(names, ", "), startGrace)
 		}
 		stop()
 	}()
@@ -551,7 +557,9 @@ func (r *run) launchVM(ctx context.Context, phase int, vm VMDeploy, q *eventQueu
 	}
 	if err := startRetrying(ctx, hv, vm.Name); err != nil {
 		// A start can fail on the way back, after the host started the
-		// domain: its start event is then on the way too.
+		// domain: its start event is then on the way too. (One whose
+		// domain has stopped again by now is missed; its start may then
+		// reach a later phase of this process.)
 		if st, serr := hv.Domain(vm.Name); serr == nil && st.Running {
 			q.launched(vm.Host, vm.Name)
 		}
@@ -701,8 +709,8 @@ func (r *run) watch() (q *eventQueue, stop func(), err error) {
 //     connection.
 //
 // Phases of one run never share a name (names carry the phase number), so
-// settle matters where one Hosts serves several Apply calls in a process,
-// or a start is slow to come; otherwise it returns at once.
+// settle protects only where one Hosts serves several Apply calls in a
+// process; it returns at once unless a start is late.
 type eventQueue struct {
 	mu     sync.Mutex
 	evs    []hostEvent
@@ -754,37 +762,40 @@ func (q *eventQueue) launched(host int, name string) {
 	q.mu.Unlock()
 }
 
-// settle returns true once q has been handed the start of every VM launch
-// started (or its host was reported lost), false if grace passes first. It
-// does not end with the run's context: an interrupted run can be resumed on
-// the same Hosts in one process, whose first phase that start must not
-// reach.
-func (q *eventQueue) settle(grace time.Duration) bool {
+// settle returns once q has been handed the start of every VM launch
+// started (or its host was reported lost), or when grace passes; it returns
+// the VMs whose start had not come then (nil once all had). It does not end
+// with the run's context: an interrupted run can be resumed on the same
+// Hosts in one process, whose first phase that start must not reach.
+func (q *eventQueue) settle(grace time.Duration) []vmKey {
 	t := time.NewTimer(grace)
 	defer t.Stop()
-	for len(q.unsettled()) > 0 {
+	for {
+		late := q.unsettled()
+		if len(late) == 0 {
+			return nil
+		}
 		select {
 		case <-q.signal:
 		case <-t.C:
-			return len(q.unsettled()) == 0
+			return q.unsettled()
 		}
 	}
-	return true
 }
 
-// unsettled lists, sorted, the VMs launch started whose start q has not
-// been handed, on hosts not reported lost.
-func (q *eventQueue) unsettled() []string {
+// unsettled lists, by host and name, the VMs launch started whose start q
+// has not been handed, on hosts not reported lost.
+func (q *eventQueue) unsettled() []vmKey {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	var names []string
+	var late []vmKey
 	for k := range q.launchedVMs {
 		if !q.startsSeen[k] && !q.lostHosts[k.host] {
-			names = append(names, k.name)
+			late = append(late, k)
 		}
 	}
-	sort.Strings(names)
-	return names
+	slices.SortFunc(late, func(a, b vmKey) int { return cmp.Or(cmp.Compare(a.host, b.host), strings.Compare(a.name, b.name)) })
+	return late
 }
 
 // startGrace bounds settle's wait for a start that never comes; libvirt
@@ -796,15 +807,14 @@ const startGrace = 10 * time.Second
 // timeout or the context end the wait with an error.
 //
 // A VM's stops count only after its start (eventQueue): every VM of the
-// phase was started by launch after q was subscribed, so its start is in q.
-// startSeen follows the events in q's order, not q.startsSeen, which push
-// sets as the start arrives: a stale stop drained in the same batch before
-// the start must still be skipped.
+// phase was started by launch after q was subscribed, so its start reaches
+// q. startDrained follows the events in q's order, not q.startsSeen, which
+// push sets as the start arrives: a stale stop drained in the same batch
+// before the start must still be skipped.
 func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTimeout time.Duration, rule string) error {
-	pending := map[vmKey]VMDeploy{}
-	startSeen := map[vmKey]bool{}
+	w := &phaseWait{r: r, pd: pd, pending: map[vmKey]VMDeploy{}, startDrained: map[vmKey]bool{}}
 	for _, vm := range pd.VMs {
-		pending[vmKey{vm.Host, vm.Name}] = vm
+		w.pending[vmKey{vm.Host, vm.Name}] = vm
 	}
 	var timeout <-chan time.Time
 	if phaseTimeout > 0 {
@@ -812,60 +822,74 @@ func (r *run) wait(ctx context.Context, pd PhaseDeploy, q *eventQueue, phaseTime
 		defer t.Stop()
 		timeout = t.C
 	}
-	for len(pending) > 0 {
+	for len(w.pending) > 0 {
+		timedOut := false
 		select {
 		case <-ctx.Done():
 			return ErrInterrupted
 		case <-timeout:
-			return timedOut(q, pending, startSeen, phaseTimeout, rule)
+			timedOut = true // what came before it still counts
 		case <-q.signal:
 		}
 		for _, ev := range q.drain() {
-			host := r.hs.Inventory.Hosts[ev.host].Name
-			if ev.Err != nil {
-				return fmt.Errorf("host %s: %w", host, ev.Err)
-			}
-			k := vmKey{ev.host, ev.Domain}
-			vm, ok := pending[k]
-			switch {
-			case !ok:
-				continue
-			case ev.Started:
-				startSeen[k] = true
-				continue
-			case !startSeen[k]:
-				fmt.Fprintf(r.set.Log, "p%d %s %s: a stop (%s) before this VM's start, taken as an earlier VM's of its name\n", PhaseNumber(pd.Index), host, ev.Domain, ev.Reason)
-				continue
-			}
-			if !ev.Shutdown {
-				log := ""
-				if c := r.closeConsole(vm.HostURI, vm.Name, consoleGrace); c != nil && c.path != "" {
-					log = "; console log " + c.path
-				}
-				return fmt.Errorf("host %s: VM %s (job %s) %s before its job finished%s", host, vm.Name, vm.Meta.Job, ev.Reason, log)
-			}
-			delete(pending, k)
-			if err := r.vmEnded(pd, vm); err != nil {
+			if err := w.take(ev); err != nil {
 				return err
 			}
+		}
+		if timedOut && len(w.pending) > 0 {
+			return w.timeoutError(phaseTimeout, rule)
 		}
 	}
 	return nil
 }
 
-// timedOut is wait's error when the phase timeout passes: the VMs still
-// running, and apart from them those whose start libvirt never reported,
-// whose stops wait could not count. It first reads the starts left in q.
-func timedOut(q *eventQueue, pending map[vmKey]VMDeploy, startSeen map[vmKey]bool, phaseTimeout time.Duration, rule string) error {
-	for _, ev := range q.drain() {
-		if ev.Started {
-			startSeen[vmKey{ev.host, ev.Domain}] = true
-		}
+// phaseWait is wait's state: the VMs not yet powered off, and those whose
+// start it has drained.
+type phaseWait struct {
+	r            *run
+	pd           PhaseDeploy
+	pending      map[vmKey]VMDeploy
+	startDrained map[vmKey]bool
+}
+
+// take applies one event: a pending VM's start arms its stops; its power-off
+// ends it; any other stop of it, or a lost host, is the phase's error.
+func (w *phaseWait) take(ev hostEvent) error {
+	host := w.r.hs.Inventory.Hosts[ev.host].Name
+	if ev.Err != nil {
+		return fmt.Errorf("host %s: %w", host, ev.Err)
 	}
+	k := vmKey{ev.host, ev.Domain}
+	vm, ok := w.pending[k]
+	switch {
+	case !ok:
+		return nil
+	case ev.Started:
+		w.startDrained[k] = true
+		return nil
+	case !w.startDrained[k]:
+		fmt.Fprintf(w.r.set.Log, "p%d %s %s: a stop (%s) ignored: it came before this VM's start, so it is an earlier VM's of that name\n", PhaseNumber(w.pd.Index), host, ev.Domain, ev.Reason)
+		return nil
+	}
+	if !ev.Shutdown {
+		log := ""
+		if c := w.r.closeConsole(vm.HostURI, vm.Name, consoleGrace); c != nil && c.path != "" {
+			log = "; console log " + c.path
+		}
+		return fmt.Errorf("host %s: VM %s (job %s) %s before its job finished%s", host, vm.Name, vm.Meta.Job, ev.Reason, log)
+	}
+	delete(w.pending, k)
+	return w.r.vmEnded(w.pd, vm)
+}
+
+// timeoutError is wait's error when the phase timeout passes: the VMs still
+// running, and apart from them those whose start libvirt never reported,
+// whose stops wait could not count.
+func (w *phaseWait) timeoutError(phaseTimeout time.Duration, rule string) error {
 	var running, unseen []string
-	for k, vm := range pending {
+	for k, vm := range w.pending {
 		name := fmt.Sprintf("%s (job %s, host %s)", k.name, vm.Meta.Job, vm.HostName)
-		if startSeen[k] {
+		if w.startDrained[k] {
 			running = append(running, name)
 		} else {
 			unseen = append(unseen, name)

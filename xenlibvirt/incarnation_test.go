@@ -3,6 +3,7 @@ package xenlibvirt_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -110,17 +111,37 @@ func (w *watchers) send(ev xenlibvirt.Event) int {
 // first hands every watcher a "destroyed" stop of the domain, as libvirt
 // does when a VM torn down before (a failed phase, --resume's clearing) is
 // reported after its name was taken again, then boots the domain, whose
-// guest runs its job at once: it has powered off when Start returns.
+// guest runs its job at once, and returns once the watch has been handed
+// its power-off. So wait, which drains only after launch, finds the stale
+// stop, the start and the power-off in one batch, in that order.
 type staleStop struct {
 	xenlibvirt.Hypervisor
 	guest *libvirt.Connect // the guest's side, to power it off
 	subs  watchers
 	mu    sync.Mutex
-	stale int // stale stops handed out
+	stale int                      // stale stops handed out
+	off   map[string]chan struct{} // closed once a domain's power-off was handed on
+}
+
+func (h *staleStop) offCh(name string) chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.off == nil {
+		h.off = map[string]chan struct{}{}
+	}
+	if h.off[name] == nil {
+		h.off[name] = make(chan struct{})
+	}
+	return h.off[name]
 }
 
 func (h *staleStop) Watch(fn func(xenlibvirt.Event)) (func(), error) {
-	stop, err := h.Hypervisor.Watch(fn)
+	stop, err := h.Hypervisor.Watch(func(ev xenlibvirt.Event) {
+		fn(ev)
+		if ev.Shutdown {
+			close(h.offCh(ev.Domain))
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -141,13 +162,23 @@ func (h *staleStop) Start(name string) error {
 		return err
 	}
 	defer d.Free()
-	return d.Shutdown()
+	if err := d.Shutdown(); err != nil {
+		return err
+	}
+	select {
+	case <-h.offCh(name):
+		return nil
+	case <-time.After(time.Minute): // the test driver reports in milliseconds
+		return fmt.Errorf("%s: no power-off reported within a minute", name)
+	}
 }
 
 // TestStaleStopOfAnEarlierIncarnationIsIgnored: every VM's start is preceded
 // by a "destroyed" stop of an earlier VM of its name, and the VM has run and
-// powered off before wait looks; the plan still applies. A stop read as the
-// VM's own would fail phase 1 with "VM … destroyed before its job finished".
+// powered off before wait looks; the plan still applies, and the log names
+// each stop ignored. A stop read as the VM's own would fail phase 1 with
+// "VM … destroyed before its job finished"; so would one read by whether a
+// start had arrived by the time wait drained, not by the order of events.
 func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
@@ -157,9 +188,10 @@ func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 		hvs[i] = &staleStop{Hypervisor: hv, guest: c.Conns[i].Libvirt()}
 		return hvs[i]
 	})
-	// A phase timeout well past the test driver's milliseconds: a wait
-	// that no longer counts its VMs' stops fails in seconds, not minutes.
-	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{PhaseTimeout: 30 * time.Second})
+	// A phase timeout well past the test driver's milliseconds: a wait that
+	// misses its VMs' stops fails within 30 s, not after the derived timeout.
+	var log syncBuffer
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{PhaseTimeout: 30 * time.Second, Log: &log})
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -177,10 +209,29 @@ func TestStaleStopOfAnEarlierIncarnationIsIgnored(t *testing.T) {
 			finished++
 		}
 	}
-	if stale != 14 || j.Status != xenlibvirt.StatusDone || finished != 14 {
-		t.Errorf("stale stops %d, status %s, VMs finished %d; want 14, done, 14", stale, j.Status, finished)
+	ignored := strings.Count(log.String(), "(destroyed) ignored: it came before this VM's start")
+	if stale != 14 || j.Status != xenlibvirt.StatusDone || finished != 14 || ignored != 14 {
+		t.Errorf("stale stops %d, status %s, VMs finished %d, stops logged as ignored %d; want 14, done, 14, 14", stale, j.Status, finished, ignored)
 	}
 	assertEmpty(t, c)
+}
+
+// syncBuffer is a log that apply's goroutines may write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // laggy hands its host's events on lag() after they happen, in order, to the
@@ -197,8 +248,9 @@ type lateEvent struct {
 	ev  xenlibvirt.Event
 }
 
-func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag func() time.Duration) *laggy {
-	t.Helper()
+// newLaggy wraps hv; the connector calls it off the test goroutine, so it
+// returns its error rather than failing t.
+func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag func() time.Duration) (*laggy, error) {
 	l := &laggy{Hypervisor: hv, feed: make(chan lateEvent, 1024), quit: make(chan struct{})}
 	stop, err := hv.Watch(func(ev xenlibvirt.Event) {
 		select {
@@ -207,7 +259,7 @@ func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag func() time.Duration) 
 		}
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	done := make(chan struct{})
 	go func() {
@@ -227,18 +279,20 @@ func newLaggy(t *testing.T, hv xenlibvirt.Hypervisor, lag func() time.Duration) 
 		}
 	}()
 	t.Cleanup(func() { stop(); close(l.quit); <-done })
-	return l
+	return l, nil
 }
 
 func (l *laggy) Watch(fn func(xenlibvirt.Event)) (func(), error) { return l.subs.add(fn), nil }
 
 // TestLateStartStaysWithItsPhase: one Hosts serves two Apply calls, and
-// every event of the first reaches the watches 2 s late. The first Apply's
-// phase 1 fails at h1's first start, after h0's VMs of it started (their
-// jobs run on); its teardown destroys them. The second Apply starts them
-// again at once. Had the first phase's watch ended before the late starts
-// came, they and the "destroyed" stops behind them would reach the second
-// Apply's watch and fail it: "VM … destroyed before its job finished".
+// every event of the first reaches the watches 2 s late, far longer than
+// the second takes to subscribe. The first Apply's phase 1 fails at h1's
+// first start, which boots the domain but reports failure (a reply lost on
+// the way back), after h0's VMs of it started (their jobs run on); its
+// teardown destroys all four. The second Apply starts them again at once.
+// Had the first phase's watch ended before the late starts came, they and
+// the "destroyed" stops behind them would reach the second Apply's watch
+// and fail it: "VM … destroyed before its job finished".
 func TestLateStartStaysWithItsPhase(t *testing.T) {
 	pl := plantest.PaperPair(t, "W2", 2)
 	c := libvirttest.NewCluster(t, 2, xenlibvirt.KVM)
@@ -247,38 +301,51 @@ func TestLateStartStaysWithItsPhase(t *testing.T) {
 	during := func() bool { mu.Lock(); defer mu.Unlock(); return first }
 	libvirttest.NewAppliance(t, c, func(string) bool { return during() })
 	down := errors.New("unable to connect to server: connection refused (simulated)")
-	hs := connect(t, pl, c, func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
-		hv = newLaggy(t, hv, func() time.Duration {
+	// Hosts are connected at once: each has its slot for an error.
+	errs := make([]error, len(c.Conns))
+	hs, err := xenlibvirt.Connect(pl, c.Inventory, c.Connector(func(i int, hv xenlibvirt.Hypervisor) xenlibvirt.Hypervisor {
+		l, err := newLaggy(t, hv, func() time.Duration {
 			if during() {
 				return 2 * time.Second
 			}
 			return 0
 		})
-		if i == 0 {
-			return hv
-		}
-		return faulty{Hypervisor: hv, start: func(string) error {
-			if during() {
-				return down
-			}
+		if err != nil {
+			errs[i] = err
 			return nil
+		}
+		if i == 0 {
+			return l
+		}
+		return faulty{Hypervisor: l, start: func(name string) error {
+			if !during() {
+				return nil
+			}
+			if err := l.Start(name); err != nil {
+				return err
+			}
+			return down
 		}}
-	})
+	}))
+	if err != nil {
+		t.Fatal(err, errs)
+	}
+	t.Cleanup(hs.Close)
 	set := &xenlibvirt.Settings{Parallel: 1, PhaseTimeout: 30 * time.Second}
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, set)
 	if !errors.Is(err, down) || j.Phases[0].Status != xenlibvirt.StatusFailed {
 		t.Fatalf("first Apply: %v; want h1's start refused, phase 1 failed", err)
 	}
 	// Parallel 1 launches by host: h0's 3 VMs of phase 1 started, then h1's
-	// first was refused; all 3 destroyed and undefined.
+	// first started and was reported refused; all 4 destroyed and undefined.
 	destroyed := 0
 	for _, l := range j.Log {
 		if strings.HasSuffix(l, "destroyed and undefined") {
 			destroyed++
 		}
 	}
-	if destroyed != 3 {
-		t.Fatalf("first Apply destroyed %d VMs, want 3:\n%s", destroyed, strings.Join(j.Log, "\n"))
+	if destroyed != 4 {
+		t.Fatalf("first Apply destroyed %d VMs, want 4:\n%s", destroyed, strings.Join(j.Log, "\n"))
 	}
 	mu.Lock()
 	first = false

@@ -246,38 +246,43 @@ func (c *Cluster) Foreign(t testing.TB, i int, name string, start bool) string {
 
 // Flush returns once every event each host's connection raised before the
 // call has been handed to its subscribers: it defines and undefines a
-// sentinel domain and waits for its removal's event, which one connection's
-// events reach their subscribers in order behind. A test that plays a dead
-// process on the live connections calls it before the next "process"
-// subscribes, since a real one's events went to its own connection.
+// sentinel domain and waits for its removal's event; a connection hands its
+// events on in order, so every earlier one has been handed on by then. A
+// test that plays a dead process on the live connections calls it before
+// the next "process" subscribes, since a real one's events went to its own
+// connection. Test-driver hosts only; not from two goroutines at once.
 func (c *Cluster) Flush(t testing.TB) {
 	t.Helper()
-	for i, conn := range c.Conns {
-		name := fmt.Sprintf("packertest-flush-%d", i)
-		gone := make(chan struct{}, 1)
-		stop, err := conn.OnLifecycle(func(n string, ev libvirt.DomainEventLifecycle) {
-			if n == name && ev.Event == libvirt.DOMAIN_EVENT_UNDEFINED {
-				select {
-				case gone <- struct{}{}:
-				default:
-				}
+	for i := range c.Conns {
+		c.flushHost(t, i)
+	}
+}
+
+func (c *Cluster) flushHost(t testing.TB, i int) {
+	t.Helper()
+	conn := c.Conns[i]
+	name := fmt.Sprintf("packertest-flush-%d", i)
+	gone := make(chan struct{}, 1)
+	stop, err := conn.OnLifecycle(func(n string, ev libvirt.DomainEventLifecycle) {
+		if n == name && ev.Event == libvirt.DOMAIN_EVENT_UNDEFINED {
+			select {
+			case gone <- struct{}{}:
+			default:
 			}
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-		defineDomain(t, conn.Libvirt(), fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name), false)
-		if err := conn.Undefine(name); err != nil {
-			stop()
-			t.Fatal(err)
-		}
-		select {
-		case <-gone:
-		case <-time.After(time.Minute): // libvirt reports within milliseconds
-			stop()
-			t.Fatalf("host %d: no event of the sentinel's removal within a minute", i)
-		}
-		stop()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	defineDomain(t, conn.Libvirt(), fmt.Sprintf("<domain type='test'><name>%s</name><memory unit='MiB'>256</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>", name), false)
+	if err := conn.Undefine(name); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gone:
+	case <-time.After(time.Minute): // libvirt reports within milliseconds
+		t.Fatalf("host %d: no event of the sentinel's removal within a minute", i)
 	}
 }
 
