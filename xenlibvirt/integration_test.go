@@ -121,6 +121,47 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	q.AssertOnlyForeign(t)
 }
 
+// TestIntegrationResumeKeptOnOneConnection interrupts apply with phase 0's
+// VMs kept running, then resumes on the same connections, as a library
+// caller may: the resume destroys the kept VMs and starts their names
+// again, so their "destroyed" stops can reach the phase that starts them;
+// apply must take those for the earlier VMs' and complete both phases.
+func TestIntegrationResumeKeptOnOneConnection(t *testing.T) {
+	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
+	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	state := filepath.Join(q.Work, "state.json")
+	started := 0
+	log := hookLog{t: t, line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == 2 {
+				cancel() // as SIGINT would
+			}
+		}
+	}}
+	j, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, PhaseTimeout: 5 * time.Minute, Log: log})
+	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatalf("Apply: %v, want interrupted", err)
+	}
+	if live := j.LiveVMs(); len(live) != 2 {
+		t.Fatalf("journal %s with %d live VMs, want phase 0's 2 kept", j.Status, len(live))
+	}
+	hs.Inventory.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=sleep,1"
+	j, err = xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if j.Status != xenlibvirt.StatusDone || j.NextPhase() != 2 {
+		t.Errorf("after resume: %s, next phase %d", j.Status, j.NextPhase())
+	}
+	q.AssertOnlyForeign(t)
+}
+
 // hookLog sends the executor's lines to the test log and to line, one at a
 // time. It holds no lock of its own: Apply writes its log under its own
 // mutex (and Profile from its caller's goroutine), so line needs none.
