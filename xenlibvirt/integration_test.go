@@ -85,21 +85,8 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hs.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	state := filepath.Join(q.Work, "state.json")
-	started := 0
-	log := hookLog{t: t, line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 2 {
-				cancel() // as SIGINT would
-			}
-		}
-	}}
-	j, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute, Log: log})
-	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
-		t.Fatalf("Apply: %v, want interrupted", err)
-	}
+	j := interruptAtSecondStart(t, pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute})
 	if j.Status != xenlibvirt.StatusInterrupted || len(j.LiveVMs()) != 0 {
 		t.Errorf("journal %s with %d live VMs", j.Status, len(j.LiveVMs()))
 	}
@@ -133,21 +120,8 @@ func TestIntegrationResumeKeptOnOneConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hs.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	state := filepath.Join(q.Work, "state.json")
-	started := 0
-	log := hookLog{t: t, line: func(l string) {
-		if strings.HasSuffix(l, ": started") {
-			if started++; started == 2 {
-				cancel() // as SIGINT would
-			}
-		}
-	}}
-	j, err := xenlibvirt.Apply(ctx, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, PhaseTimeout: 5 * time.Minute, Log: log})
-	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
-		t.Fatalf("Apply: %v, want interrupted", err)
-	}
+	j := interruptAtSecondStart(t, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, PhaseTimeout: 5 * time.Minute})
 	if live := j.LiveVMs(); len(live) != 2 {
 		t.Fatalf("journal %s with %d live VMs, want phase 0's 2 kept", j.Status, len(live))
 	}
@@ -160,6 +134,28 @@ func TestIntegrationResumeKeptOnOneConnection(t *testing.T) {
 		t.Errorf("after resume: %s, next phase %d", j.Status, j.NextPhase())
 	}
 	q.AssertOnlyForeign(t)
+}
+
+// interruptAtSecondStart applies pl with set, cancelling the context (as
+// SIGINT would) once two VMs have started, and returns the journal of the
+// interrupted run.
+func interruptAtSecondStart(t *testing.T, pl *plan.Plan, hs *xenlibvirt.Hosts, set *xenlibvirt.Settings) *xenlibvirt.Journal {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := 0
+	set.Log = hookLog{t: t, line: func(l string) {
+		if strings.HasSuffix(l, ": started") {
+			if started++; started == 2 {
+				cancel()
+			}
+		}
+	}}
+	j, err := xenlibvirt.Apply(ctx, pl, hs, set)
+	if !errors.Is(err, xenlibvirt.ErrInterrupted) {
+		t.Fatalf("Apply: %v, want interrupted", err)
+	}
+	return j
 }
 
 // hookLog sends the executor's lines to the test log and to line, one at a
