@@ -202,9 +202,9 @@ const (
 // Column generation ends when no column prices out, when the bound is within
 // Tolerance of the LP, or on Stop or the round cap (then a final bound round
 // prices the last LP's duals, smoothed). Past largeDive jobs each round also
-// rounds the LP into a plan (roundEach). The integer plan (price-and-branch): a dive that fixes the
-// LP's most-used columns and re-solves, pricing columns for the jobs left,
-// the seed schedules (Solve passes the pair plan and, for auto, the
+// rounds the LP into a plan (roundEach). The integer plan (price-and-branch):
+// one or two dives that fix the LP's most-used columns and re-solve, pricing
+// columns for the jobs left (diveSteps), the seed schedules (Solve passes the pair plan and, for auto, the
 // swarm's), local improvement of the best of these by moving and swapping
 // jobs between phases (improve), then a branch-and-bound over the generated
 // columns (brancher); the best wins, so it is never worse than any seed.
@@ -324,7 +324,7 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 // work units at the default limit when every round rounded); at 1,000 jobs
 // on 200 hosts, 1,500–2,800 pivots a round, every round still does.
 func (cg *columnGen) roundEach(res *ColumnsResult, ended func() bool) {
-	s := cg.dive(func() bool { return true })
+	s := cg.plainRounding()
 	if ms := cg.p.Makespan(s); ms < res.Makespan {
 		res.Schedule, res.Makespan = s, ms
 		if ended != nil && !ended() {
@@ -373,9 +373,9 @@ func (cg *columnGen) ends(res *ColumnsResult, short bool, gridBefore int) bool {
 // integerPlan ends Columns: a final bound round if the limit or the round
 // cap stopped column generation (opt.BoundStop ends it; none with
 // noFinalBound), past largeDive jobs a plain rounding of the LP (the dive
-// stopped at once), the dive, local improvement (improve) of the best plan,
-// then the branch-and-bound over the generated columns, whose plan is
-// improved in turn; opt.BranchStop ends any of them.
+// stopped at once), the dives (diveSteps), local improvement (improve) of
+// the best plan, then the branch-and-bound over the generated columns,
+// whose plan is improved in turn; opt.BranchStop ends any of them.
 func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	p, m := cg.p, len(cg.p.Jobs)
 	stop, boundStop := opt.BranchStop, opt.BoundStop
@@ -428,9 +428,16 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 		// the limit even if the limit then cuts the dive, whose own
 		// plan from then on is lost; at 1,000 jobs on 200 hosts it is
 		// 1.08–1.16 × the LP.
-		take(cg.dive(func() bool { return true }), beforeLimit())
+		take(cg.plainRounding(), beforeLimit())
 	}
-	take(cg.dive(stop), beforeLimit())
+	for k, step := range cg.diveSteps() {
+		if k > 0 && opt.ended != nil && opt.ended() {
+			// Past the limit a further dive only rounds the LP greedily,
+			// and runCheckpoints keeps no plan found after the limit.
+			break
+		}
+		take(cg.dive(step, stop), beforeLimit())
+	}
 	improveFrom(res.Schedule)
 	if s, ok, _ := cg.branch(res.Makespan, res.LowerBound, 200_000, stop); ok && p.Makespan(s) < res.Makespan {
 		take(s, beforeLimit())

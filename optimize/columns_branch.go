@@ -156,21 +156,19 @@ func (b *brancher) pickJob(r float64) int {
 }
 
 // dive is the integer heuristic that precedes the branch-and-bound: it fixes
-// the most-used share of the LP's positive columns that fit (diveStep: an
-// eighth, past largeDive jobs half; on small problems, fineDive, only the
-// most used), at least one, and every further one at λ ≥ its fix, then
+// the most-used share of the LP's positive columns that fit (step.share:
+// see diveSteps), at least one, and every further one at λ ≥ step.fix, then
 // re-solves the LP over the columns that share no job with the fixed ones,
-// pricing new columns for the jobs left (its rounds at most, quick ones on
+// pricing new columns for the jobs left (step.rounds at most, quick ones on
 // the residual LP's duals), and repeats until every job is covered. Without
 // that pricing the residual LP soon has only single jobs left to choose
 // from. Once stop (if not nil) says so, it re-solves no more and rounds
 // the last LP's values greedily; the jobs no column is left for go to
 // finish, so the dive always ends in a partition.
-func (cg *columnGen) dive(stop func() bool) model.Schedule {
+func (cg *columnGen) dive(step diveStep, stop func() bool) model.Schedule {
 	m := len(cg.p.Jobs)
 	covered := make([]bool, m)
 	left := m
-	step := cg.diveStep()
 	var s model.Schedule
 	cols, lam := cg.lp.cols, cg.lp.values()
 	ids := make([]int, len(cols)) // column index in cg of each LP column
@@ -288,9 +286,10 @@ func (cg *columnGen) finishPairs(phases []model.Phase, rest []int) model.Schedul
 	return s
 }
 
-// diveRounds is the most pricing rounds per step of the dive; each step
-// fixes the most-used 1/diveShare of the LP's positive columns, and beyond
-// them those at λ ≥ diveFix. Fixing a handful per step keeps the steps (each
+// diveRounds is the most pricing rounds per step of the coarse dive (and
+// of the bold one, below); each step fixes the most-used 1/diveShare of the
+// LP's positive columns, and beyond them those at λ ≥ diveFix (the bold
+// dive: boldDiveFix). Fixing a handful per step keeps the steps (each
 // re-solves an LP from scratch) few.
 //
 // On small problems (fineDive) a step fixes only the most used column, and
@@ -343,6 +342,41 @@ const (
 	maxFinishJobs = 256
 )
 
+// Past fineDiveVMs primary VMs (and up to largeDive jobs) the integer
+// search makes two coarse dives and goes on from the shorter plan: the
+// careful dive fixes 1/carefulDiveShare of the positive columns a step,
+// beyond them only those at λ ≥ carefulDiveFix, and prices up to
+// carefulDiveRounds rounds a step; the bold one fixes 1/diveShare, beyond
+// them those at λ ≥ boldDiveFix, and prices diveRounds. Both start from the
+// run's LP; the bold one's residual LPs also hold the columns the careful
+// one priced, and the next run starts with both's. Which fixing rule gives
+// the shortest plan varies with the instance and the LP: on the LPs of the
+// fifth run at 200 jobs on 50 hosts (random-m200-seedS, seeds 1–3), of
+// seven rules (shares 4, 8, 16; fixes 0.4, 0.6, 0.9; 3 or 6 rounds) the one
+// coarse dive (8, 0.6, 3) gave plans 0.7–1.4 % longer than the best, and
+// these two were each the best or within 0.3 % of it on some seed. Two
+// dives cost 600–1,200 units where one cost about 300, taken from the
+// local search that follows, which gained less. `packer plan -w
+// random-m200-seedS --hosts 50 --work-limit 15000` gives plan ÷ bound
+// 1.0239 1.0194 1.0224 1.0236 1.0196 (seeds 1–5) and 1.0305 1.0334 1.0276
+// 1.0209 1.0275 (seeds 6–10) against the one coarse dive's 1.0193 1.0247
+// 1.0327 1.0160 1.0318 and 1.0256 1.0356 1.0257 1.0315 1.0364: medians
+// 1.0224 and 1.0276 against 1.0247 and 1.0315, though four seeds of ten
+// came out higher. The careful dive goes first: bold first gave medians
+// 1.0243 and 1.0316. At the default limit (12,000–14,700 units on a 2-core
+// machine) 200 jobs on 50 hosts gave median 1.0231 (worst 1.0239) against
+// 1.0247 (1.0378), 100 jobs 1.0041 (1.0049) against 1.0035 (1.0073). On 9
+// hosts, in runs with too little work for the fine dive, two dives cost
+// 40 % of the units at the default limit and left 200-job plans 1.5 %
+// longer, so clusters of at most fineDiveVMs primary VMs keep the one
+// coarse dive.
+const (
+	carefulDiveShare  = 16
+	carefulDiveRounds = 6
+	carefulDiveFix    = 0.9
+	boldDiveFix       = 0.4
+)
+
 // diveStep is how a step of the dive fixes and prices on one problem.
 type diveStep struct {
 	share  int     // 1/(the share of the LP's positive columns it fixes)
@@ -351,17 +385,30 @@ type diveStep struct {
 	warm   bool    // re-solve from the last step's basis (fixedLP), not subLP
 }
 
-// diveStep is the dive's step on this problem: the large dive's past
-// largeDive jobs, the fine dive's (one column a step: max(1, n/MaxInt))
-// where fineDive, else the coarse one's.
-func (cg *columnGen) diveStep() diveStep {
+// plainRounding is the large dive stopped at once: the LP's columns by λ,
+// greedily, then finish (roundEach, and integerPlan past largeDive jobs).
+func (cg *columnGen) plainRounding() model.Schedule {
+	return cg.dive(diveStep{largeDiveShare, largeDiveRounds, diveFix, false}, func() bool { return true })
+}
+
+// diveSteps are the dives the integer search makes on this problem, one
+// diveStep each, in order: the large dive past largeDive jobs, the fine
+// dive (one column a step: max(1, n/MaxInt)) where fineDive, the coarse
+// dive on other clusters of at most fineDiveVMs primary VMs, and beyond
+// them the careful dive, then the bold one (see carefulDiveShare).
+func (cg *columnGen) diveSteps() []diveStep {
 	switch {
 	case len(cg.p.Jobs) > largeDive:
-		return diveStep{largeDiveShare, largeDiveRounds, diveFix, false}
+		return []diveStep{{largeDiveShare, largeDiveRounds, diveFix, false}}
 	case cg.fineDive():
-		return diveStep{math.MaxInt, fineDiveRounds, fineDiveFix, true}
+		return []diveStep{{math.MaxInt, fineDiveRounds, fineDiveFix, true}}
+	case cg.ps.n <= fineDiveVMs:
+		return []diveStep{{diveShare, diveRounds, diveFix, false}}
 	}
-	return diveStep{diveShare, diveRounds, diveFix, false}
+	return []diveStep{
+		{carefulDiveShare, carefulDiveRounds, carefulDiveFix, false},
+		{diveShare, diveRounds, boldDiveFix, false},
+	}
 }
 
 // fineDive reports whether this problem is small enough for the fine dive,

@@ -341,3 +341,38 @@ func TestRoundingsKeptWhereTheLimitCuts(t *testing.T) {
 		t.Errorf("kept plan: %v", err)
 	}
 }
+
+// TestTwoDivesLongerLimitNeverWorse: on a cluster past fineDiveVMs primary
+// VMs, where the integer search dives twice (diveSteps), a longer work
+// limit never gives a longer plan or a lower bound, and two cores give the
+// solution one does, at limits 100 units apart from the swarm's end to
+// where the search ends by itself (about 2,350 units).
+func TestTwoDivesLongerLimitNeverWorse(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cl := model.PaperCluster()
+	cl.Hosts = 25
+	p, err := model.NewProblem(RandomWorkload(2, 30), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(newColumnGen(p, 0, 0).diveSteps()); n != 2 {
+		t.Fatalf("%d dives on 50 primary VMs, want 2", n)
+	}
+	prevPlan, prevBound := 0.0, 0.0
+	for l := int64(700); l <= 2600; l += 100 {
+		var got []*Result
+		for _, procs := range []int{1, 2} {
+			runtime.GOMAXPROCS(procs)
+			res, _, _ := limitedSolve(t, p, 1, Settings{WorkLimit: l})
+			got = append(got, res)
+		}
+		if !reflect.DeepEqual(got[0].Solution, got[1].Solution) {
+			t.Errorf("work limit %d: GOMAXPROCS 1 gave %v, 2 gave %v", l, p.Makespan(got[0].Schedule), p.Makespan(got[1].Schedule))
+		}
+		plan, bound := p.Makespan(got[0].Schedule), *got[0].LowerBound
+		if plan > prevPlan && prevPlan > 0 || bound < prevBound {
+			t.Errorf("work limit %d: plan %v after %v, bound %v after %v", l, plan, prevPlan, bound, prevBound)
+		}
+		prevPlan, prevBound = plan, bound
+	}
+}

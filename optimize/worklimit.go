@@ -23,7 +23,7 @@ import (
 // evaluations (swarmJobEvaluations). Column generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
 // columns, an eighth more on the final bound round, and half as much again
-// on the integer search (its dive and large-neighbourhood search make the
+// on the integer search (its dives and large-neighbourhood search make the
 // plan: with an eighth, 1,000 jobs on 200 hosts kept the swarm's plan; with
 // as much again as the pricing, fewer runs completed and 200 jobs on 50
 // hosts ended further from the bound). A run starts from the best plan so
