@@ -204,10 +204,11 @@ const (
 // prices the last LP's duals, smoothed). Past largeDive jobs each round also
 // rounds the LP into a plan (roundEach). The integer plan (price-and-branch):
 // one or two dives that fix the LP's most-used columns and re-solve, pricing
-// columns for the jobs left (diveSteps), the seed schedules (Solve passes the pair plan and, for auto, the
-// swarm's), local improvement of the best of these by moving and swapping
-// jobs between phases (improve), then a branch-and-bound over the generated
-// columns (brancher); the best wins, so it is never worse than any seed.
+// columns for the jobs left (diveSteps), the seed schedules (Solve passes
+// the pair plan and, for auto, the swarm's), local improvement of the best
+// of these by moving and swapping jobs between phases (improve), then a
+// branch-and-bound over the generated columns (brancher); the best wins, so
+// it is never worse than any seed.
 func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (ColumnsResult, error) {
 	m := len(p.Jobs)
 	if m == 0 {
@@ -432,8 +433,9 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 	}
 	for k, step := range cg.diveSteps() {
 		if k > 0 && opt.ended != nil && opt.ended() {
-			// Past the limit a further dive only rounds the LP greedily,
-			// and runCheckpoints keeps no plan found after the limit.
+			// Past the limit a further dive only rounds the LP greedily:
+			// a work or time limit keeps no plan found after it, and an
+			// interrupt, which keeps the best plan so far, ends sooner.
 			break
 		}
 		take(cg.dive(step, stop), beforeLimit())

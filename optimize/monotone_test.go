@@ -359,6 +359,7 @@ func TestTwoDivesLongerLimitNeverWorse(t *testing.T) {
 		t.Fatalf("%d dives on 50 primary VMs, want 2", n)
 	}
 	prevPlan, prevBound := 0.0, 0.0
+	firstPlan, cut := 0.0, false
 	for l := int64(700); l <= 2600; l += 100 {
 		var got []*Result
 		for _, procs := range []int{1, 2} {
@@ -370,9 +371,18 @@ func TestTwoDivesLongerLimitNeverWorse(t *testing.T) {
 			t.Errorf("work limit %d: GOMAXPROCS 1 gave %v, 2 gave %v", l, p.Makespan(got[0].Schedule), p.Makespan(got[1].Schedule))
 		}
 		plan, bound := p.Makespan(got[0].Schedule), *got[0].LowerBound
+		cut = cut || strings.Contains(strings.Join(got[0].Notes, " "), "limit (")
+		if firstPlan == 0 {
+			firstPlan = plan
+		}
 		if plan > prevPlan && prevPlan > 0 || bound < prevBound {
 			t.Errorf("work limit %d: plan %v after %v, bound %v after %v", l, plan, prevPlan, bound, prevBound)
 		}
 		prevPlan, prevBound = plan, bound
+	}
+	// Vacuous unless some limit cut the search and a longer one improved
+	// the plan.
+	if !cut || prevPlan >= firstPlan {
+		t.Errorf("limits 700–2,600: cut %v, plan %v at the first, %v at the last", cut, firstPlan, prevPlan)
 	}
 }
