@@ -388,8 +388,11 @@ type diveStep struct {
 // plainRounding is the large dive stopped at once: the LP's columns by λ,
 // greedily, then finish (roundEach, and integerPlan past largeDive jobs).
 func (cg *columnGen) plainRounding() model.Schedule {
-	return cg.dive(diveStep{largeDiveShare, largeDiveRounds, diveFix, false}, func() bool { return true })
+	return cg.dive(largeDiveStep, func() bool { return true })
 }
+
+// largeDiveStep is the dive's step past largeDive jobs.
+var largeDiveStep = diveStep{largeDiveShare, largeDiveRounds, diveFix, false}
 
 // diveSteps are the dives the integer search makes on this problem, one
 // diveStep each, in order: the large dive past largeDive jobs, the fine
@@ -399,7 +402,7 @@ func (cg *columnGen) plainRounding() model.Schedule {
 func (cg *columnGen) diveSteps() []diveStep {
 	switch {
 	case len(cg.p.Jobs) > largeDive:
-		return []diveStep{{largeDiveShare, largeDiveRounds, diveFix, false}}
+		return []diveStep{largeDiveStep}
 	case cg.fineDive():
 		return []diveStep{{math.MaxInt, fineDiveRounds, fineDiveFix, true}}
 	case cg.ps.n <= fineDiveVMs:

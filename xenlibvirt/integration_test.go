@@ -41,17 +41,25 @@ func itestSetup(t *testing.T, cmdline string) (*libvirttest.QEMUCluster, *plan.P
 	return q, pl
 }
 
+// connectQEMU connects to inv's hosts for pl through libvirt, failing t if
+// it cannot, and closes the connections when t ends.
+func connectQEMU(t *testing.T, pl *plan.Plan, inv *xenlibvirt.Inventory) *xenlibvirt.Hosts {
+	t.Helper()
+	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hs.Close() })
+	return hs
+}
+
 // TestIntegrationTwoPhasesOnQEMU applies the two-phase plan: each phase boots
 // two real VMs of the appliance, which runs its job and powers off; packer
 // sees the power-offs through lifecycle events, tears the phase down and
 // goes on to the next.
 func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,1")
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, q.Inventory)
 	state := filepath.Join(q.Work, "state.json")
 	start := time.Now()
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
@@ -80,11 +88,7 @@ func TestIntegrationTwoPhasesOnQEMU(t *testing.T) {
 func TestIntegrationInterruptThenResume(t *testing.T) {
 	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
 	inv := q.Inventory
-	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, inv)
 	state := filepath.Join(q.Work, "state.json")
 	j := interruptAtSecondStart(t, pl, hs, &xenlibvirt.Settings{StatePath: state, PhaseTimeout: 5 * time.Minute})
 	if j.Status != xenlibvirt.StatusInterrupted || len(j.LiveVMs()) != 0 {
@@ -93,12 +97,8 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 	q.AssertOnlyForeign(t)
 
 	inv.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=sleep,1"
-	hs2, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs2.Close()
-	j, err = xenlibvirt.Apply(context.Background(), pl, hs2, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
+	hs2 := connectQEMU(t, pl, inv)
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs2, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
@@ -115,18 +115,14 @@ func TestIntegrationInterruptThenResume(t *testing.T) {
 // apply must take those for the earlier VMs' and complete both phases.
 func TestIntegrationResumeKeptOnOneConnection(t *testing.T) {
 	q, pl := itestSetup(t, "console=ttyS0 quiet panic=-1 packer.run=sleep,600")
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, q.Inventory)
 	state := filepath.Join(q.Work, "state.json")
 	j := interruptAtSecondStart(t, pl, hs, &xenlibvirt.Settings{StatePath: state, KeepOnInterrupt: true, PhaseTimeout: 5 * time.Minute})
 	if live := j.LiveVMs(); len(live) != 2 {
 		t.Fatalf("journal %s with %d live VMs, want phase 0's 2 kept", j.Status, len(live))
 	}
 	hs.Inventory.Cmdline = "console=ttyS0 quiet panic=-1 packer.run=sleep,1"
-	j, err = xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
+	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, Resume: true, PhaseTimeout: 5 * time.Minute, Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("resume: %v", err)
 	}
@@ -220,11 +216,7 @@ var sumSpec = model.RunSpec{
 // exited 0; nothing is left.
 func TestIntegrationJobsRunAcrossVMs(t *testing.T) {
 	q, pl := jobsSetup(t, sumSpec, model.RunSpec{Command: "echo then on {hostname} after {plan}"})
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, q.Inventory)
 	state := filepath.Join(q.Work, "packer-jobs.state.json")
 	runDir := xenlibvirt.RunDir(state)
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, RunDir: runDir, BootAllowance: 4 * time.Minute, Log: testLog{t}})
@@ -267,11 +259,7 @@ func TestIntegrationJobsRunAcrossVMs(t *testing.T) {
 // KeepOnFailure the VMs stay until Destroy removes them.
 func TestIntegrationFailingJob(t *testing.T) {
 	q, pl := jobsSetup(t, model.RunSpec{Master: "echo master done", Workers: "echo failing on purpose; exit 3"}, model.RunSpec{Command: "true"})
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, q.Inventory)
 	state := filepath.Join(q.Work, "packer-fail.state.json")
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, RunDir: xenlibvirt.RunDir(state),
 		KeepOnFailure: true, BootAllowance: 4 * time.Minute, Log: testLog{t}})
@@ -293,12 +281,8 @@ func TestIntegrationFailingJob(t *testing.T) {
 // 20 s = 60 s, naming it; nothing is left.
 func TestIntegrationDerivedTimeout(t *testing.T) {
 	q, pl := jobsSetup(t, model.RunSpec{Master: "echo done", Workers: "sleep 3600"}, model.RunSpec{Command: "true"})
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
-	_, err = xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{BootAllowance: 20 * time.Second, Log: testLog{t}})
+	hs := connectQEMU(t, pl, q.Inventory)
+	_, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{BootAllowance: 20 * time.Second, Log: testLog{t}})
 	want := "phase timed out after 1m0s (2 × predicted 20.0 s + boot allowance 20s): 1 VMs still running: " +
 		xenlibvirt.DomainName(pl.ID, 0, "sum", 1) + " (job sum, host h1)"
 	if !errors.Is(err, xenlibvirt.ErrPhaseTimeout) || !strings.Contains(err.Error(), want) {
@@ -389,11 +373,7 @@ func TestIntegrationBridgeWalkthrough(t *testing.T) {
 	if !*rep.Fits {
 		t.Fatalf("hosts check after step 2: %v", rep.Problems)
 	}
-	hs, err := xenlibvirt.Connect(pl, inv, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, inv)
 	state := filepath.Join(q.Work, "packer-bridge.state.json")
 	runDir := xenlibvirt.RunDir(state)
 	if _, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{StatePath: state, RunDir: runDir, BootAllowance: 4 * time.Minute, Log: testLog{t}}); err != nil {

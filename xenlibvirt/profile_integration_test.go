@@ -150,11 +150,7 @@ func TestIntegrationProfileCPUAndIO(t *testing.T) {
 
 	// The profiles plan, and the plan applies on the same inventory.
 	pl := plantest.Sequential(t, w, model.Cluster{Hosts: 2, DisksPerHost: 2, ExtraRatio: 2, Alpha: 1.3, CoresPerHost: 2, MemoryMiBPerHost: 512})
-	hs, err := xenlibvirt.Connect(pl, q.Inventory, xenlibvirt.Libvirt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hs.Close()
+	hs := connectQEMU(t, pl, q.Inventory)
 	j, err := xenlibvirt.Apply(context.Background(), pl, hs, &xenlibvirt.Settings{PhaseTimeout: 3 * time.Minute, Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("apply: %v", err)
