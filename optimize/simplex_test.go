@@ -145,18 +145,14 @@ func TestDevexAgainstDantzig(t *testing.T) {
 			t.Fatal(err)
 		}
 		cg := newColumnGen(p, 0, 0)
-		cg.incumbent = math.Inf(1)
 		for round := 1; round <= 20; round++ {
 			cg.lp.solve(1000*m, nil)
 			cg.price(round)
 		}
 		var z [2]float64
 		for rule := range 2 {
-			lpm := newCoverLP(cg.lp.cost[:m])
-			lpm.trans, lpm.dantzig = cg.lp.trans, rule == 1
-			for c := m; c < len(cg.lp.cols); c++ {
-				lpm.add(cg.lp.cols[c], cg.lp.cost[c])
-			}
+			lpm := freshLP(cg)
+			lpm.dantzig = rule == 1
 			z[rule] = lpm.solve(1000*m, nil)
 			if !lpm.optimal {
 				t.Fatalf("workload %d, rule %d: not optimal after %d pivots", inst, rule, 1000*m)
@@ -388,16 +384,12 @@ func TestPerturbationShortensSolves(t *testing.T) {
 		}
 		var z [2]float64
 		for plain := range 2 {
-			lpm := newCoverLP(cg.lp.cost[:len(p.Jobs)])
-			lpm.trans = cg.lp.trans
+			lpm := freshLP(cg)
 			if plain == 1 {
 				for j := range lpm.rhs {
 					lpm.rhs[j] = 1
 				}
 				lpm.restart()
-			}
-			for c := len(p.Jobs); c < len(cg.lp.cols); c++ {
-				lpm.add(cg.lp.cols[c], cg.lp.cost[c])
 			}
 			z[plain] = lpm.solve(1000*len(p.Jobs), nil)
 			if !lpm.optimal {
