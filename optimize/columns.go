@@ -544,6 +544,7 @@ func newColumnGenOn(ps *phaseSolver, cells, grid int) *columnGen {
 		cg.seen[phaseKey(ph)] = j
 	}
 	cg.lp = newCoverLP(single)
+	cg.lp.idle, cg.lp.age = make([]bool, m), make([]int32, m)
 	cg.lp.workers = cg.workers
 	cg.lp.trans = ps.transfers()
 	if cells == 0 {
@@ -644,8 +645,8 @@ func (cg *columnGen) addSeed(s model.Schedule, lpValue float64) float64 {
 func (cg *columnGen) addPhase(ph model.Phase) bool {
 	ph = model.Normalize(model.Schedule{Phases: []model.Phase{{Jobs: slices.Clone(ph.Jobs)}}}).Phases[0]
 	k := phaseKey(ph)
-	if _, ok := cg.seen[k]; ok {
-		return false
+	if c, ok := cg.seen[k]; ok {
+		return cg.lp.rouse(c) // an idle column priced out: it is active again
 	}
 	cg.seen[k] = len(cg.phases)
 	jobs := make([]int, len(ph.Jobs))

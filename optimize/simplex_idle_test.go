@@ -1,0 +1,93 @@
+package optimize
+
+import (
+	"math"
+	"testing"
+)
+
+// TestIdleColumnsKeepTheOptimum: the master LP of 120 jobs on 50 hosts
+// after 60 pricing rounds, solved from the singletons with every column
+// but the singletons idle, ends optimal at the value the same LP reaches
+// with every column active (the plain reference): wake brings back each
+// column the optimum needs. The column generator's own LP, whose columns
+// went idle along the way (some must have), ends at that value too, and
+// both count their idle columns' non-zeros right (idleNZ).
+func TestIdleColumnsKeepTheOptimum(t *testing.T) {
+	for seed := uint64(1); seed <= 2; seed++ {
+		p := randomOnHosts(t, seed, 120, 50)
+		m := len(p.Jobs)
+		cg := newColumnGen(p, 0, 0)
+		for round := 1; round <= 60; round++ {
+			cg.lp.solve(1000*m, nil)
+			cg.price(round)
+		}
+		z := cg.lp.solve(1000*m, nil)
+		idle := 0
+		for _, i := range cg.lp.idle {
+			if i {
+				idle++
+			}
+		}
+		plain := freshLP(cg)
+		want := plain.solve(1000*m, nil)
+		woken := freshLP(cg)
+		woken.idle, woken.age = make([]bool, len(woken.cols)), make([]int32, len(woken.cols))
+		for c := m; c < len(woken.cols); c++ {
+			woken.idle[c] = true
+			woken.idleNZ += len(woken.cols[c])
+		}
+		got := woken.solve(1000*m, nil)
+		if !plain.optimal || !woken.optimal || !cg.lp.optimal {
+			t.Fatalf("seed %d: optimal: plain %v, all idle %v, column generation's %v", seed, plain.optimal, woken.optimal, cg.lp.optimal)
+		}
+		if idle == 0 {
+			t.Fatalf("seed %d: no column of %d went idle in 60 rounds: the test would not test it", seed, len(cg.lp.cols))
+		}
+		for name, v := range map[string]float64{"all idle at first": got, "column generation's": z} {
+			if math.Abs(v-want) > 1e-9*(1+want) {
+				t.Errorf("seed %d: the LP %s ends at %v, with every column active at %v", seed, name, v, want)
+			}
+		}
+		for name, lp := range map[string]*coverLP{"all idle at first": woken, "column generation's": cg.lp} {
+			nz := 0
+			for c, i := range lp.idle {
+				if i {
+					nz += len(lp.cols[c])
+				}
+			}
+			if nz != lp.idleNZ {
+				t.Errorf("seed %d: the LP %s counts %d idle non-zeros, its idle columns hold %d", seed, name, lp.idleNZ, nz)
+			}
+		}
+		// No idle column prices out at the final duals: wake left none
+		// behind.
+		y := woken.duals()
+		for c, i := range woken.idle {
+			if i && woken.reducedCostOf(c, y) < woken.tolerance() {
+				t.Errorf("seed %d: column %d is idle but prices out (%v)", seed, c, woken.reducedCostOf(c, y))
+			}
+		}
+		t.Logf("seed %d: %d of %d columns idle after 60 rounds; LP %v", seed, idle, len(cg.lp.cols), want)
+	}
+}
+
+// TestFoundAgainWakes: a phase pricing finds again is a column the LP had:
+// if idle, adding it makes it active and counts as a column entered; if
+// active, it is not entered twice.
+func TestFoundAgainWakes(t *testing.T) {
+	p := randomOnHosts(t, 1, 60, 9)
+	cg := newColumnGen(p, 0, 0)
+	for round := 1; round <= 30; round++ {
+		cg.lp.solve(1000*len(p.Jobs), nil)
+		cg.price(round)
+	}
+	cols := len(cg.lp.cols)
+	c := cols - 1
+	cg.lp.idle[c] = true
+	if !cg.addPhase(cg.phases[c]) || cg.lp.idle[c] || len(cg.lp.cols) != cols {
+		t.Fatalf("an idle column found again: idle %v, %d columns (were %d); want it active, none added", cg.lp.idle[c], len(cg.lp.cols), cols)
+	}
+	if cg.addPhase(cg.phases[c]) || len(cg.lp.cols) != cols {
+		t.Fatalf("an active column found again was entered: %d columns (were %d)", len(cg.lp.cols), cols)
+	}
+}
