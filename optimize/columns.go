@@ -645,8 +645,8 @@ func (cg *columnGen) addSeed(s model.Schedule, lpValue float64) float64 {
 func (cg *columnGen) addPhase(ph model.Phase) bool {
 	ph = model.Normalize(model.Schedule{Phases: []model.Phase{{Jobs: slices.Clone(ph.Jobs)}}}).Phases[0]
 	k := phaseKey(ph)
-	if c, ok := cg.seen[k]; ok {
-		return cg.lp.rouse(c) // an idle column priced out: it is active again
+	if _, ok := cg.seen[k]; ok {
+		return false
 	}
 	cg.seen[k] = len(cg.phases)
 	jobs := make([]int, len(ph.Jobs))

@@ -70,12 +70,12 @@ type coverLP struct {
 	// non-zeros.
 	colJobs []int
 	colVals []float64
-	// colNZ counts the columns' non-zeros: the work of a pass over them
-	// (entering, devex), which share weighs.
+	// colNZ counts the columns' non-zeros: less idleNZ, the work of a
+	// pass over them (entering, devex), which share weighs.
 	colNZ int
 	// rcNext is the columns' reduced costs at the duals after the last
 	// pivot, which devex computes in its pass over the columns (banned
-	// columns' are not kept).
+	// and idle columns' are not kept).
 	rcNext []float64
 	// pieces is entering's scratch: each piece's choice; dualCands
 	// dualEntering's.
@@ -89,10 +89,11 @@ type coverLP struct {
 	ban, banTr, done []bool
 	unit             []float64
 	// idle marks the columns the passes over every column leave out
-	// (see settle); age counts, per column, the optimal solves in a row
-	// it has ended nonbasic and not pricing out. Both nil where no column
-	// goes idle: only column generation's master LP sets them. idleNZ
-	// counts the idle columns' non-zeros, which the passes do not weigh.
+	// (see settle); age counts, per column, the optimal solves it has
+	// ended nonbasic with a positive reduced cost since it last ended one
+	// otherwise. Both nil where no column goes idle: only column
+	// generation's master LP sets them. idleNZ counts the idle columns'
+	// non-zeros, which the passes do not weigh.
 	idle   []bool
 	age    []int32
 	idleNZ int
@@ -269,15 +270,19 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 
 // Idle columns. Column generation's master LP gathers columns by the
 // thousand (random-m200-seed2 on 50 hosts: 2,194 of about 26 jobs each
-// after 15,000 work units), and a pivot's passes over all of them (devex,
-// entering) were half its time there, while most of them, once the LP has
-// moved past them, never enter again. A column that has ended idleAfter
-// optimal solves in a row nonbasic and with a positive reduced cost goes
-// idle: the passes leave it out (by that run's end, 1,950 of the 2,194).
-// It is still the master's (the dives, the branch and the next run see
-// it), and an LP that no active column improves is only declared optimal
-// once no idle column prices out either (wake), so lp.optimal still means
-// optimal over every column.
+// after 15,000 work units), and the passes over all of them (devex,
+// entering) were about half of a pivot's time there (BenchmarkMasterLP's
+// profile), while most of them, once the LP has moved past them, never
+// enter again. A column other than the singletons that has ended
+// idleAfter optimal solves nonbasic with a positive reduced cost, none
+// otherwise between, goes idle: the passes leave it out (by that run's
+// end, 1,950 of the 2,194). It is still the master's (the dives, the
+// branch and the next run see every column), and an LP that no active
+// column improves is only declared optimal once no idle column prices out
+// either (wake), so lp.optimal still means optimal over every column, and
+// a column pricing finds again is not entered twice (addPhase), idle or
+// not. Bland's rule takes the least-indexed active variable: the idle set
+// stays fixed between two wakes, so it cannot cycle either.
 const idleAfter = 8
 
 // settle ages the active nonbasic columns after an optimal solve, at its
@@ -293,7 +298,7 @@ func (lp *coverLP) settle(y []float64) {
 			basic[b] = true
 		}
 	}
-	for c := range lp.cols {
+	for c := lp.m; c < len(lp.cols); c++ { // the singletons stay: restart makes them basic
 		if lp.idle[c] {
 			continue
 		}
@@ -321,16 +326,6 @@ func (lp *coverLP) wake(y []float64) bool {
 		}
 	}
 	return woke
-}
-
-// rouse makes column c active again (column generation found it anew).
-func (lp *coverLP) rouse(c int) bool {
-	if lp.idle == nil || !lp.idle[c] {
-		return false
-	}
-	lp.idle[c], lp.age[c] = false, 0
-	lp.idleNZ -= len(lp.cols[c])
-	return true
 }
 
 // dualRefresh is how many pivots solve updates the duals before computing

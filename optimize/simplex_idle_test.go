@@ -10,8 +10,9 @@ import (
 // but the singletons idle, ends optimal at the value the same LP reaches
 // with every column active (the plain reference): wake brings back each
 // column the optimum needs. The column generator's own LP, whose columns
-// went idle along the way (some must have), ends at that value too, and
-// both count their idle columns' non-zeros right (idleNZ).
+// went idle along the way (some must have, never a singleton), ends at
+// that value too, both count their idle columns' non-zeros right
+// (idleNZ), and an idle column pricing finds again is not entered twice.
 func TestIdleColumnsKeepTheOptimum(t *testing.T) {
 	for seed := uint64(1); seed <= 2; seed++ {
 		p := randomOnHosts(t, seed, 120, 50)
@@ -67,27 +68,20 @@ func TestIdleColumnsKeepTheOptimum(t *testing.T) {
 				t.Errorf("seed %d: column %d is idle but prices out (%v)", seed, c, woken.reducedCostOf(c, y))
 			}
 		}
+		for c := range m {
+			if cg.lp.idle[c] {
+				t.Errorf("seed %d: singleton column %d went idle", seed, c)
+			}
+		}
+		// A phase pricing finds again is not entered twice, idle or not.
+		for c := len(cg.lp.cols) - 1; c >= m; c-- {
+			if cg.lp.idle[c] {
+				if n := len(cg.lp.cols); cg.addPhase(cg.phases[c]) || len(cg.lp.cols) != n || !cg.lp.idle[c] {
+					t.Errorf("seed %d: idle column %d found again: %d columns (were %d), idle %v", seed, c, len(cg.lp.cols), n, cg.lp.idle[c])
+				}
+				break
+			}
+		}
 		t.Logf("seed %d: %d of %d columns idle after 60 rounds; LP %v", seed, idle, len(cg.lp.cols), want)
-	}
-}
-
-// TestFoundAgainWakes: a phase pricing finds again is a column the LP had:
-// if idle, adding it makes it active and counts as a column entered; if
-// active, it is not entered twice.
-func TestFoundAgainWakes(t *testing.T) {
-	p := randomOnHosts(t, 1, 60, 9)
-	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= 30; round++ {
-		cg.lp.solve(1000*len(p.Jobs), nil)
-		cg.price(round)
-	}
-	cols := len(cg.lp.cols)
-	c := cols - 1
-	cg.lp.idle[c] = true
-	if !cg.addPhase(cg.phases[c]) || cg.lp.idle[c] || len(cg.lp.cols) != cols {
-		t.Fatalf("an idle column found again: idle %v, %d columns (were %d); want it active, none added", cg.lp.idle[c], len(cg.lp.cols), cols)
-	}
-	if cg.addPhase(cg.phases[c]) || len(cg.lp.cols) != cols {
-		t.Fatalf("an active column found again was entered: %d columns (were %d)", len(cg.lp.cols), cols)
 	}
 }

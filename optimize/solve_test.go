@@ -290,9 +290,9 @@ func TestDefaultTimeLimit(t *testing.T) {
 // it, so runs go on ending that way, at least once below DefaultTolerance,
 // until one converges (the dive's residual pricing adds columns to the LP
 // the next run starts from; a converged LP ends the search at whatever
-// tolerance its run priced to) or one at minTolerance ends within it; the
-// last run's bound lies within its tolerance of its LP, and the note says
-// which.
+// tolerance its run priced to, the bound then meeting the LP) or one at
+// minTolerance ends within it; the last run's bound lies within its
+// tolerance of its LP, and the note says which.
 func TestToleranceHalvesAfterARunMeetsIt(t *testing.T) {
 	p, err := model.NewProblem(RandomWorkload(1, 40), model.PaperCluster())
 	if err != nil {
@@ -316,6 +316,12 @@ func TestToleranceHalvesAfterARunMeetsIt(t *testing.T) {
 	last := cp.last
 	if (last.Ended != EndedTolerance && last.Ended != EndedConverged) || cp.bound < last.LPValue*(1-cp.tolerance) {
 		t.Fatalf("the last run ended %q with bound %v and LP %v: want it within %v", last.Ended, cp.bound, last.LPValue, cp.tolerance)
+	}
+	// Converged proves itself: Farley's bound, which holds over every
+	// column (idle ones, and those never priced), meets the LP. A run that
+	// called its LP optimal while a column still priced out would not.
+	if last.Ended == EndedConverged && cp.bound < last.LPValue*(1-1e-6) {
+		t.Fatalf("the last run converged at LP %v, but the bound is %v", last.LPValue, cp.bound)
 	}
 	want := "the bound came within 0.05 % of the LP"
 	if last.Ended == EndedConverged {
