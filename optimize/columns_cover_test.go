@@ -13,10 +13,7 @@ func pricedGen(t *testing.T, seed uint64, m, rounds int) (*model.Problem, *colum
 	t.Helper()
 	p := randomOnHosts(t, seed, m, 80)
 	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= rounds; round++ {
-		cg.lp.solve(50*m, nil)
-		cg.price(round)
-	}
+	priceRounds(cg, rounds, 50*m)
 	return p, cg
 }
 

@@ -60,10 +60,7 @@ func TestBothDivesPartition(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		p := randomOnHosts(t, seed, 60, 25)
 		cg := newColumnGen(p, 0, 0)
-		for round := 1; round <= 8; round++ {
-			cg.lp.solve(50*len(p.Jobs), nil)
-			cg.price(round)
-		}
+		priceRounds(cg, 8, 50*len(p.Jobs))
 		cg.lp.solve(50*len(p.Jobs), nil)
 		steps := cg.diveSteps()
 		if len(steps) != 2 {

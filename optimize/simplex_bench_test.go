@@ -17,6 +17,15 @@ func freshLP(cg *columnGen) *coverLP {
 	return lp
 }
 
+// priceRounds runs rounds pricing rounds of cg, each on its LP solved with
+// up to pivots pivots, as Columns' loop does without its limits.
+func priceRounds(cg *columnGen, rounds, pivots int) {
+	for round := 1; round <= rounds; round++ {
+		cg.lp.solve(pivots, nil)
+		cg.price(round)
+	}
+}
+
 // BenchmarkMasterLP solves the master LP of 200 jobs on 50 hosts from the
 // singleton basis over the columns 150 pricing rounds found
 // (random-m200-seed2), with the transfers. At the default limit there the
@@ -32,10 +41,7 @@ func BenchmarkMasterLP(b *testing.B) {
 	p := randomOnHosts(b, 2, 200, 50)
 	m := len(p.Jobs)
 	cg := newColumnGen(p, 0, 0)
-	for round := 1; round <= 150; round++ {
-		cg.lp.solve(1000*m, nil)
-		cg.price(round)
-	}
+	priceRounds(cg, 150, 1000*m)
 	first := freshLP(cg)
 	want := first.solve(1000*m, nil)
 	pivots := first.work

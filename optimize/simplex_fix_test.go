@@ -53,10 +53,7 @@ func TestFixMatchesFreshLP(t *testing.T) {
 		p := randomOnHosts(t, seed, 60, 9)
 		m := len(p.Jobs)
 		cg := newColumnGen(p, 0, 0)
-		for round := 1; round <= 8; round++ {
-			cg.lp.solve(50*m, nil)
-			cg.price(round)
-		}
+		priceRounds(cg, 8, 50*m)
 		cg.lp.solve(1<<30, nil)
 		if !cg.lp.optimal {
 			t.Fatalf("seed %d: the master LP did not reach its optimum", seed)

@@ -18,10 +18,7 @@ func TestIdleColumnsKeepTheOptimum(t *testing.T) {
 		p := randomOnHosts(t, seed, 120, 50)
 		m := len(p.Jobs)
 		cg := newColumnGen(p, 0, 0)
-		for round := 1; round <= 60; round++ {
-			cg.lp.solve(1000*m, nil)
-			cg.price(round)
-		}
+		priceRounds(cg, 60, 1000*m)
 		z := cg.lp.solve(1000*m, nil)
 		idle := 0
 		for _, i := range cg.lp.idle {

@@ -145,10 +145,7 @@ func TestDevexAgainstDantzig(t *testing.T) {
 			t.Fatal(err)
 		}
 		cg := newColumnGen(p, 0, 0)
-		for round := 1; round <= 20; round++ {
-			cg.lp.solve(1000*m, nil)
-			cg.price(round)
-		}
+		priceRounds(cg, 20, 1000*m)
 		var z [2]float64
 		for rule := range 2 {
 			lpm := freshLP(cg)
@@ -378,10 +375,7 @@ func TestPerturbationShortensSolves(t *testing.T) {
 		}
 		cg := newColumnGen(p, 0, 0)
 		cg.workers = 1
-		for round := 1; round <= 20; round++ {
-			cg.lp.solve(1000*len(p.Jobs), nil)
-			cg.price(round)
-		}
+		priceRounds(cg, 20, 1000*len(p.Jobs))
 		var z [2]float64
 		for plain := range 2 {
 			lpm := freshLP(cg)
