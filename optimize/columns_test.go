@@ -517,6 +517,28 @@ func randomOnHosts(tb testing.TB, seed uint64, m, hosts int) *model.Problem {
 	return p
 }
 
+// freshLP is a master LP over cg's columns and transfers, from the
+// singleton basis, with cg's workers and every column active (it
+// makes none idle).
+func freshLP(cg *columnGen) *coverLP {
+	m := len(cg.p.Jobs)
+	lp := newCoverLP(cg.lp.cost[:m])
+	lp.trans, lp.workers = cg.lp.trans, cg.workers
+	for c := m; c < len(cg.lp.cols); c++ {
+		lp.add(cg.lp.cols[c], cg.lp.cost[c])
+	}
+	return lp
+}
+
+// priceRounds runs rounds pricing rounds of cg, each on its LP solved with
+// up to pivots pivots, as Columns' loop does without its limits.
+func priceRounds(cg *columnGen, rounds, pivots int) {
+	for round := 1; round <= rounds; round++ {
+		cg.lp.solve(pivots, nil)
+		cg.price(round)
+	}
+}
+
 // TestGridLiftReachesLPOptimum: on a grid thinned to about 6 durations
 // whose refinement may split only 3 gaps a round, the refinement cannot pin
 // θ to single durations once the grid has reached its cap, so no column
