@@ -60,6 +60,9 @@ type ColumnsOptions struct {
 	// maxPivots, when not 0, replaces the 50·M pivots a round's LP solve
 	// may take (tests cut the solves short with it).
 	maxPivots int
+	// sparse keeps the master LP's B⁻¹ as sparse factors whatever the
+	// jobs (tests compare them with the dense inverse; see luJobs).
+	sparse bool
 	// shared, when not nil, holds p's phase solver and LowerBound, which
 	// Solve has built already.
 	shared *sharedTables
@@ -228,6 +231,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 	cg.lp.workers = cg.workers
 	if opt.noTransfers {
 		cg.lp.trans = nil
+	}
+	if opt.sparse && cg.lp.lu == nil {
+		cg.lp.represent(true)
+		cg.lp.restart()
 	}
 	res := ColumnsResult{Makespan: math.Inf(1), LowerBound: sh.bound(), RelaxedPricing: cg.scale > 1 || !cg.exact}
 	for _, s := range seeds {

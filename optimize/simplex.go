@@ -20,7 +20,9 @@ import (
 // It is solved by a revised simplex with an explicit dense basis inverse
 // (M × M): columns arrive one at a time and the primal stays feasible, so
 // every solve starts from the last basis (a warm start), and a pivot costs
-// O(M²) whatever the number of columns. gonum's optimize/convex/lp.Simplex
+// O(M²) whatever the number of columns. From luJobs jobs on, where that
+// update took half of planning's CPU, B⁻¹ is kept instead as sparse LU
+// factors of B and the pivots since as etas (simplex_lu.go). gonum's optimize/convex/lp.Simplex
 // starts from scratch on a dense A each call, factorises the basis every
 // pivot and returns no duals, which column generation needs; at M = 200 with a
 // thousand columns it was far slower than this. Its answer's correctness does
@@ -30,8 +32,13 @@ type coverLP struct {
 	m     int
 	cols  [][]int // jobs of each column; column j < m is job j alone
 	cost  []float64
-	binv  [][]float64 // basis inverse
+	binv  [][]float64 // basis inverse, dense; nil where lu stands for it
 	basis []int       // basic variable per row: column index, −1−j for job j's surplus, or −1−m−t for transfer t
+	// lu, from luJobs jobs on, stands for binv: B factorised sparse, the
+	// pivots since as etas (see luJobs); rowBuf and cbBuf are row's and
+	// duals' scratch then.
+	lu            *basisLU
+	rowBuf, cbBuf []float64
 	// trans are transfers (i, j): a variable of cost 0 with +1 in row i and
 	// −1 in row j, which lets the LP cover i with what covers j. Their dual
 	// constraints are the dual-optimal inequalities π_i ≤ π_j (dominance.go):
@@ -49,6 +56,8 @@ type coverLP struct {
 	// stalls those whose step θ in xb was 0, to 1e-12 (tests read it:
 	// blandAfter of them in a row send solve to Bland's rule).
 	pivots, work, stalls int
+	// factorised counts lu's factorisations (tests read it).
+	factorised int
 	// optimal records that the last solve ended because no column priced
 	// out, not on its pivot cap or stop, and none sat out for want of a
 	// safe pivot (ratioTest): only then are its duals the LP's.
@@ -101,18 +110,35 @@ type coverLP struct {
 }
 
 // newCoverLP starts with the M singleton columns as the basis (B = I, λ = 1).
+// From luJobs jobs on, B⁻¹ is kept as lu (sparse) rather than binv.
 func newCoverLP(single []float64) *coverLP {
 	m := len(single)
-	lp := &coverLP{m: m, binv: make([][]float64, m), basis: make([]int, m), xb: make([]float64, m), x1: make([]float64, m), rhs: make([]float64, m)}
+	lp := &coverLP{m: m, basis: make([]int, m), xb: make([]float64, m), x1: make([]float64, m), rhs: make([]float64, m)}
 	for j := range m {
 		lp.rhs[j] = 1 + perturbation(j)
 		lp.cols = append(lp.cols, []int{j})
 		lp.colNZ++
 		lp.cost = append(lp.cost, single[j])
-		lp.binv[j] = make([]float64, m)
 	}
+	lp.represent(m >= luJobs)
 	lp.restart()
 	return lp
+}
+
+// represent makes the LP keep B⁻¹ sparse (lu) or dense (binv), to be
+// computed (restart, refactor) before the LP is used again.
+func (lp *coverLP) represent(sparse bool) {
+	m := lp.m
+	if sparse {
+		lp.binv, lp.lu = nil, &basisLU{}
+		lp.rowBuf, lp.cbBuf = make([]float64, m), make([]float64, m)
+		return
+	}
+	lp.lu, lp.rowBuf, lp.cbBuf = nil, nil, nil
+	lp.binv = make([][]float64, m)
+	for j := range m {
+		lp.binv[j] = make([]float64, m)
+	}
 }
 
 func (lp *coverLP) add(jobs []int, cost float64) {
@@ -136,6 +162,17 @@ func (lp *coverLP) skip(c int) bool {
 // duals returns y = c_B·B⁻¹, the price of covering each job.
 func (lp *coverLP) duals() []float64 {
 	y := make([]float64, lp.m)
+	if lp.lu != nil {
+		c := lp.cbBuf
+		for k, b := range lp.basis {
+			c[k] = 0
+			if b >= 0 {
+				c[k] = lp.cost[b]
+			}
+		}
+		lp.lu.btran(c, y)
+		return y
+	}
 	for k, b := range lp.basis {
 		cb := 0.0
 		if b >= 0 {
@@ -172,7 +209,7 @@ func (lp *coverLP) duals() []float64 {
 // at one value above the LP's optimum, every round ending on its pivot limit.
 func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 	d := make([]float64, lp.m)
-	if 4*lp.pivots >= lp.m {
+	if lp.lu == nil && 4*lp.pivots >= lp.m {
 		lp.refactor(stop)
 	}
 	y, fresh := lp.duals(), true
@@ -190,6 +227,10 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		if stop != nil && it%16 == 15 && stop() {
 			break
 		}
+		if lp.lu != nil && lp.lu.stale() {
+			lp.refactor(stop) // sparse: never stopped; it may restart
+			refresh()
+		}
 		bland := degenerate >= blandAfter
 		if (bland || it%dualRefresh == 0) && !fresh {
 			refresh()
@@ -199,32 +240,29 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			refresh()
 			enter, found = lp.entering(y, bland, rejected, cached)
 		}
-		if !found {
+		var rc float64
+		if found {
+			lp.column(enter, d)
+			// The entering column's reduced cost from B⁻¹a (O(M)):
+			// duals updated since the last refresh may have chosen a
+			// column that no longer prices out, and pivoting it in raised
+			// the objective: random-m200-seed1 on 50 hosts then spent its
+			// 50·M pivots in every round from the 8th to the 34th, its LP
+			// stuck 40 % above the optimum. Fresh duals that disagree
+			// with it by round-off end the solve as optimal (the bound is
+			// Farley's and does not rest on it).
+			rc = lp.reducedCost(enter, d)
+			if rc >= lp.tolerance() && !fresh {
+				refresh()
+				continue
+			}
+		}
+		if !found || rc >= lp.tolerance() { // on fresh duals
 			if lp.wake(y) {
 				continue
 			}
 			lp.optimal = true
 			break
-		}
-		lp.column(enter, d)
-		// The entering column's reduced cost from B⁻¹a (O(M)): duals
-		// updated since the last refresh may have chosen a column that no
-		// longer prices out, and pivoting it in raised the objective:
-		// random-m200-seed1 on 50 hosts then spent its 50·M pivots in every
-		// round from the 8th to the 34th, its LP stuck 40 % above the
-		// optimum. Fresh duals that disagree with it by round-off end the
-		// solve as optimal (the bound is Farley's and does not rest on it).
-		rc := lp.reducedCost(enter, d)
-		if rc >= lp.tolerance() {
-			if fresh {
-				if lp.wake(y) {
-					continue
-				}
-				lp.optimal = true
-				break
-			}
-			refresh()
-			continue
 		}
 		largest := largestAbs(d)
 		r, theta := lp.ratioTest(d, largest, bland)
@@ -257,8 +295,9 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 		}
 		left := lp.basis[r]
 		lp.pivot(r, enter, theta, d)
-		floats.AddScaled(y, rc, lp.binv[r])
-		cached = lp.devex(r, enter, left, d[r], y)
+		row := lp.row(r)
+		floats.AddScaled(y, rc, row)
+		cached = lp.devex(row, enter, left, d[r], y)
 		lp.pivots++
 		lp.work++
 		fresh = false
@@ -365,7 +404,7 @@ func (lp *coverLP) doubtful(r int, d []float64, largest float64) bool {
 // pivots came every few dozen pivots, and refactoring before each took
 // most of a solve's time.
 func (lp *coverLP) pivotError(r int, d []float64) float64 {
-	row := lp.binv[r]
+	row := lp.row(r)
 	var e float64
 	for k, b := range lp.basis {
 		var v float64
@@ -399,6 +438,10 @@ func (lp *coverLP) column(enter int, d []float64) {
 		lp.colVals = append(lp.colVals, a)
 	})
 	js, as := lp.colJobs, lp.colVals
+	if lp.lu != nil {
+		lp.lu.ftran(js, as, d)
+		return
+	}
 	lp.share(len(d), len(js)*len(d), func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			row := lp.binv[k]
@@ -605,9 +648,9 @@ func (lp *coverLP) resetWeights() {
 	lp.wCol, lp.wSur, lp.wTr = fill(lp.wCol, len(lp.cols)), fill(lp.wSur, lp.m), fill(lp.wTr, len(lp.trans))
 }
 
-// devex updates the reference weights after a pivot on row r, in which
-// variable enter replaced left with pivot element alpha (Forrest and
-// Goldfarb's Devex): each variable's weight approximates the squared norm
+// devex updates the reference weights after a pivot in which variable
+// enter replaced left with pivot element alpha, row being the new B⁻¹'s
+// pivot row (Forrest and Goldfarb's Devex): each variable's weight approximates the squared norm
 // of its edge direction, so entering picks the steepest edge rather than
 // the largest reduced cost. B⁻¹'s new row r is the old one over alpha, so
 // its product with a column is that column's ratio α_rj/α_rq. The update
@@ -622,13 +665,12 @@ func (lp *coverLP) resetWeights() {
 // for bit, one pass a pivot where there were two (pprof at 200 jobs on 9
 // hosts put the two at about a quarter of the samples). It reports whether
 // it did: a reset of the weights skips the pass.
-func (lp *coverLP) devex(r, enter, left int, alpha float64, y []float64) bool {
+func (lp *coverLP) devex(row []float64, enter, left int, alpha float64, y []float64) bool {
 	wq := lp.weight(enter)
 	if !(wq <= devexReset) { // NaN too
 		lp.resetWeights()
 		return false
 	}
-	row := lp.binv[r]
 	if len(lp.rcNext) < len(lp.cols) {
 		lp.rcNext = slices.Grow(lp.rcNext[:0], len(lp.cols))[:len(lp.cols)]
 	}
@@ -706,6 +748,10 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 	}
 	lp.xb[r], lp.x1[r] = theta, t1
 	lp.basis[r] = enter
+	if lp.lu != nil {
+		lp.lu.update(r, d)
+		return
+	}
 	row := lp.binv[r]
 	inv := 1 / d[r]
 	for i := range row {
@@ -729,9 +775,9 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 // parallelPivot is the least work (B⁻¹ entries a pivot updates, column
 // reads or inverse's elimination step may update, column non-zeros
 // entering prices or devex weighs) for share to split it among goroutines:
-// at 1,000 jobs a pivot updates about a million entries and the columns
-// hold a few hundred thousand, at 200 jobs tens of thousands, where the
-// goroutines would cost more than they save.
+// at 1,000 jobs the columns hold a few hundred thousand (and a dense B⁻¹
+// a million entries), at 200 jobs tens of thousands, where the goroutines
+// would cost more than they save.
 const parallelPivot = 100_000
 
 // refactor computes B⁻¹ and the basic values afresh from the basis, by
@@ -741,8 +787,9 @@ const parallelPivot = 100_000
 // out columns that did not improve it, round after round (30 jobs on 9
 // hosts, random-m30-seed3: 1,000 rounds at one value). A basis found
 // singular (which exact arithmetic never gives: a pivot on round-off made
-// it so) is dropped for the singletons (restart). Solve calls it
-// once M/4 pivots have passed since the last time: its O(M³) then costs
+// it so) is dropped for the singletons (restart). Solve calls it, with
+// sparse factors, once their etas are stale (basisLU.stale), and with a
+// dense B⁻¹ once M/4 pivots have passed since the last time: its O(M³) then costs
 // about four times what those pivots cost (O(M²) each), where inverting
 // before every solve took a quarter of the time at M = 200 (12 ms a call
 // against 44 ms a round), and waiting M pivots let random-m30-seed3 end
@@ -752,16 +799,65 @@ const parallelPivot = 100_000
 // all: a minute at M = 5,000); a refactorisation it stops leaves B⁻¹ as it
 // was, and the next solve tries again. It reports whether B⁻¹ is new.
 func (lp *coverLP) refactor(stop func() bool) bool {
-	inv, singular := lp.inverse(lp.basis, stop)
+	f, singular := lp.factorise(lp.basis, stop)
 	if singular {
 		lp.restart()
 		return true
 	}
-	if inv == nil {
+	if f.none() {
 		return false
 	}
-	lp.install(inv, lp.basicValues(inv))
+	lp.install(f, lp.basicValues(f))
 	return true
+}
+
+// factors is B⁻¹ computed afresh: dense (inv) or sparse (lu), as the LP
+// keeps it.
+type factors struct {
+	inv [][]float64
+	lu  *basisLU
+}
+
+// none reports that f holds no B⁻¹ (factorise was stopped, or found B
+// singular).
+func (f factors) none() bool { return f.inv == nil && f.lu == nil }
+
+// factorise computes B⁻¹ for basis as the LP keeps it: inverse's dense
+// inverse, or factorLU's factors (which stop does not interrupt: they take
+// milliseconds where inverse takes seconds). None if stop ended it or the
+// basis is singular (singular then true).
+func (lp *coverLP) factorise(basis []int, stop func() bool) (f factors, singular bool) {
+	if lp.lu == nil {
+		f.inv, singular = lp.inverse(basis, stop)
+		return f, singular
+	}
+	lu, ok := factorLU(lp.m, func(k int, g func(j int, a float64)) { lp.entries(basis[k], g) })
+	if !ok {
+		return f, true
+	}
+	f.lu = lu
+	lp.factorised++
+	return f, false
+}
+
+// times is B⁻¹·v for f = B⁻¹, v dense; the dense inverse row by row.
+func (f factors) times(v []float64) []float64 {
+	x := make([]float64, len(v))
+	if f.lu != nil {
+		js := make([]int, 0, len(v))
+		as := make([]float64, 0, len(v))
+		for j, a := range v {
+			if a != 0 {
+				js, as = append(js, j), append(as, a)
+			}
+		}
+		f.lu.ftran(js, as, x)
+		return x
+	}
+	for k, row := range f.inv {
+		x[k] = floats.Dot(row, v)
+	}
+	return x
 }
 
 // inverse computes the inverse of basis's matrix (see refactor), without
@@ -816,42 +912,77 @@ func (lp *coverLP) inverse(basis []int, stop func() bool) (inv [][]float64, sing
 // surplus instead, at 0: its singleton is banned.
 func (lp *coverLP) restart() {
 	for j := range lp.m {
-		clear(lp.binv[j])
-		lp.binv[j][j] = 1
 		lp.basis[j] = j
 		lp.xb[j], lp.x1[j] = lp.rhs[j], 1
 		if lp.done != nil && lp.done[j] {
-			lp.binv[j][j] = -1
 			lp.basis[j] = -1 - j
 			lp.xb[j], lp.x1[j] = 0, 0
 		}
-	}
-	lp.pivots = 0
-}
-
-// basicValues is inv·rhs for inv = B⁻¹, row by row: the perturbed LP's
-// basic values, before install clamps round-off below 0.
-func (lp *coverLP) basicValues(inv [][]float64) []float64 {
-	x := make([]float64, len(inv))
-	for k, row := range inv {
-		x[k] = floats.Dot(row, lp.rhs)
-	}
-	return x
-}
-
-// install makes inv the LP's basis inverse and x its perturbed basic
-// values.
-func (lp *coverLP) install(inv [][]float64, x []float64) {
-	lp.pivots = 0
-	for k := range inv {
-		copy(lp.binv[k], inv[k])
-		lp.xb[k] = max(x[k], 0)
-		if lp.unit != nil {
-			lp.x1[k] = floats.Dot(inv[k], lp.unit)
-		} else {
-			lp.x1[k] = floats.Sum(inv[k])
+		if lp.lu == nil {
+			clear(lp.binv[j])
+			lp.binv[j][j] = 1
+			if lp.basis[j] < 0 {
+				lp.binv[j][j] = -1
+			}
 		}
 	}
+	if lp.lu != nil {
+		f, _ := lp.factorise(lp.basis, nil) // ±I: never singular
+		lp.lu = f.lu
+	}
+	lp.pivots = 0
+}
+
+// basicValues is B⁻¹·rhs for f = B⁻¹: the perturbed LP's basic values,
+// before install clamps round-off below 0.
+func (lp *coverLP) basicValues(f factors) []float64 { return f.times(lp.rhs) }
+
+// install makes f the LP's B⁻¹ and x its perturbed basic values.
+func (lp *coverLP) install(f factors, x []float64) {
+	lp.pivots = 0
+	if f.lu != nil {
+		lp.lu = f.lu
+		for k := range x {
+			lp.xb[k] = max(x[k], 0)
+		}
+		copy(lp.x1, f.times(lp.ones()))
+		return
+	}
+	for k, row := range f.inv {
+		copy(lp.binv[k], row)
+		lp.xb[k] = max(x[k], 0)
+		if lp.unit != nil {
+			lp.x1[k] = floats.Dot(row, lp.unit)
+		} else {
+			lp.x1[k] = floats.Sum(row)
+		}
+	}
+}
+
+// ones is what each row asks for in the LP itself (unperturbed): unit in
+// a dive's LP, else 1 in every row.
+func (lp *coverLP) ones() []float64 {
+	if lp.unit != nil {
+		return lp.unit
+	}
+	v := make([]float64, lp.m)
+	for j := range v {
+		v[j] = 1
+	}
+	return v
+}
+
+// row is row r of B⁻¹, which callers only read, and only until the LP's
+// next pivot or row call: binv's own row, or with lu one btran.
+func (lp *coverLP) row(r int) []float64 {
+	if lp.lu == nil {
+		return lp.binv[r]
+	}
+	c := lp.cbBuf
+	clear(c)
+	c[r] = 1
+	lp.lu.btran(c, lp.rowBuf)
+	return lp.rowBuf
 }
 
 // perturbation is how much more than 1 job j's row of the LP asks for:
@@ -888,11 +1019,11 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 			return false
 		}
 	}
-	inv, _ := lp.inverse(basis, stop)
-	if inv == nil {
+	f, _ := lp.factorise(basis, stop)
+	if f.none() {
 		return false
 	}
-	x := lp.basicValues(inv)
+	x := lp.basicValues(f)
 	// Rows ratioTest passes over as round-off still move by θ times their
 	// element, so a basis the last run ended on can hold values a little
 	// below 0 (−1.7e-9 at 200 jobs on 50 hosts): install clamps those.
@@ -900,7 +1031,7 @@ func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 		return false // not primal feasible
 	}
 	lp.basis = basis
-	lp.install(inv, x)
+	lp.install(f, x)
 	return true
 }
 

@@ -29,9 +29,13 @@ func (lp *coverLP) forDive() *coverLP {
 		trans: slices.Clone(lp.trans), xb: slices.Clone(lp.xb), x1: slices.Clone(lp.x1), rhs: slices.Clone(lp.rhs),
 		pivots: lp.pivots, colNZ: lp.colNZ, dantzig: lp.dantzig, workers: lp.workers, parallelAt: lp.parallelAt,
 		ban: make([]bool, len(lp.cols)), banTr: make([]bool, len(lp.trans)), done: make([]bool, lp.m), unit: make([]float64, lp.m)}
-	d.binv = make([][]float64, lp.m)
-	for k := range d.binv {
-		d.binv[k] = slices.Clone(lp.binv[k])
+	if lp.lu != nil {
+		d.lu, d.rowBuf, d.cbBuf = lp.lu.clone(), make([]float64, lp.m), make([]float64, lp.m)
+	} else {
+		d.binv = make([][]float64, lp.m)
+		for k := range d.binv {
+			d.binv[k] = slices.Clone(lp.binv[k])
+		}
 	}
 	for j := range d.unit {
 		d.unit[j] = 1
@@ -72,6 +76,12 @@ func (lp *coverLP) fix(jobs []int, maxPivots int, stop func() bool) bool {
 // x1 = B⁻¹·unit, without install's clamping at 0, which would hide the
 // rows the dual simplex must still repair.
 func (lp *coverLP) freshValues() {
+	if lp.lu != nil {
+		f := factors{lu: lp.lu}
+		copy(lp.xb, f.times(lp.rhs))
+		copy(lp.x1, f.times(lp.unit))
+		return
+	}
 	for k, row := range lp.binv {
 		lp.xb[k] = floats.Dot(row, lp.rhs)
 		lp.x1[k] = floats.Dot(row, lp.unit)
@@ -149,13 +159,13 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 		// B⁻¹ afresh every M pivots (at solve's M/4 these O(M³)
 		// inversions would take most of the dive's time). A singular
 		// basis, or stop, ends the phase: fix then restarts.
-		if lp.pivots >= lp.m {
-			inv, _ := lp.inverse(lp.basis, stop)
-			if inv == nil {
+		if (lp.lu == nil && lp.pivots >= lp.m) || (lp.lu != nil && lp.lu.stale()) {
+			f, _ := lp.factorise(lp.basis, stop)
+			if f.none() {
 				return false
 			}
-			x := lp.basicValues(inv)
-			lp.install(inv, x)
+			x := lp.basicValues(f)
+			lp.install(f, x)
 			copy(lp.xb, x) // install clamps at 0
 		}
 	}
@@ -169,7 +179,7 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 // to a relative 1e-9, the largest |α|, a safer pivot. Elements below 1e-7
 // of the largest are passed over as round-off.
 func (lp *coverLP) dualEntering(r int, down bool, y []float64) (enter int, found bool) {
-	row := lp.binv[r]
+	row := lp.row(r)
 	cands := lp.dualCands[:0]
 	defer func() { lp.dualCands = cands }()
 	largest := 0.0

@@ -1,6 +1,9 @@
 package optimize
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // A sparse LU factorisation of the master LP's basis, for the simplex
 // pivots of large job sets. coverLP keeps B⁻¹ explicitly, and at 1,000 jobs
@@ -11,8 +14,8 @@ import "math"
 // jobs, the others being singletons, surpluses and transfers. On that basis
 // (BenchmarkBasisLU) factorLU's factors hold 23,480 entries and take
 // 6.6–7.4 ms to compute; solving for a column of B⁻¹A (ftran) takes
-// 22–25 µs and for a row of B⁻¹ (btran) 8–10 µs. coverLP does not use them
-// yet.
+// 22–25 µs and for a row of B⁻¹ (btran) 8–10 µs. coverLP keeps them in
+// place of B⁻¹ from luJobs jobs on.
 //
 // B's rows are jobs and its columns basis positions (coverLP.basis); its
 // entries are 1, −1 and 0. factorLU first takes the pivots elimination
@@ -440,3 +443,37 @@ func (lu *basisLU) update(p int, d []float64) {
 	}
 	lu.estart = append(lu.estart, len(lu.eidx))
 }
+
+// clone is a copy of lu whose etas and scratch are its own: the factors,
+// which no pivot changes, are shared, and the etas' slices are clipped so
+// that an update to either appends to a copy.
+func (lu *basisLU) clone() *basisLU {
+	c := *lu
+	c.epos, c.estart, c.ediag = slices.Clip(lu.epos), slices.Clip(lu.estart), slices.Clip(lu.ediag)
+	c.eidx, c.eval = slices.Clip(lu.eidx), slices.Clip(lu.eval)
+	c.w = make([]float64, len(lu.w))
+	return &c
+}
+
+// stale reports whether the etas hold more entries than the factors and
+// luStale a row: coverLP then factorises the basis again.
+func (lu *basisLU) stale() bool {
+	f := len(lu.prow) + len(lu.lidx) + len(lu.uidx)
+	return len(lu.eidx)+len(lu.epos) > f+luStale*len(lu.prow)
+}
+
+// luStale: see stale. ftran and btran pass over the factors and the
+// etas; a factorisation costs more than its entries (the bump's
+// Markowitz search). BenchmarkMasterLP1000, 1,000 jobs on 200 hosts, from
+// the singletons to the LP's optimum: with the etas capped at twice the
+// factors' entries (no more a row) a third of the solve went to
+// factorising (on bases of singletons the factors are tiny), with 60 a
+// row 0.9 s of 6.8 s; 30 and 120 a row took 5–20 % longer than 60.
+const luStale = 60
+
+// luJobs is the fewest jobs from which coverLP keeps B⁻¹ as sparse factors
+// (basisLU) rather than dense. Solving the master LP from the singletons
+// over 60 pricing rounds' columns (random workloads, a host per 5 jobs) the
+// sparse factors took 1.5–2 times as long at 200 jobs, 1.1–1.2 at 400,
+// 0.9–1 at 600; at 1,000 jobs (BenchmarkMasterLP1000) 0.55–0.65 times.
+const luJobs = 600

@@ -213,7 +213,7 @@ func TestDevexWeights(t *testing.T) {
 		for j := range y {
 			y[j] = 10 * rng.Float64()
 		}
-		if !lpm.devex(r, enter, left, d[r], y) {
+		if !lpm.devex(lpm.row(r), enter, left, d[r], y) {
 			t.Fatalf("instance %d: devex reset its weights at %v", inst, wq)
 		}
 		for c := range lpm.cols {
