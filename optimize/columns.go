@@ -326,8 +326,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 // phases longer than that, and a phase as long as a whole plan is rare.
 //
 // A round rounds only once the LP has pivoted roundPivots/M times since the
-// last rounding: a pivot costs about M² (B⁻¹'s update), a rounding about
-// M·(jobs a phase), so where pivots are few the rounding would be most of
+// last rounding: a pivot costs at least M (B⁻¹'s update: M² entries where
+// it is dense), a rounding about M·(jobs a phase), so where pivots are few the rounding would be most of
 // the time (500 jobs on 9 hosts, 450 pivots a round in 0.1 s: 12 % fewer
 // work units at the default limit when every round rounded); at 1,000 jobs
 // on 200 hosts, 1,500–2,800 pivots a round, every round still does.

@@ -20,14 +20,15 @@ import (
 // It is solved by a revised simplex with an explicit dense basis inverse
 // (M × M): columns arrive one at a time and the primal stays feasible, so
 // every solve starts from the last basis (a warm start), and a pivot costs
-// O(M²) whatever the number of columns. From luJobs jobs on, where that
-// update took half of planning's CPU, B⁻¹ is kept instead as sparse LU
-// factors of B and the pivots since as etas (simplex_lu.go). gonum's optimize/convex/lp.Simplex
-// starts from scratch on a dense A each call, factorises the basis every
-// pivot and returns no duals, which column generation needs; at M = 200 with a
-// thousand columns it was far slower than this. Its answer's correctness does
-// not rest on this LP being solved exactly: the bound Columns reports is
-// Farley's, valid for any duals (see Columns).
+// O(M²) whatever the number of columns. From luJobs jobs on, where that update
+// took 41–49 % of planning's CPU (1,000 jobs on 200 hosts), B⁻¹ is kept
+// instead as sparse LU factors of B and the pivots since as etas
+// (simplex_lu.go). gonum's optimize/convex/lp.Simplex starts from scratch on a
+// dense A each call, factorises the basis every pivot and returns no duals,
+// which column generation needs; at M = 200 with a thousand columns it was far
+// slower than this. Its answer's correctness does not rest on this LP being
+// solved exactly: the bound Columns reports is Farley's, valid for any duals
+// (see Columns).
 type coverLP struct {
 	m     int
 	cols  [][]int // jobs of each column; column j < m is job j alone
@@ -193,7 +194,7 @@ func (lp *coverLP) duals() []float64 {
 // the solve) says so; it returns the objective.
 //
 // The duals are updated after each pivot, y += rc·(B⁻¹'s new row r), O(M),
-// and computed afresh (O(M²)) every dualRefresh pivots and before the solve
+// and computed afresh (c_B·B⁻¹) every dualRefresh pivots and before the solve
 // ends: updating alone drifted from B⁻¹ after small pivots and once drove
 // the objective up tenfold (M = 200 on 50 hosts, seed 3). Stale duals only
 // choose which column enters; the ratio test uses B⁻¹, and no column pricing
@@ -240,7 +241,7 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			refresh()
 			enter, found = lp.entering(y, bland, rejected, cached)
 		}
-		var rc float64
+		none, rc := !found, 0.0 // none: no variable prices out (on fresh duals where it is read)
 		if found {
 			lp.column(enter, d)
 			// The entering column's reduced cost from B⁻¹a (O(M)):
@@ -252,12 +253,12 @@ func (lp *coverLP) solve(maxPivots int, stop func() bool) float64 {
 			// with it by round-off end the solve as optimal (the bound is
 			// Farley's and does not rest on it).
 			rc = lp.reducedCost(enter, d)
-			if rc >= lp.tolerance() && !fresh {
+			if none = rc >= lp.tolerance(); none && !fresh {
 				refresh()
 				continue
 			}
 		}
-		if !found || rc >= lp.tolerance() { // on fresh duals
+		if none {
 			if lp.wake(y) {
 				continue
 			}
@@ -399,10 +400,10 @@ func (lp *coverLP) doubtful(r int, d []float64, largest float64) bool {
 // pivotError estimates, to first order, how far d[r], row r of B⁻¹ times
 // the entering column, lies from its exact value: if that row r̃ of the
 // updated B⁻¹ has r̃·B = e_r + ε, then r̃·a = (B⁻¹a)_r + ε·B⁻¹a, so the
-// error is about Σ|ε_k·d_k|. It costs a pass over B's entries, where
-// refactor costs O(M³): on the ill-conditioned bases of 1,000 jobs small
-// pivots came every few dozen pivots, and refactoring before each took
-// most of a solve's time.
+// error is about Σ|ε_k·d_k|. It costs a pass over B's entries, where a
+// dense refactor costs O(M³): on the ill-conditioned bases of 1,000 jobs
+// (then kept dense) small pivots came every few dozen pivots, and
+// refactoring before each took most of a solve's time.
 func (lp *coverLP) pivotError(r int, d []float64) float64 {
 	row := lp.row(r)
 	var e float64
@@ -648,14 +649,14 @@ func (lp *coverLP) resetWeights() {
 	lp.wCol, lp.wSur, lp.wTr = fill(lp.wCol, len(lp.cols)), fill(lp.wSur, lp.m), fill(lp.wTr, len(lp.trans))
 }
 
-// devex updates the reference weights after a pivot in which variable
-// enter replaced left with pivot element alpha, row being the new B⁻¹'s
-// pivot row (Forrest and Goldfarb's Devex): each variable's weight approximates the squared norm
-// of its edge direction, so entering picks the steepest edge rather than
-// the largest reduced cost. B⁻¹'s new row r is the old one over alpha, so
-// its product with a column is that column's ratio α_rj/α_rq. The update
-// costs a pass over the columns' jobs, O(nonzeros), beside the pivot's
-// O(M²); column generation's LPs took a third to a half fewer pivots than
+// devex updates the reference weights after a pivot in which variable enter
+// replaced left with pivot element alpha, row being the new B⁻¹'s pivot row
+// (Forrest and Goldfarb's Devex): each variable's weight approximates the
+// squared norm of its edge direction, so entering picks the steepest edge
+// rather than the largest reduced cost. B⁻¹'s new row r is the old one over
+// alpha, so its product with a column is that column's ratio α_rj/α_rq. The
+// update costs a pass over the columns' jobs, O(nonzeros), beside B⁻¹'s
+// update; column generation's LPs took a third to a half fewer pivots than
 // with the largest reduced cost (TestDevexAgainstDantzig; 1,000 jobs on 200
 // hosts, 8 rounds: 8,519 pivots against 18,741).
 //
@@ -767,7 +768,7 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 	// the rows can be shared out.
 	lp.share(len(lp.nz), len(lp.nz)*len(row), func(_, lo, hi int) {
 		for _, k := range lp.nz[lo:hi] {
-			floats.AddScaled(lp.binv[k], -d[k], row) // gonum's assembly: the LP's hot loop at M = 1,000
+			floats.AddScaled(lp.binv[k], -d[k], row) // gonum's assembly: the dense LP's hot loop
 		}
 	})
 }
@@ -780,24 +781,25 @@ func (lp *coverLP) pivot(r, enter int, theta float64, d []float64) {
 // would cost more than they save.
 const parallelPivot = 100_000
 
-// refactor computes B⁻¹ and the basic values afresh from the basis, by
-// Gauss–Jordan elimination with partial pivoting. Thousands of product-form
-// updates across rounds let B⁻¹ drift: the LP's value then rose between
-// rounds (which adding columns cannot do) and duals off by round-off priced
-// out columns that did not improve it, round after round (30 jobs on 9
-// hosts, random-m30-seed3: 1,000 rounds at one value). A basis found
-// singular (which exact arithmetic never gives: a pivot on round-off made
-// it so) is dropped for the singletons (restart). Solve calls it, with
-// sparse factors, once their etas are stale (basisLU.stale), and with a
-// dense B⁻¹ once M/4 pivots have passed since the last time: its O(M³) then costs
-// about four times what those pivots cost (O(M²) each), where inverting
-// before every solve took a quarter of the time at M = 200 (12 ms a call
-// against 44 ms a round), and waiting M pivots let random-m30-seed3 end
+// refactor computes B⁻¹ and the basic values afresh from the basis (factorise:
+// Gauss–Jordan elimination with partial pivoting for a dense B⁻¹, factorLU for
+// sparse factors). Thousands of product-form updates across rounds let B⁻¹
+// drift: the LP's value then rose between rounds (which adding columns cannot
+// do) and duals off by round-off priced out columns that did not improve it,
+// round after round (30 jobs on 9 hosts, random-m30-seed3: 1,000 rounds at one
+// value). A basis found singular (which exact arithmetic never gives: a pivot
+// on round-off made it so) is dropped for the singletons (restart). Solve
+// calls it, with sparse factors, once their etas are stale (basisLU.stale),
+// and with a dense B⁻¹ once M/4 pivots have passed since the last time: its
+// O(M³) then costs about four times what those pivots cost (O(M²) each), where
+// inverting before every solve took a quarter of the time at M = 200 (12 ms a
+// call against 44 ms a round), and waiting M pivots let random-m30-seed3 end
 // 0.9 % above its bound instead of 0.3 %.
 //
-// stop, if not nil, is asked every 8 columns of the elimination (O(M³) in
-// all: a minute at M = 5,000); a refactorisation it stops leaves B⁻¹ as it
-// was, and the next solve tries again. It reports whether B⁻¹ is new.
+// stop, if not nil, is asked every 8 columns of a dense elimination (O(M³) in
+// all; sparse factors take milliseconds and do not ask it); a refactorisation
+// it stops leaves B⁻¹ as it was, and the next solve tries again. It reports
+// whether B⁻¹ is new.
 func (lp *coverLP) refactor(stop func() bool) bool {
 	f, singular := lp.factorise(lp.basis, stop)
 	if singular {
@@ -973,7 +975,9 @@ func (lp *coverLP) ones() []float64 {
 }
 
 // row is row r of B⁻¹, which callers only read, and only until the LP's
-// next pivot or row call: binv's own row, or with lu one btran.
+// next pivot or row call: binv's own row, or with lu one btran into
+// rowBuf. With lu, row, duals and column write the LP's scratch: no two
+// goroutines may call them on one LP.
 func (lp *coverLP) row(r int) []float64 {
 	if lp.lu == nil {
 		return lp.binv[r]
@@ -1007,8 +1011,8 @@ func perturbation(j int) float64 {
 // the LP keeps the slice) the LP's, if it is a feasible basis: a run of
 // column generation goes on from the last run's optimal basis instead of
 // from the singletons, from which the first solve over 2,000 columns took
-// 32,000 pivots at M = 1,000. stop, if not nil, may end its O(M³)
-// inversion (a minute at M = 5,000). It reports whether it did; if not,
+// 32,000 pivots at M = 1,000. stop, if not nil, may end its
+// factorisation (refactor). It reports whether it did; if not,
 // the LP is as it was.
 func (lp *coverLP) warmStart(basis []int, stop func() bool) bool {
 	if len(basis) != lp.m {

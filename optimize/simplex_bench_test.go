@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -40,39 +41,44 @@ func BenchmarkMasterLP(b *testing.B) {
 	b.ReportMetric(float64(cg.lp.colNZ), "nonzeros")
 }
 
-// BenchmarkMasterLP1000 solves the master LP of 1,000 jobs on 200 hosts
-// (random-m1000-seed1) over the columns of 12 pricing rounds (found with a
-// dense B⁻¹, so that they are the same whatever the sparse factors do),
-// from the singleton basis, with B⁻¹ dense and as sparse factors (lu, what
-// coverLP keeps from luJobs jobs on). Each solve must reach the dense
+// BenchmarkMasterLPSparse solves master LPs from the singleton basis over
+// the columns of some pricing rounds (found with a dense B⁻¹, so that they
+// are the same whatever the sparse factors do) with B⁻¹ dense and as
+// sparse factors (lu): random-mM-seed2 on M/5 hosts over 60 rounds'
+// columns at M = 200, 400 and 600 (where luJobs lies), and
+// random-m1000-seed1 on 200 hosts over 12. Each solve must reach the dense
 // solve's optimum.
-func BenchmarkMasterLP1000(b *testing.B) {
-	p := randomOnHosts(b, 1, 1000, 200)
-	m := len(p.Jobs)
-	cg := newColumnGen(p, 0, 0)
-	cg.lp.represent(false)
-	cg.lp.restart()
-	priceRounds(cg, 12, 50*m)
-	solve := func(sparse bool) *coverLP {
-		lp := freshLP(cg)
-		lp.represent(sparse)
-		lp.restart()
-		lp.solve(1000*m, nil)
-		return lp
-	}
-	want := solve(false).objective()
-	for _, sparse := range []bool{false, true} {
-		b.Run(map[bool]string{false: "dense", true: "lu"}[sparse], func(b *testing.B) {
-			pivots := 0
-			for b.Loop() {
-				lp := solve(sparse)
-				if z := lp.objective(); !lp.optimal || math.Abs(z-want) > 1e-9*(1+want) {
-					b.Fatalf("a solve ended at %v after %d pivots (optimal %v), the dense one at %v", z, lp.work, lp.optimal, want)
+func BenchmarkMasterLPSparse(b *testing.B) {
+	for _, c := range []struct {
+		seed      uint64
+		m, rounds int
+	}{{2, 200, 60}, {2, 400, 60}, {2, 600, 60}, {1, 1000, 12}} {
+		p := randomOnHosts(b, c.seed, c.m, c.m/5)
+		cg := newColumnGen(p, 0, 0)
+		cg.lp.represent(false)
+		cg.lp.restart()
+		priceRounds(cg, c.rounds, 50*c.m)
+		solve := func(sparse bool) *coverLP {
+			lp := freshLP(cg)
+			lp.represent(sparse)
+			lp.restart()
+			lp.solve(1000*c.m, nil)
+			return lp
+		}
+		want := solve(false).objective()
+		for _, sparse := range []bool{false, true} {
+			b.Run(fmt.Sprintf("m=%d/%s", c.m, map[bool]string{false: "dense", true: "lu"}[sparse]), func(b *testing.B) {
+				pivots := 0
+				for b.Loop() {
+					lp := solve(sparse)
+					if z := lp.objective(); !lp.optimal || math.Abs(z-want) > 1e-9*(1+want) {
+						b.Fatalf("a solve ended at %v after %d pivots (optimal %v), the dense one at %v", z, lp.work, lp.optimal, want)
+					}
+					pivots += lp.work
 				}
-				pivots += lp.work
-			}
-			b.ReportMetric(float64(pivots)/float64(b.N), "pivots")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pivots), "ns/pivot")
-		})
+				b.ReportMetric(float64(pivots)/float64(b.N), "pivots")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pivots), "ns/pivot")
+			})
+		}
 	}
 }

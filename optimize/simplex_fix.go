@@ -130,7 +130,8 @@ func (lp *coverLP) leavingRow() (r int, down bool) {
 // were. A variable at 0 (to dualInfeasible) with no variable to move it in
 // the direction it needs leaves the other way: its value does not move.
 // The pivot is the largest element among the tied ratios and at least
-// pivotRel of the row's largest; B⁻¹ is computed afresh every M pivots.
+// pivotRel of the row's largest; B⁻¹ is computed afresh every M pivots
+// (sparse factors: once stale).
 func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 	d := make([]float64, lp.m)
 	for it := range maxPivots {
@@ -157,7 +158,8 @@ func (lp *coverLP) dualPhase(maxPivots int, stop func() bool) bool {
 		lp.pivots++
 		lp.work++
 		// B⁻¹ afresh every M pivots (at solve's M/4 these O(M³)
-		// inversions would take most of the dive's time). A singular
+		// inversions would take most of the dive's time), sparse
+		// factors once stale, as solve does. A singular
 		// basis, or stop, ends the phase: fix then restarts.
 		if (lp.lu == nil && lp.pivots >= lp.m) || (lp.lu != nil && lp.lu.stale()) {
 			f, _ := lp.factorise(lp.basis, stop)

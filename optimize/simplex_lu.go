@@ -464,16 +464,15 @@ func (lu *basisLU) stale() bool {
 
 // luStale: see stale. ftran and btran pass over the factors and the
 // etas; a factorisation costs more than its entries (the bump's
-// Markowitz search). BenchmarkMasterLP1000, 1,000 jobs on 200 hosts, from
-// the singletons to the LP's optimum: with the etas capped at twice the
-// factors' entries (no more a row) a third of the solve went to
-// factorising (on bases of singletons the factors are tiny), with 60 a
-// row 0.9 s of 6.8 s; 30 and 120 a row took 5–20 % longer than 60.
+// Markowitz search). On BenchmarkMasterLPSparse's 1,000 jobs, with the
+// etas capped at twice the factors' entries (no more a row), a third of
+// the solves' CPU went to factorising (on bases of singletons the factors
+// are tiny); with 60 a row 0.9 s of their 6.8 s (pprof), and 30 or 120 a
+// row took 5–20 % longer than 60.
 const luStale = 60
 
 // luJobs is the fewest jobs from which coverLP keeps B⁻¹ as sparse factors
-// (basisLU) rather than dense. Solving the master LP from the singletons
-// over 60 pricing rounds' columns (random workloads, a host per 5 jobs) the
-// sparse factors took 1.5–2 times as long at 200 jobs, 1.1–1.2 at 400,
-// 0.9–1 at 600; at 1,000 jobs (BenchmarkMasterLP1000) 0.55–0.65 times.
+// (basisLU) rather than dense. BenchmarkMasterLPSparse, time of the sparse
+// solve over the dense one's: 1.67 at 200 jobs, 1.20 at 400, 0.89 at 600,
+// 0.42 at 1,000.
 const luJobs = 600
