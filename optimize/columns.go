@@ -327,8 +327,8 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 //
 // A round rounds only once the LP has pivoted roundPivots/M times since the
 // last rounding: a pivot costs at least M (B⁻¹'s update: M² entries where
-// it is dense), a rounding about M·(jobs a phase), so where pivots are few the rounding would be most of
-// the time (500 jobs on 9 hosts, 450 pivots a round in 0.1 s: 12 % fewer
+// it is dense), a rounding about M·(jobs a phase), so where pivots are few
+// the rounding would be most of the time (500 jobs on 9 hosts, 450 pivots a round in 0.1 s: 12 % fewer
 // work units at the default limit when every round rounded); at 1,000 jobs
 // on 200 hosts, 1,500–2,800 pivots a round, every round still does.
 func (cg *columnGen) roundEach(res *ColumnsResult, ended func() bool) {

@@ -95,13 +95,21 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 			float64(particles)*2*m*8*3 + float64(workers)*m*8*8})
 	}
 	if method == MethodColumns {
-		// B⁻¹ (M × M) and the refactorisation's [B | I] (M × 2M), the
-		// pricing traces (one byte per job and table cell, on each
-		// pricing goroutine) and the columns.
-		// The large-neighbourhood steps index every candidate duration
-		// (lnsSub.at: 8 bytes each, at most M·(2N + E) of them).
-		parts = append(parts, MemoryPart{fmt.Sprintf("column generation's master LP (%d × %d basis inverse, refactored beside it)", len(p.Jobs), len(p.Jobs)),
-			3*m*m*8 + float64(pricingWorkers())*m*maxCells + m*float64(2*n+e)*8})
+		// B⁻¹ (M × M) and the refactorisation's [B | I] (M × 2M) below
+		// luJobs jobs; from luJobs on the master LP's sparse factors and
+		// etas (stale caps them near 2·luStale·M entries of 16 bytes) and
+		// a dive's dense LP of fewer jobs. The pricing traces (one byte
+		// per job and table cell, on each pricing goroutine) and the
+		// columns. The large-neighbourhood steps index every candidate
+		// duration (lnsSub.at: 8 bytes each, at most M·(2N + E) of them).
+		dense := min(m, luJobs-1)
+		lp, what := 3*dense*dense*8, fmt.Sprintf("%d × %d basis inverse, refactored beside it", len(p.Jobs), len(p.Jobs))
+		if len(p.Jobs) >= luJobs {
+			lp += 2 * luStale * m * 16
+			what = fmt.Sprintf("sparse factors of its %d × %d basis", len(p.Jobs), len(p.Jobs))
+		}
+		parts = append(parts, MemoryPart{"column generation's master LP (" + what + ")",
+			lp + float64(pricingWorkers())*m*maxCells + m*float64(2*n+e)*8})
 	}
 	return parts
 }

@@ -402,7 +402,7 @@ func (lp *coverLP) doubtful(r int, d []float64, largest float64) bool {
 // updated B⁻¹ has r̃·B = e_r + ε, then r̃·a = (B⁻¹a)_r + ε·B⁻¹a, so the
 // error is about Σ|ε_k·d_k|. It costs a pass over B's entries, where a
 // dense refactor costs O(M³): on the ill-conditioned bases of 1,000 jobs
-// (then kept dense) small pivots came every few dozen pivots, and
+// with a dense B⁻¹ small pivots came every few dozen pivots, and
 // refactoring before each took most of a solve's time.
 func (lp *coverLP) pivotError(r int, d []float64) float64 {
 	row := lp.row(r)

@@ -29,7 +29,7 @@ func (lp *coverLP) forDive() *coverLP {
 		trans: slices.Clone(lp.trans), xb: slices.Clone(lp.xb), x1: slices.Clone(lp.x1), rhs: slices.Clone(lp.rhs),
 		pivots: lp.pivots, colNZ: lp.colNZ, dantzig: lp.dantzig, workers: lp.workers, parallelAt: lp.parallelAt,
 		ban: make([]bool, len(lp.cols)), banTr: make([]bool, len(lp.trans)), done: make([]bool, lp.m), unit: make([]float64, lp.m)}
-	if lp.lu != nil {
+	if lp.lu != nil { // only for tests today: fine dives stop at fineDiveJobs, sparse factors start at luJobs
 		d.lu, d.rowBuf, d.cbBuf = lp.lu.clone(), make([]float64, lp.m), make([]float64, lp.m)
 	} else {
 		d.binv = make([][]float64, lp.m)

@@ -5,16 +5,15 @@ import (
 	"slices"
 )
 
-// A sparse LU factorisation of the master LP's basis, for the simplex
-// pivots of large job sets. coverLP keeps B⁻¹ explicitly, and at 1,000 jobs
-// on 200 hosts that inverse is dense (680,000 of its 1,000,000 entries are
-// not 0): each pivot updates about 920 of its rows in full, 0.3–0.5 ms, and
-// those updates take 41–49 % of the CPU of planning there (pprof). The
-// basis itself is sparse: of its 1,000 columns only 122 hold more than two
-// jobs, the others being singletons, surpluses and transfers. On that basis
-// (BenchmarkBasisLU) factorLU's factors hold 23,480 entries and take
-// 6.6–7.4 ms to compute; solving for a column of B⁻¹A (ftran) takes
-// 22–25 µs and for a row of B⁻¹ (btran) 8–10 µs. coverLP keeps them in
+// A sparse LU factorisation of the master LP's basis, for the simplex pivots
+// of large job sets. Kept explicitly, B⁻¹ at 1,000 jobs on 200 hosts is dense
+// (680,000 of its 1,000,000 entries are not 0): each pivot updates about 920
+// of its rows in full, 0.3–0.5 ms, and those updates take 41–49 % of the CPU
+// of planning there (pprof). The basis itself is sparse: of its 1,000 columns
+// only 122 hold more than two jobs, the others being singletons, surpluses and
+// transfers. On that basis (BenchmarkBasisLU) factorLU's factors hold 23,480
+// entries and take 6.6–7.4 ms to compute; solving for a column of B⁻¹A (ftran)
+// takes 22–25 µs and for a row of B⁻¹ (btran) 8–10 µs. coverLP keeps them in
 // place of B⁻¹ from luJobs jobs on.
 //
 // B's rows are jobs and its columns basis positions (coverLP.basis); its
@@ -456,10 +455,12 @@ func (lu *basisLU) clone() *basisLU {
 }
 
 // stale reports whether the etas hold more entries than the factors and
-// luStale a row: coverLP then factorises the basis again.
+// luStale a row, or are as many as the rows: coverLP then factorises the
+// basis again. The count caps the round-off that many sparse etas carry,
+// as the dense B⁻¹'s M/4 pivots cap its updates'.
 func (lu *basisLU) stale() bool {
 	f := len(lu.prow) + len(lu.lidx) + len(lu.uidx)
-	return len(lu.eidx)+len(lu.epos) > f+luStale*len(lu.prow)
+	return len(lu.eidx)+len(lu.epos) > f+luStale*len(lu.prow) || len(lu.epos) >= len(lu.prow)
 }
 
 // luStale: see stale. ftran and btran pass over the factors and the
@@ -473,6 +474,6 @@ const luStale = 60
 
 // luJobs is the fewest jobs from which coverLP keeps B⁻¹ as sparse factors
 // (basisLU) rather than dense. BenchmarkMasterLPSparse, time of the sparse
-// solve over the dense one's: 1.67 at 200 jobs, 1.20 at 400, 0.89 at 600,
-// 0.42 at 1,000.
+// solve over the dense one's, two runs: 1.67–1.70 at 200 jobs, 1.04–1.20
+// at 400, 0.87–0.89 at 600, 0.42–0.47 at 1,000.
 const luJobs = 600
