@@ -168,3 +168,57 @@ func TestBasisLUClone(t *testing.T) {
 	checkInverse(t, "original", lp)
 	checkInverse(t, "copy", d)
 }
+
+// TestSparseFixAgainstDense: a dive's copy of the master LP (forDive) that
+// covers the jobs of the LP's most used column (fix: their rows ask for 0,
+// the dual simplex restores a feasible basis) reaches the same optimum
+// with sparse factors as with the dense inverse, the dual simplex getting
+// there on both, and its sparse B⁻¹ is still B's inverse.
+func TestSparseFixAgainstDense(t *testing.T) {
+	for _, c := range []struct {
+		seed     uint64
+		m, hosts int
+	}{{9, 60, 12}, {10, 90, 20}} {
+		name := fmt.Sprintf("%d jobs on %d hosts", c.m, c.hosts)
+		p := randomOnHosts(t, c.seed, c.m, c.hosts)
+		cg := newColumnGen(p, 0, 0)
+		priceRounds(cg, 30, 50*c.m)
+		var jobs []int
+		var z [2]float64
+		for k, sparse := range []bool{false, true} {
+			lp := freshLP(cg)
+			lp.represent(sparse)
+			lp.restart()
+			lp.solve(1000*c.m, nil)
+			if !lp.optimal {
+				t.Fatalf("%s (sparse %v): the LP is not optimal", name, sparse)
+			}
+			if jobs == nil { // the dense LP's most used column, for both
+				best, lam := -1, 0.0
+				for col, v := range lp.values() {
+					if col >= c.m && v > lam {
+						best, lam = col, v
+					}
+				}
+				if best < 0 {
+					t.Fatalf("%s: no column but the singletons is used", name)
+				}
+				jobs = lp.cols[best]
+			}
+			d := lp.forDive()
+			if !d.fix(jobs, 50*c.m, nil) {
+				t.Fatalf("%s (sparse %v): the dual simplex did not restore a feasible basis", name, sparse)
+			}
+			z[k] = d.solve(1000*c.m, nil)
+			if !d.optimal {
+				t.Fatalf("%s (sparse %v): the dive's LP is not optimal", name, sparse)
+			}
+			if sparse {
+				checkInverse(t, name+", dive", d)
+			}
+		}
+		if math.Abs(z[0]-z[1]) > 1e-9*(1+z[0]) {
+			t.Errorf("%s: the dive's LP optimum %.12g dense, %.12g sparse", name, z[0], z[1])
+		}
+	}
+}
