@@ -530,6 +530,15 @@ func freshLP(cg *columnGen) *coverLP {
 	return lp
 }
 
+// freshLPAs is freshLP keeping B⁻¹ as sparse factors or dense, whatever
+// the jobs.
+func freshLPAs(cg *columnGen, sparse bool) *coverLP {
+	lp := freshLP(cg)
+	lp.represent(sparse)
+	lp.restart()
+	return lp
+}
+
 // priceRounds runs rounds pricing rounds of cg, each on its LP solved with
 // up to pivots pivots, as Columns' loop does without its limits.
 func priceRounds(cg *columnGen, rounds, pivots int) {

@@ -59,13 +59,7 @@ func BenchmarkMasterLPSparse(b *testing.B) {
 			cg.lp.represent(false)
 			cg.lp.restart()
 			priceRounds(cg, c.rounds, 50*c.m)
-			fresh := func(sparse bool) *coverLP {
-				lp := freshLP(cg)
-				lp.represent(sparse)
-				lp.restart()
-				return lp
-			}
-			ref := fresh(false)
+			ref := freshLPAs(cg, false)
 			ref.solve(1000*c.m, nil)
 			want := ref.objective()
 			for _, sparse := range []bool{false, true} {
@@ -73,7 +67,7 @@ func BenchmarkMasterLPSparse(b *testing.B) {
 					pivots := 0
 					for b.Loop() {
 						b.StopTimer()
-						lp := fresh(sparse)
+						lp := freshLPAs(cg, sparse)
 						b.StartTimer()
 						lp.solve(1000*c.m, nil)
 						if z := lp.objective(); !lp.optimal || math.Abs(z-want) > 1e-9*(1+want) {

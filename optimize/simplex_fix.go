@@ -3,8 +3,6 @@ package optimize
 import (
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // A fine dive (columns_branch.go) fixes one column a step and re-solves the
@@ -29,13 +27,12 @@ func (lp *coverLP) forDive() *coverLP {
 		trans: slices.Clone(lp.trans), xb: slices.Clone(lp.xb), x1: slices.Clone(lp.x1), rhs: slices.Clone(lp.rhs),
 		pivots: lp.pivots, colNZ: lp.colNZ, dantzig: lp.dantzig, workers: lp.workers, parallelAt: lp.parallelAt,
 		ban: make([]bool, len(lp.cols)), banTr: make([]bool, len(lp.trans)), done: make([]bool, lp.m), unit: make([]float64, lp.m)}
+	d.represent(lp.lu != nil)
 	if lp.lu != nil { // only for tests today: fine dives stop at fineDiveJobs, sparse factors start at luJobs
-		d.lu, d.rowBuf, d.cbBuf = lp.lu.clone(), make([]float64, lp.m), make([]float64, lp.m)
-	} else {
-		d.binv = make([][]float64, lp.m)
-		for k := range d.binv {
-			d.binv[k] = slices.Clone(lp.binv[k])
-		}
+		d.lu = lp.lu.clone()
+	}
+	for k, row := range lp.binv {
+		copy(d.binv[k], row)
 	}
 	for j := range d.unit {
 		d.unit[j] = 1
@@ -76,16 +73,9 @@ func (lp *coverLP) fix(jobs []int, maxPivots int, stop func() bool) bool {
 // x1 = B⁻¹·unit, without install's clamping at 0, which would hide the
 // rows the dual simplex must still repair.
 func (lp *coverLP) freshValues() {
-	if lp.lu != nil {
-		f := factors{lu: lp.lu}
-		copy(lp.xb, f.times(lp.rhs))
-		copy(lp.x1, f.times(lp.unit))
-		return
-	}
-	for k, row := range lp.binv {
-		lp.xb[k] = floats.Dot(row, lp.rhs)
-		lp.x1[k] = floats.Dot(row, lp.unit)
-	}
+	f := factors{inv: lp.binv, lu: lp.lu}
+	copy(lp.xb, f.times(lp.rhs))
+	copy(lp.x1, f.times(lp.unit))
 }
 
 // banned reports whether variable v (numbered as in basis) is banned.

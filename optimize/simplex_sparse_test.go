@@ -27,9 +27,7 @@ func TestSparseLPAgainstDense(t *testing.T) {
 		priceRounds(cg, c.rounds, 50*c.m)
 		var z [2]float64
 		for k, sparse := range []bool{false, true} {
-			lp := freshLP(cg)
-			lp.represent(sparse)
-			lp.restart()
+			lp := freshLPAs(cg, sparse)
 			z[k] = lp.solve(1000*c.m, nil)
 			if !lp.optimal {
 				t.Fatalf("%s (sparse %v): not optimal after %d pivots", name, sparse, lp.work)
@@ -147,9 +145,7 @@ func TestBasisLUClone(t *testing.T) {
 	p := randomOnHosts(t, 8, 40, 12)
 	cg := newColumnGen(p, 0, 0)
 	priceRounds(cg, 10, 2000)
-	lp := freshLP(cg)
-	lp.represent(true)
-	lp.restart()
+	lp := freshLPAs(cg, true)
 	lp.solve(15, nil)
 	// Room to append in place: were the copy's etas not its own, its
 	// pivots would write into the original's arrays and the original's
@@ -186,9 +182,7 @@ func TestSparseFixAgainstDense(t *testing.T) {
 		var jobs []int
 		var z [2]float64
 		for k, sparse := range []bool{false, true} {
-			lp := freshLP(cg)
-			lp.represent(sparse)
-			lp.restart()
+			lp := freshLPAs(cg, sparse)
 			lp.solve(1000*c.m, nil)
 			if !lp.optimal {
 				t.Fatalf("%s (sparse %v): the LP is not optimal", name, sparse)
