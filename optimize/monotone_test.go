@@ -95,8 +95,9 @@ func TestLongerLimitNeverWorse(t *testing.T) {
 }
 
 // TestTimeCutRepeatsAsWorkLimit: a search the time limit ends notes how
-// much work it had done, and that work as --work-limit gives the same plan
-// and bound; the work-limit run's notes hold nothing about time.
+// much work it had done, as Result.Work says too, and that work as
+// --work-limit gives the same plan and bound (and Work); the work-limit
+// run's notes hold nothing about time.
 func TestTimeCutRepeatsAsWorkLimit(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		p := monotoneProblem(t, seed)
@@ -113,7 +114,13 @@ func TestTimeCutRepeatsAsWorkLimit(t *testing.T) {
 				t.Errorf("seed %d, %d ms: no work limit in the notes %q", seed, ms, timed.Notes)
 				continue
 			}
+			if timed.Work != n {
+				t.Errorf("seed %d, %d ms: Result.Work %d, the notes say %d", seed, ms, timed.Work, n)
+			}
 			worked, plan2, bound2 := limitedSolve(t, p, seed, Settings{WorkLimit: n})
+			if worked.Work != n {
+				t.Errorf("seed %d, %d ms: --work-limit %d: Result.Work %d", seed, ms, n, worked.Work)
+			}
 			if !reflect.DeepEqual(timed.Schedule, worked.Schedule) || plan != plan2 || bound != bound2 {
 				t.Errorf("seed %d, %d ms: cut after %d units: plan %v bound %v; --work-limit %d: plan %v bound %v", seed, ms, n, plan, bound, n, plan2, bound2)
 			}

@@ -266,6 +266,11 @@ type Result struct {
 	// Interrupted is true when Settings.Interrupt ended the search: the
 	// plan is the best found so far, and a note says so.
 	Interrupted bool
+	// Work is the work units the search (swarm, column generation, auto
+	// past the exact solver) spent before it ended: as WorkLimit, the
+	// same plan again on any machine, unless Interrupt ended it. 0 for the
+	// methods that do not search.
+	Work int64
 }
 
 // Solve plans problem p with one method and returns the placed schedule with
@@ -356,6 +361,7 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 		} else {
 			sol.Notes = append(sol.Notes, set.clock.note())
 		}
+		r.Work = set.clock.spent()
 	}
 	if set.WithinMeasured {
 		if s, err = keepMeasured(p, s, fallback, &sol); err != nil {

@@ -127,6 +127,15 @@ func (c *workClock) stage(until int64, hit *bool) func() bool {
 	}
 }
 
+// spent is the units the search spent before the check that ended it, or
+// all it spent if no limit did: the work limit that repeats its course.
+func (c *workClock) spent() int64 {
+	if c.reason.Load() != endedNot {
+		return c.endAt.Load()
+	}
+	return c.used.Load()
+}
+
 // note says which limit ended the search and how much work it did. Under
 // a work limit it holds nothing that depends on time.
 func (c *workClock) note() string {
