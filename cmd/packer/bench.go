@@ -20,15 +20,20 @@ var benchCommand = &cli.Command{
 		"  4. how time grows with M (exact and swarm), with particles and with cores (GOMAXPROCS);\n" +
 		"  5. column generation (plan, proven bound, gap, time) beside the swarm: M = 20 and 30 (10 seeds),\n" +
 		"     M = 50, 100, 200 (5 seeds, 9 and 50 hosts), M = 1,000 on 200 hosts (auto, default limit);\n" +
-		"  6. the exported LP of random-m20-seed1 given to cbc for 120 s: its incumbent and bound beside auto's.\n" +
+		"  6. the exported LP of random-m20-seed1 given to cbc for 120 s: its incumbent and bound beside auto's;\n" +
+		"  7. auto as packer plan runs it on random-mM-seedS --hosts H (M = 100 and 200 on 9 and 50 hosts,\n" +
+		"     1,000 on 200; seeds 1–5) at the default time limit and at 60 s: median and worst plan ÷ bound,\n" +
+		"     whether 60 s ever gave a longer plan or a lower bound, work units and times.\n" +
 		"The full run is long: on a loaded 2-core machine 53 minutes did not get past step 5's 50-host table\n" +
-		"(one swarm at M = 200 takes up to 3 min); --quick cuts every count (cbc gets 5 s): about a minute.",
+		"(one swarm at M = 200 takes up to 3 min); --step 7 alone takes about half an hour; --quick cuts every\n" +
+		"count (cbc gets 5 s, step 7 uses work limits): a few minutes.",
 	Flags: []cli.Flag{
 		&cli.IntFlag{Name: "particles", Value: 1500, Usage: "swarm size (the packing paper: 1500)"},
 		&cli.IntFlag{Name: "iterations", Value: 200, Usage: "swarm iterations (the packing paper: 200)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "the swarm's seed"},
 		&cli.IntFlag{Name: "random", Value: 50, Usage: "random 8-job workloads for the gap statistics (seeds 1..N)"},
 		&cli.BoolFlag{Name: "quick", Usage: "small counts and settings: a smoke test of the command, not the numbers"},
+		&cli.IntSliceFlag{Name: "step", Usage: "run only step `N` (1–7; repeat the flag for several)"},
 	},
 	Action: benchAction,
 }
@@ -38,9 +43,14 @@ func benchAction(c *cli.Context) error {
 		return badUsage("bench takes no arguments, got %q", c.Args().First())
 	}
 	set := solverbench.Settings{Particles: c.Int("particles"), Iterations: c.Int("iterations"),
-		Seed: c.Uint64("seed"), Random: c.Int("random"), Quick: c.Bool("quick")}
+		Seed: c.Uint64("seed"), Random: c.Int("random"), Quick: c.Bool("quick"), Steps: c.IntSlice("step")}
 	if set.Particles < 1 || set.Iterations < 1 || set.Random < 1 {
 		return badUsage("--particles, --iterations and --random must be at least 1")
+	}
+	for _, n := range set.Steps {
+		if n < 1 || n > 7 {
+			return badUsage("--step: no step %d, the steps are 1 to 7", n)
+		}
 	}
 	w := c.App.Writer
 	return solverbench.Run(set, func(b solverbench.Block) error {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,9 +50,9 @@ func (t *table) Append(row []string) { t.rows = append(t.rows, row) }
 // Render emits the table.
 func (t *table) Render() error { return t.b.emit(Block{Header: t.head, Rows: t.rows}) }
 
-// Run runs the six measurements in order and hands the report to emit one
-// block at a time, as each is ready, so that a long run shows its progress;
-// it stops at the first error, emit's included.
+// Run runs the measurements (Settings.Steps, else all) in order and hands
+// the report to emit one block at a time, as each is ready, so that a long
+// run shows its progress; it stops at the first error, emit's included.
 func Run(set Settings, emit func(Block) error) error {
 	if err := set.validate(); err != nil {
 		return err
@@ -64,13 +65,20 @@ func Run(set Settings, emit func(Block) error) error {
 		b.particles, b.iterations, b.seed, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH); err != nil {
 		return err
 	}
-	for _, step := range []func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns, b.lpVsCBC} {
+	steps := [stepCount]func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns, b.lpVsCBC, b.planning}
+	for i, step := range steps {
+		if len(set.Steps) > 0 && !slices.Contains(set.Steps, i+1) {
+			continue
+		}
 		if err := step(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// stepCount is how many measurements Run makes.
+const stepCount = 7
 
 func (b *bencher) settings() *pso.Settings {
 	return &pso.Settings{Particles: b.particles, Iterations: b.iterations, Seed: b.seed}

@@ -3,8 +3,10 @@
 // optimum on the built-in and on random workloads, the swarm where the exact
 // solver cannot go (judged by LowerBound), how time grows with the job
 // count, the swarm size and the cores, column generation's certified gaps
-// (plan against its proven bound) beside the swarm, and cbc given the
-// exported 20-job LP for 120 s: its incumbent and bound beside auto's.
+// (plan against its proven bound) beside the swarm, cbc given the exported
+// 20-job LP for 120 s (its incumbent and bound beside auto's), and auto as
+// `packer plan` runs it on the instances of the planning acceptance, at the
+// default time limit and at 60 s.
 //
 // Unlike optimize itself it reads the clock and runs a process (cbc, when it
 // is installed): it is the harness around the pure solvers, kept out of them.
@@ -27,6 +29,11 @@ type Settings struct {
 	// Quick cuts every count and the swarm (to at most 100 × 20, 5 random
 	// workloads): a smoke test of the harness, not numbers to quote.
 	Quick bool
+	// Steps are the measurements to run, numbered 1 to Steps' count as the
+	// report numbers them; none runs them all. Step 7 alone (the planning
+	// acceptance, auto at two limits on 25 instances) takes about half an
+	// hour, the rest hours.
+	Steps []int
 }
 
 // validate fills defaults and rejects negative counts, naming the field.
@@ -41,6 +48,11 @@ func (s *Settings) validate() error {
 			return fmt.Errorf("solverbench: settings: %s must be at least 1, got %d", f.name, *f.v)
 		case *f.v == 0:
 			*f.v = f.def
+		}
+	}
+	for _, n := range s.Steps {
+		if n < 1 || n > stepCount {
+			return fmt.Errorf("solverbench: settings: Steps: no step %d, the steps are 1 to %d", n, stepCount)
 		}
 	}
 	return nil
