@@ -266,10 +266,11 @@ type Result struct {
 	// Interrupted is true when Settings.Interrupt ended the search: the
 	// plan is the best found so far, and a note says so.
 	Interrupted bool
-	// Work is the work units the search (swarm, column generation, auto
-	// past the exact solver) spent before it ended: as WorkLimit, the
-	// same plan again on any machine, unless Interrupt ended it. 0 for the
-	// methods that do not search.
+	// Work is the work units the swarm or column generation spent before
+	// the search ended: given as WorkLimit, it gives the same plan again on
+	// any machine (unless Interrupted; 0 when a time limit ended the search
+	// before any work, and 0 as WorkLimit means none). 0 for pair,
+	// sequential and exact, auto's choice up to ExactJobs jobs included.
 	Work int64
 }
 

@@ -147,13 +147,31 @@ func TestBenchQuick(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1", "5. Column generation", "6. The exported LP"} {
+	for _, want := range []string{"1. Exact solver vs cbc", "2. Swarm", "3. Swarm", "4. Growth of time", "random M=50 seed 1", "5. Column generation", "6. The exported LP", "7. auto as packer plan runs it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+	// Step 7's quick run plans under work limits: the longer one is no
+	// worse on both instances, exactly.
+	if _, step7, _ := strings.Cut(out, "7. auto as packer plan runs it"); !strings.Contains(step7, "│ 2 of 2 ") {
+		t.Errorf("step 7 lacks its row with 2 of 2 no worse:\n%s", step7)
+	}
 	if strings.Contains(out, "DIFFERS") {
 		t.Errorf("cbc and the exact solver disagree:\n%s", out)
+	}
+}
+
+// TestBenchStepOutOfRange: a step the bench does not have is bad usage, one
+// line naming the flag, the value and the steps there are, before any
+// measurement.
+func TestBenchStepOutOfRange(t *testing.T) {
+	for _, n := range []string{"8", "0"} {
+		code, out, errs := packer(t, "", "bench", "--step", "5", "--step", n)
+		want := "packer: --step: no step " + n + ", the steps are 1 to 7\n"
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("--step %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", n, code, out, errs, want)
+		}
 	}
 }
 

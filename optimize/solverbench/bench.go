@@ -65,7 +65,7 @@ func Run(set Settings, emit func(Block) error) error {
 		b.particles, b.iterations, b.seed, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH); err != nil {
 		return err
 	}
-	steps := [stepCount]func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns, b.lpVsCBC, b.planning}
+	steps := [StepCount]func() error{b.exactVsCBC, b.swarmGaps, b.swarmLarge, b.growth, b.columns, b.lpVsCBC, b.planning}
 	for i, step := range steps {
 		if len(set.Steps) > 0 && !slices.Contains(set.Steps, i+1) {
 			continue
@@ -77,8 +77,8 @@ func Run(set Settings, emit func(Block) error) error {
 	return nil
 }
 
-// stepCount is how many measurements Run makes.
-const stepCount = 7
+// StepCount is how many measurements Run makes (Settings.Steps).
+const StepCount = 7
 
 func (b *bencher) settings() *pso.Settings {
 	return &pso.Settings{Particles: b.particles, Iterations: b.iterations, Seed: b.seed}

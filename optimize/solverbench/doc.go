@@ -29,14 +29,16 @@ type Settings struct {
 	// Quick cuts every count and the swarm (to at most 100 × 20, 5 random
 	// workloads): a smoke test of the harness, not numbers to quote.
 	Quick bool
-	// Steps are the measurements to run, numbered 1 to Steps' count as the
-	// report numbers them; none runs them all. Step 7 alone (the planning
-	// acceptance, auto at two limits on 25 instances) takes about half an
-	// hour, the rest hours.
+	// Steps are the measurements to run, 1 to StepCount as the report
+	// numbers them; none runs them all. Step 7 alone (auto at two limits
+	// on 25 instances) takes about half an hour, the others hours. Step 7
+	// runs `packer plan`'s own swarm settings: Particles, Iterations, Seed
+	// and Quick's cap of them apply to steps 1–6.
 	Steps []int
 }
 
-// validate fills defaults and rejects negative counts, naming the field.
+// validate fills defaults and rejects negative counts and unknown steps,
+// naming the field.
 func (s *Settings) validate() error {
 	for _, f := range []struct {
 		name string
@@ -51,8 +53,8 @@ func (s *Settings) validate() error {
 		}
 	}
 	for _, n := range s.Steps {
-		if n < 1 || n > stepCount {
-			return fmt.Errorf("solverbench: settings: Steps: no step %d, the steps are 1 to %d", n, stepCount)
+		if n < 1 || n > StepCount {
+			return fmt.Errorf("solverbench: settings: Steps: no step %d, the steps are 1 to %d", n, StepCount)
 		}
 	}
 	return nil
