@@ -270,7 +270,8 @@ type Result struct {
 	// the search ended: given as WorkLimit, it gives the same plan again on
 	// any machine (unless Interrupted; 0 when a time limit ended the search
 	// before any work, and 0 as WorkLimit means none). 0 for pair,
-	// sequential and exact, auto's choice up to ExactJobs jobs included.
+	// sequential and exact, auto's choice up to Settings.ExactJobs jobs
+	// included.
 	Work int64
 }
 

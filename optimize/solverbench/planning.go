@@ -33,10 +33,10 @@ type planRun struct {
 // under a work limit where work > 0 (quick runs: the same result on any
 // machine). The settings are plan's flag defaults (cmd/packer/plan.go):
 // --particles 1500, --seed 1, no --iterations (auto's own swarm budget),
-// and the reserve plan keeps for writing the plan. It times the search
-// alone, after a garbage collection so that one run's heap does not slow
-// the next: `packer plan`'s wall clock adds process start, placement and
-// output.
+// and the reserve plan keeps for writing the plan. It times optimize.Solve
+// (the search, the phase order and the placement), after a garbage
+// collection so that one run's heap does not slow the next: `packer
+// plan`'s wall clock adds process start, reading, checking and writing.
 func planAuto(p *model.Problem, limit time.Duration, work int64) (planRun, error) {
 	set := &optimize.Settings{Swarm: &pso.Settings{Particles: 1500, Seed: 1}, TimeLimit: limit, WorkLimit: work,
 		Reserve: optimize.PlanWriteReserve(p)}
@@ -60,7 +60,7 @@ func planAuto(p *model.Problem, limit time.Duration, work int64) (planRun, error
 // runs it, seeds 1–5, with the default time limit and with 60 s: per
 // cluster the median and worst plan ÷ proven bound of each, on how many
 // instances the longer limit gave no longer plan and no lower bound, and
-// the default runs' work units and times. Quick runs take 20 jobs on 9
+// the default runs' work units and solve times. Quick runs take 20 jobs on 9
 // hosts, two seeds, and work limits of 100,000 and 200,000 units instead:
 // the same numbers on any machine.
 func (b *bencher) planning() error {
@@ -75,9 +75,9 @@ func (b *bencher) planning() error {
 	if err := b.text("\n7. auto as packer plan runs it (random-mM-seedS --hosts H, seeds 1–%d; plan's 1500 particles, seed 1), at %s: plan ÷ proven bound\n", seeds, limits); err != nil {
 		return err
 	}
-	t := b.newTable("M", "hosts", "default: median (worst)", "60 s: median (worst)", "60 s no worse", "default: work units (min–max)", "default: search time (min–max)")
+	t := b.newTable("M", "hosts", "default: median (worst)", "60 s: median (worst)", "60 s no worse", "default: work units (min–max)", "default: solve time (min–max)")
 	if b.quick {
-		t = b.newTable("M", "hosts", "100,000 units: median (worst)", "200,000 units: median (worst)", "200,000 no worse", "100,000: work units (min–max)", "100,000: search time (min–max)")
+		t = b.newTable("M", "hosts", "100,000 units: median (worst)", "200,000 units: median (worst)", "200,000 no worse", "100,000: work units (min–max)", "100,000: solve time (min–max)")
 	}
 	for _, row := range rows {
 		var short, long []float64
