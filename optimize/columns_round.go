@@ -223,11 +223,13 @@ func (cg *columnGen) boundAt(pi []float64) float64 {
 // bound's 7,696 s, in about 2 s (random-m1000-seed1), since they see what
 // the area bound ignores: a phase lasts as long as its slowest job, and
 // extras slow their hosts. Columns computes it only where pricing counts
-// VMs in units (scale > 1): with exact pricing the full rounds, at duals
-// smoothed towards these, pass it (random-m200-seed1 on 50 hosts, 14,000
-// units: 8,647 s against 7,143 s), and computing it there too only moved
-// the runs' ends: at that work the 200-job plans on 50 hosts were longer on
-// four seeds of five.
+// VMs in units (scale > 1), and only when called on its own: Solve proves
+// the level bound there first (levels.go; 11,461 s on that instance),
+// and Columns then skips this one. With exact pricing the full rounds,
+// at duals smoothed towards these, pass it (random-m200-seed1 on 50
+// hosts, 14,000 units: 8,647 s against 7,143 s), and computing it there
+// too only moved the runs' ends: at that work the 200-job plans on 50
+// hosts were longer on four seeds of five.
 func (cg *columnGen) areaBound() (float64, bool) {
 	grid, gridIdx, at := slices.Clone(cg.grid), slices.Clone(cg.gridIdx), cg.thetaAt
 	defer func() { cg.grid, cg.gridIdx, cg.thetaAt = grid, gridIdx, at }()

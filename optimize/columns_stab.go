@@ -14,6 +14,8 @@ import (
 // bound with both pools merged. The singleton LP's first duals are the jobs'
 // runtimes on all N VMs, far from any optimum; smoothing towards these
 // instead steadies the first rounds. Any π ≥ 0 keeps Farley's bound valid.
+// Where Solve proved the level bound (levels.go), its duals are the centre
+// instead, until a full round proves a higher bound.
 func (ps *phaseSolver) areaDuals() []float64 {
 	pi := make([]float64, len(ps.p.Jobs))
 	capacity := float64(ps.n + ps.emax)
@@ -37,7 +39,7 @@ func (ps *phaseSolver) areaDuals() []float64 {
 // the grid grew to and how far it may grow, and the stabilisation centre
 // with its bound. A run of runCheckpoints starts from the last whole run's,
 // as it starts from its columns and basis, so it neither regrows the grid
-// from its first size nor smooths towards the area duals again.
+// from its first size nor smooths towards the level or area duals again.
 type pricingState struct {
 	gridIdx   []int
 	growCap   int

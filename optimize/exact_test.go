@@ -14,48 +14,17 @@ import (
 
 // bruteForce is the reference the exact solver is checked against: it tries
 // every set partition of the jobs and, for every phase, every role and every
-// VM count of every job, with nothing but the constraints of the packing paper's
-// section 5.2 as written in model.Problem.Check. It shares no code with Exact.
+// VM count of every job (bruteForcePhase). It shares no code with Exact.
 func bruteForce(p *model.Problem) float64 {
 	m := len(p.Jobs)
-	c := p.Cluster
-	n := c.PrimaryVMs()
 	memo := map[uint32]float64{}
-	// phaseBest enumerates roles and VM counts of the jobs in s.
 	phaseBest := func(s uint32) float64 {
 		if v, ok := memo[s]; ok {
 			return v
 		}
-		var jobs []int
-		for r := s; r != 0; r &= r - 1 {
-			jobs = append(jobs, bits.TrailingZeros32(r))
-		}
-		best := math.Inf(1)
-		var rec func(k, prim, host, extra int, dur float64)
-		rec = func(k, prim, host, extra int, dur float64) {
-			if prim+host > n || dur >= best {
-				return
-			}
-			if k == len(jobs) {
-				if overcommitOK(c, prim, host, extra) {
-					best = dur
-				}
-				return
-			}
-			j := jobs[k]
-			for x := 1; x <= n; x++ {
-				rec(k+1, prim+x, host, extra, max(dur, p.Runtime(j, x, model.Primary)))
-				if p.Jobs[j].CanHost() {
-					rec(k+1, prim, host+x, extra, max(dur, p.Runtime(j, x, model.Host)))
-				}
-				if p.Jobs[j].CanBeExtra() && x <= c.MaxExtraVMs() {
-					rec(k+1, prim, host, extra+x, max(dur, p.Runtime(j, x, model.Extra)))
-				}
-			}
-		}
-		rec(0, 0, 0, 0, 0)
-		memo[s] = best
-		return best
+		v := bruteForcePhase(p, s)
+		memo[s] = v
+		return v
 	}
 	// Set partitions by recursion: job k joins an existing block or opens one.
 	best := math.Inf(1)
@@ -80,6 +49,44 @@ func bruteForce(p *model.Problem) float64 {
 		blocks = blocks[:len(blocks)-1]
 	}
 	part(0)
+	return best
+}
+
+// bruteForcePhase is the shortest phase of the jobs in the bit set s (+Inf
+// if none is feasible): it enumerates every role and VM count of each job,
+// with nothing but the constraints of the packing paper's section 5.2 as
+// written in model.Problem.Check.
+func bruteForcePhase(p *model.Problem, s uint32) float64 {
+	c := p.Cluster
+	n := c.PrimaryVMs()
+	var jobs []int
+	for r := s; r != 0; r &= r - 1 {
+		jobs = append(jobs, bits.TrailingZeros32(r))
+	}
+	best := math.Inf(1)
+	var rec func(k, prim, host, extra int, dur float64)
+	rec = func(k, prim, host, extra int, dur float64) {
+		if prim+host > n || dur >= best {
+			return
+		}
+		if k == len(jobs) {
+			if overcommitOK(c, prim, host, extra) {
+				best = dur
+			}
+			return
+		}
+		j := jobs[k]
+		for x := 1; x <= n; x++ {
+			rec(k+1, prim+x, host, extra, max(dur, p.Runtime(j, x, model.Primary)))
+			if p.Jobs[j].CanHost() {
+				rec(k+1, prim, host+x, extra, max(dur, p.Runtime(j, x, model.Host)))
+			}
+			if p.Jobs[j].CanBeExtra() && x <= c.MaxExtraVMs() {
+				rec(k+1, prim, host, extra+x, max(dur, p.Runtime(j, x, model.Extra)))
+			}
+		}
+	}
+	rec(0, 0, 0, 0, 0)
 	return best
 }
 

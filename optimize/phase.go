@@ -317,6 +317,10 @@ type sharedTables struct {
 	// once a run has computed it whole.
 	areaDual    float64
 	hasAreaDual bool
+	// level is the level bound (levels.go), where runCheckpoints computed
+	// it whole, and levelDuals the duals that prove it.
+	level      float64
+	levelDuals []float64
 }
 
 func (sh *sharedTables) solver() *phaseSolver {

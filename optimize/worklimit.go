@@ -20,7 +20,11 @@ import (
 // of the trajectory are the same on every machine, load and core count.
 //
 // The swarm that seeds auto's column generation gets a fixed number of
-// evaluations (swarmJobEvaluations). Column generation then runs in
+// evaluations (swarmJobEvaluations). Past 100 primary VMs the level bound
+// (levels.go) follows, a fixed number of steps each asking the limit once
+// (about 650 units up to 1,000 jobs, fewer past them; a limit inside it
+// leaves the seeds' plan and the area bound, and no run begins). Column
+// generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
 // columns, an eighth more on the final bound round, and half as much again
 // on the integer search (its dives and large-neighbourhood search make the

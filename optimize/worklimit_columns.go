@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -49,6 +50,14 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		if set.Progress != nil {
 			best := min(cp.makespan, incumbent)
 			set.Progress(best, min(cp.bound, best))
+		}
+	}
+	if sh := set.shared; levelWorth(sh.solver().n) {
+		// A stage of its own, before the first run: of fixed work, so every
+		// limit that lets it finish gets the same bound.
+		if b, duals, ok := levelBound(sh.solver(), cmp.Or(set.workers, pricingWorkers()), clock.tick); ok {
+			sh.level, sh.levelDuals = b, duals
+			progress(cp.makespan, b)
 		}
 	}
 	tol := DefaultTolerance
@@ -113,6 +122,7 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		// if the run that computed it was then cut before reporting it.
 		cp.bound = max(cp.bound, sh.areaDual)
 	}
+	cp.bound = max(cp.bound, set.shared.level)
 	cp.bound = min(cp.bound, cp.makespan)
 	return cp, nil
 }
@@ -140,18 +150,26 @@ func (cp *checkpoints) take(p *model.Problem, res *ColumnsResult) {
 // the plan's (weakGap).
 const weakNote = "; the LP had not converged, so the gap measures the bound as much as the plan, and a longer limit tightens it"
 
+// levelNote names the level bound (levels.go) where it is the best.
+const levelNote = "the level bound, which prices phases of many jobs with fractions of jobs and does not change with the limit: the LP's bound did not pass it, so the gap may be the bound's as much as the plan's"
+
 // note is column generation's note: the last whole run's state, the
 // bound and where it comes from, and the plan it started from.
 func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 	from := fmt.Sprintf("the best plan it started from (pair plan%s): %s", map[bool]string{true: " and swarm"}[swarmed], model.FormatSeconds(cp.startMakespan))
-	source := "Farley's bound on the LP duals"
+	source, level := "Farley's bound on the LP duals", false
 	switch sh := set.shared; {
 	case cp.bound <= sh.bound():
 		source = "the area and longest-job bound: the LP's did not pass it"
+	case sh.level > 0 && cp.bound == min(sh.level, cp.makespan):
+		source, level = levelNote, true
 	case sh.hasAreaDual && cp.bound == min(sh.areaDual, cp.makespan):
 		source = "Farley's bound on duals that charge each job its fewest VM-seconds: the LP's did not pass it"
 	}
-	weak := cp.makespan > cp.bound*(1+weakGap)
+	// weak: the gap is the LP's bound's as much as the plan's, and a longer
+	// limit tightens that bound; levelNote says what holds for the level
+	// bound, which no limit changes.
+	weak := cp.makespan > cp.bound*(1+weakGap) && !level
 	if cp.started == 0 {
 		return fmt.Sprintf("column generation: the limit ended the search before it began: the plan is the best it would have started from, the bound %s (%s); %s",
 			model.FormatSeconds(cp.bound), "the area and longest-job bound", from)
@@ -164,7 +182,7 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 		if cp.fromCut {
 			plan = "the best that run found before the limit"
 		}
-		return fmt.Sprintf("column generation: the limit ended its first run: the plan is %s, the bound the best that run proved before the limit; proven lower bound %s (%s); %s",
+		return fmt.Sprintf("column generation: the limit ended its first run: the plan is %s, the bound the best proved before the limit; proven lower bound %s (%s); %s",
 			plan, model.FormatSeconds(cp.bound), source, from)
 	}
 	res := cp.last
