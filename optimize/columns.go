@@ -96,6 +96,30 @@ type ColumnsOptions struct {
 	priced func(cg *columnGen, res *ColumnsResult)
 }
 
+// startBound returns the bound column generation starts from besides
+// LowerBound's, the tolerance and the branch-and-bound judging by it too:
+// the level bound Solve proved (levels.go), or, where pricing counts VMs in
+// units and Columns runs on its own, the area duals' (areaBound). A first
+// run (first: no pricing state to resume) smooths towards the level
+// bound's duals rather than the area duals and skips the area duals'
+// bound (random-m1000-seed1: 8,529 s against the level bound's 11,461 s):
+// at 1,000 jobs on 200 hosts the LP then comes down faster.
+// random-m1000-seed1 to seed5 at 6,000 units: plans 3.2, 0.1, 6.2, 3.3 and
+// 2.1 % shorter than when the first run smoothed towards the area duals
+// and computed their bound.
+func (cg *columnGen) startBound(sh *sharedTables, first bool) float64 {
+	if sh.levelDuals != nil {
+		if first {
+			cg.centre, cg.bestBound = slices.Clone(sh.levelDuals), sh.level
+		}
+		return sh.level
+	}
+	if !sh.hasAreaDual && cg.scale > 1 {
+		sh.areaDual, sh.hasAreaDual = cg.areaBound()
+	}
+	return sh.areaDual
+}
+
 // pivots is the most pivots a round's LP solve takes on m jobs.
 func (o ColumnsOptions) pivots(m int) int {
 	if o.maxPivots > 0 {
@@ -247,25 +271,10 @@ func Columns(p *model.Problem, seeds []model.Schedule, opt ColumnsOptions) (Colu
 		}
 	}
 	cg.goOn(opt)
-	if opt.pricing == nil && sh.levelDuals != nil {
-		// The first run smooths towards the duals that prove the level
-		// bound (levels.go) rather than the area duals, and skips the
-		// area duals' bound (random-m1000-seed1: 8,529 s against the
-		// level bound's 11,461 s): at 1,000 jobs on 200 hosts the LP then
-		// comes down faster. random-m1000-seed1 to seed5 at 6,000 units:
-		// plans 3.2, 0.1, 6.2, 3.3 and 2.1 % shorter than when the first
-		// run smoothed towards the area duals and computed their bound.
-		cg.centre, cg.bestBound = slices.Clone(sh.levelDuals), sh.level
-	}
 	res.SeedMakespan = res.Makespan
 	cg.incumbent = res.Makespan
 	cg.stop = opt.Stop
-	if !sh.hasAreaDual && cg.scale > 1 && sh.levelDuals == nil {
-		sh.areaDual, sh.hasAreaDual = cg.areaBound()
-	}
-	// The tolerance and the branch-and-bound judge by the best bound
-	// proven, the level bound too.
-	res.LowerBound = max(res.LowerBound, sh.areaDual, sh.level)
+	res.LowerBound = max(res.LowerBound, cg.startBound(sh, opt.pricing == nil))
 	res.Ended = EndedRounds
 	for res.Rounds < opt.Rounds {
 		res.Rounds++
