@@ -28,9 +28,20 @@ var ErrTooManyJobs = errors.New("too many jobs for the exact solver")
 
 // ExactResult is the exact solver's answer.
 type ExactResult struct {
-	// Schedule is an optimal schedule; Makespan is its (optimal) makespan.
+	// Schedule is an optimal schedule (unless Makespan exceeds Bound);
+	// Makespan is its makespan.
 	Schedule model.Schedule
 	Makespan float64
+	// Bound is the optimum the search proved: Makespan, unless some job's
+	// runtimes zigzag over VM counts (zigzag.go), when it is the optimum
+	// of the valley-shaped relaxation, at most the true optimum, and the
+	// schedule is the best the mended relaxed plan gives, not proven
+	// optimal unless Makespan equals Bound.
+	Bound float64
+	// Zigzag are the jobs whose runtimes zigzag; Mended how many phases
+	// were re-solved on their measured times.
+	Zigzag []int
+	Mended int
 }
 
 // Exact finds a schedule of least makespan for the packing paper's phase model
@@ -64,7 +75,78 @@ func Exact(p *model.Problem) (ExactResult, error) {
 	}
 	f := make([]float64, full+1)
 	choice := make([]uint32, full+1)
-	for s := uint32(1); s <= full; s++ {
+	partitions(d, f, choice)
+	if math.IsInf(f[full], 1) {
+		return ExactResult{}, fmt.Errorf("optimize: exact solver: no feasible schedule (a bug: every job alone on N VMs is one)")
+	}
+	res := ExactResult{Makespan: math.Inf(1), Zigzag: ps.zigzag}
+	var fixed map[uint32]model.Phase // subsets re-solved on their measured times
+	for round := 0; ; round++ {
+		var sched model.Schedule
+		var loose []uint32 // chosen subsets still priced by the relaxation
+		mended := 0
+		for s := full; s != 0; s &^= choice[s] {
+			c := choice[s]
+			if ph, ok := fixed[c]; ok {
+				sched.Phases = append(sched.Phases, ph)
+				continue
+			}
+			ph, ok := ps.mendPhase(p, ps.buildPhase(c, roles[c], d[c]))
+			if ok {
+				mended++
+			}
+			sched.Phases = append(sched.Phases, ph)
+			if ps.hasZigzag(c) && bits.OnesCount32(c) <= exactSubsetJobs {
+				loose = append(loose, c)
+			}
+		}
+		if ms := p.Makespan(sched); ms < res.Makespan {
+			res.Schedule, res.Makespan, res.Mended = sched, ms, mended
+		}
+		// Lazy correction: d stays at most each subset's true best, so f
+		// stays a bound; once the partition it picks is priced on the
+		// measured times throughout, a plan achieves it. (Without zigzag
+		// f is the plan's makespan summed in another order.)
+		res.Bound = min(res.Makespan, f[full])
+		if len(ps.zigzag) == 0 || res.Makespan <= f[full]*(1+1e-12) {
+			res.Bound = res.Makespan
+			break
+		}
+		if len(loose) == 0 || round == exactRounds {
+			break
+		}
+		if fixed == nil {
+			fixed = map[uint32]model.Phase{}
+		}
+		for _, c := range loose {
+			d[c], fixed[c] = ps.exactSubset(p, c)
+		}
+		partitions(d, f, choice)
+	}
+	res.Schedule = model.Normalize(res.Schedule)
+	if err := p.Check(res.Schedule); err != nil {
+		return ExactResult{}, fmt.Errorf("optimize: exact solver produced a bad schedule (a bug): %w", err)
+	}
+	return res, nil
+}
+
+// exactRounds is how many times Exact re-prices the subsets its partition
+// chose where runtimes zigzag: each round re-runs the partition search
+// (3^M steps), and on random zigzag tables one or two rounds reach the
+// optimum.
+const exactRounds = 8
+
+// exactSubsetJobs is the most jobs a phase may hold for Exact to re-price
+// it on measured times: exactSubset tries all 2^|S| role choices. A larger
+// phase keeps the relaxation's duration, so the bound still holds, and the
+// plan is its mended schedule.
+const exactSubsetJobs = 10
+
+// partitions fills f[S], the least total duration of phases partitioning S
+// given each subset's duration d, and choice[S], the phase holding S's
+// lowest job in it, for every S in increasing order.
+func partitions(d, f []float64, choice []uint32) {
+	for s := uint32(1); s < uint32(len(d)); s++ {
 		low := s & -s
 		rest := s &^ low
 		b, bc := math.Inf(1), uint32(0)
@@ -80,18 +162,49 @@ func Exact(p *model.Problem) (ExactResult, error) {
 		}
 		f[s], choice[s] = b, bc
 	}
-	if math.IsInf(f[full], 1) {
-		return ExactResult{}, fmt.Errorf("optimize: exact solver: no feasible schedule (a bug: every job alone on N VMs is one)")
+}
+
+// hasZigzag reports whether subset s holds a job whose runtimes zigzag.
+func (ps *phaseSolver) hasZigzag(s uint32) bool {
+	for _, j := range ps.zigzag {
+		if s&(1<<j) != 0 {
+			return true
+		}
 	}
-	var sched model.Schedule
-	for s := full; s != 0; s &^= choice[s] {
-		sched.Phases = append(sched.Phases, ps.buildPhase(choice[s], roles[choice[s]], d[choice[s]]))
+	return false
+}
+
+// exactSubset is subset s's shortest phase on the problem's measured
+// runtimes over every choice of roles (exactPhase for each), and that
+// phase.
+func (ps *phaseSolver) exactSubset(p *model.Problem, s uint32) (float64, model.Phase) {
+	var jobs []int
+	for r := s; r != 0; r &= r - 1 {
+		jobs = append(jobs, bits.TrailingZeros32(r))
 	}
-	sched = model.Normalize(sched)
-	if err := p.Check(sched); err != nil {
-		return ExactResult{}, fmt.Errorf("optimize: exact solver produced a bad schedule (a bug): %w", err)
+	best, bestPh := math.Inf(1), model.Phase{}
+	ph := model.Phase{Jobs: make([]model.Assignment, len(jobs))}
+	for over := uint32(0); over < 1<<len(jobs); over++ {
+		ok := true
+		for k, j := range jobs {
+			role := rolePrimary
+			if over&(1<<k) != 0 {
+				if role = ps.overRole(j, true); role == rolePrimary {
+					ok = false // this job has no overcommit role
+				}
+			}
+			ph.Jobs[k] = model.Assignment{Job: j, VMs: 1, Role: roleOf[role]}
+		}
+		if !ok {
+			continue
+		}
+		if np, ok := exactPhase(p, ps, ph); ok {
+			if v := p.PhaseDuration(np); v < best {
+				best, bestPh = v, np
+			}
+		}
 	}
-	return ExactResult{Schedule: sched, Makespan: p.Makespan(sched)}, nil
+	return best, bestPh
 }
 
 // buildPhase turns a subset, its roles and its duration into a model.Phase.

@@ -150,15 +150,6 @@ func TestRepackAgainstBruteForce(t *testing.T) {
 	}
 }
 
-func roleIndex(r model.Role) int {
-	for i, x := range roleOf {
-		if x == r {
-			return i
-		}
-	}
-	panic("unknown role")
-}
-
 // bruteRepack is repack's reference: every assignment of each free job to an
 // anchor or to the new phases, the new ones partitioned every way.
 func bruteRepack(ps *phaseSolver, free []int, anchors [][]looseJob) float64 {

@@ -16,8 +16,9 @@ import (
 // as its slowest job, so its duration is one of the candidates F_j(x) or
 // α·F_j(x) for some job j and VM count x. For a duration T, each job's runtime
 // in a role falls and then rises with x (a power law only falls, or only
-// rises), so the VM counts that meet T form an interval [lo, hi] (empty when
-// none does; see span). And whether some choice of VM
+// rises; a measured table that zigzags is read as its valley-shaped lower
+// envelope, zigzag.go), so the VM counts that meet T form an interval
+// [lo, hi] (empty when none does; see span). And whether some choice of VM
 // counts meets T is monotone in T: a longer phase only widens the intervals.
 // So the best duration is the smallest feasible candidate, found by binary
 // search over the sorted candidates; feasibility for one T and one choice of
@@ -27,8 +28,9 @@ type phaseSolver struct {
 	n    int // N = P·k primary VMs
 	emax int // P·⌊k/r⌋ extra VMs
 	r, k int
-	// rt[j][role][x] is Runtime(j, x, role) for x = 1..cap(role); index 0 is
-	// unused. Host and Extra share the α-scaled curve but not the cap.
+	// rt[j][role][x] is Runtime(j, x, role) for x = 1..cap(role), or its
+	// lower valley envelope where that is not valley-shaped (zigzag); index
+	// 0 is unused. Host and Extra share the α-scaled curve but not the cap.
 	rt [][3][]float64
 	// low[j][role] is the VM count with job j's least runtime in the role
 	// (lowest), the bottom of the valley span searches.
@@ -44,6 +46,9 @@ type phaseSolver struct {
 	// hasTransfers is set.
 	transferPairs [][2]int
 	hasTransfers  bool
+	// zigzag are the jobs whose runtime tables were not valley-shaped in
+	// some role; rt holds their lower valley envelopes (zigzag.go).
+	zigzag []int
 }
 
 const (
@@ -71,8 +76,11 @@ func newPhaseSolver(p *model.Problem) *phaseSolver {
 			t := make([]float64, limit+1)
 			for x := 1; x <= limit; x++ {
 				t[x] = p.Runtime(j, x, roleOf[role])
-				ps.cands = append(ps.cands, t[x])
 			}
+			if valleyEnvelope(t) && (len(ps.zigzag) == 0 || ps.zigzag[len(ps.zigzag)-1] != j) {
+				ps.zigzag = append(ps.zigzag, j)
+			}
+			ps.cands = append(ps.cands, t[1:]...)
 			ps.rt[j][role], ps.low[j][role] = t, lowest(t)
 		}
 	}

@@ -365,6 +365,16 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 		}
 		r.Work = set.clock.spent()
 	}
+	if method == MethodSwarm || method == MethodColumns {
+		// These plan on the phase solver's envelopes (zigzag.go); the
+		// exact solver mends its own plans, and pair and sequential read
+		// the runtimes as they are.
+		if ps := set.shared.solver(); len(ps.zigzag) > 0 {
+			var mended int
+			s, mended = mendSchedule(p, ps, s)
+			sol.Notes = append(sol.Notes, zigzagNote(p, ps.zigzag, mended))
+		}
+	}
 	if set.WithinMeasured {
 		if s, err = keepMeasured(p, s, fallback, &sol); err != nil {
 			return nil, err
@@ -419,6 +429,14 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 	res, err := Exact(p)
 	if err != nil {
 		return model.Schedule{}, err
+	}
+	if len(res.Zigzag) > 0 {
+		sol.Notes = append(sol.Notes, zigzagNote(p, res.Zigzag, res.Mended))
+	}
+	if res.Makespan > res.Bound {
+		sol.LowerBound = &res.Bound
+		sol.Notes = append(sol.Notes, fmt.Sprintf("exact solver over all %d-job partitions into phases, roles and VM counts, on runtimes that never overstate the measured ones: the bound is that search's optimum; the phases it chose, re-solved on the measured times, last longer, so this plan is not proven optimal", len(p.Jobs)))
+		return res.Schedule, nil
 	}
 	sol.Optimum = &res.Makespan
 	sol.Notes = append(sol.Notes, fmt.Sprintf("optimal: exact solver over all %d-job partitions into phases, roles and VM counts", len(p.Jobs)))
@@ -550,7 +568,11 @@ func (r *Result) swarm(p *model.Problem, set *Settings, sol *model.Solution, pai
 		if err != nil {
 			return model.Schedule{}, err
 		}
-		sol.Optimum = &ex.Makespan
+		if ex.Makespan > ex.Bound {
+			sol.LowerBound = &ex.Bound
+		} else {
+			sol.Optimum = &ex.Makespan
+		}
 	} else {
 		lb := set.shared.bound()
 		sol.LowerBound = &lb
