@@ -99,13 +99,7 @@ type levelItem struct {
 
 // levelSearch holds the level bound's tables.
 type levelSearch struct {
-	ps *phaseSolver
-	// least[j][role][x] is job j's least runtime in role on at most x VMs
-	// (x ≥ 1; index 0 is +Inf): non-increasing in x, so the fewest VMs
-	// meeting D are a binary search away, whatever the runtime's shape.
-	// span assumes a valley, which a measured table need not be, and a
-	// count it overstates would make the bound too high.
-	least [][3][]float64
+	ps    *phaseSolver
 	kappa float64 // k/⌊k/r⌋, primary slots an extra VM takes; +Inf without extras
 	n     float64
 	grid  []float64
@@ -166,17 +160,7 @@ func levelBound(ps *phaseSolver, workers int, stop func() bool) (float64, []floa
 // up to workers goroutines.
 func newLevelSearch(ps *phaseSolver, workers int) *levelSearch {
 	m := len(ps.p.Jobs)
-	ls := &levelSearch{ps: ps, kappa: math.Inf(1), n: float64(ps.n), at: make([]levelJob, m), least: make([][3][]float64, m)}
-	for j := range m {
-		for role, t := range ps.rt[j] {
-			pm := make([]float64, len(t))
-			pm[0] = math.Inf(1)
-			for x := 1; x < len(t); x++ {
-				pm[x] = min(pm[x-1], t[x])
-			}
-			ls.least[j][role] = pm
-		}
-	}
+	ls := &levelSearch{ps: ps, kappa: math.Inf(1), n: float64(ps.n), at: make([]levelJob, m)}
 	for range max(1, workers) {
 		ls.scratch = append(ls.scratch, levelScratch{make([]levelItem, 0, m), make([]float64, m)})
 	}
@@ -203,29 +187,18 @@ func newLevelSearch(ps *phaseSolver, workers int) *levelSearch {
 }
 
 // weights fills w with every job's fewest VMs meeting D in each role (a
-// role closed to the job has no VM counts in its table).
+// role closed to the job has no VM counts in its table): span's lo, exact
+// as the phase solver's tables are valley-shaped (zigzag.go), or +Inf.
 func (ls *levelSearch) weights(D float64, w []levelJob) {
-	for j := range w {
-		w[j] = levelJob{fewest(ls.least[j][rolePrimary], D), fewest(ls.least[j][roleHost], D), fewest(ls.least[j][roleExtra], D)}
-	}
-}
-
-// fewest is the least x with pm[x] ≤ D, pm non-increasing from index 1,
-// or +Inf if there is none.
-func fewest(pm []float64, D float64) float32 {
-	m := len(pm) - 1
-	if m < 1 || pm[m] > D {
+	fewest := func(j, role int) float32 {
+		if lo, hi := ls.ps.span(j, role, D); lo <= hi {
+			return float32(lo)
+		}
 		return float32(math.Inf(1))
 	}
-	lo, hi := 1, m
-	for lo < hi {
-		if mid := int(uint(lo+hi) >> 1); pm[mid] <= D {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	for j := range w {
+		w[j] = levelJob{fewest(j, rolePrimary), fewest(j, roleHost), fewest(j, roleExtra)}
 	}
-	return float32(lo)
 }
 
 // value is the least over levelThetas of the fractional knapsack of the

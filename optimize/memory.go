@@ -111,9 +111,8 @@ func EstimateMemory(p *model.Problem, method Method, swarm *pso.Settings) []Memo
 		parts = append(parts, MemoryPart{"column generation's master LP (" + what + ")",
 			lp + float64(pricingWorkers())*m*maxCells + m*float64(2*n+e)*8})
 		if levelWorth(n) {
-			// Each job's weights and fractions at each length, and its
-			// least runtimes in each role and VM count.
-			parts = append(parts, MemoryPart{"the level bound's tables", m*levelMax*20 + m*float64(2*n+e)*8})
+			// Each job's weights and fractions at each length.
+			parts = append(parts, MemoryPart{"the level bound's tables", m * levelMax * 20})
 		}
 	}
 	return parts
