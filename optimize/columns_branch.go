@@ -608,10 +608,16 @@ func (cg *columnGen) coverRest(s model.Schedule, covered []bool) model.Schedule 
 		}
 		return coverCand{col: c, ratio: w / T, jobs: jobs, roles: roles, T: T}, true
 	}
-	h := &coverHeap{}
+	// The highest ratio first, then the lower column.
+	h := &heapOf[coverCand]{before: func(a, b coverCand) bool {
+		if a.ratio != b.ratio {
+			return a.ratio > b.ratio
+		}
+		return a.col < b.col
+	}}
 	for c := range cg.phases {
 		if cand, ok := price(c); ok {
-			*h = append(*h, cand)
+			h.items = append(h.items, cand)
 		}
 	}
 	heap.Init(h)
@@ -644,23 +650,4 @@ type coverCand struct {
 	ratio       float64
 	jobs, roles []int
 	T           float64
-}
-
-// coverHeap orders coverCands by ratio, the highest first, then by column.
-type coverHeap []coverCand
-
-func (h coverHeap) Len() int { return len(h) }
-func (h coverHeap) Less(a, b int) bool {
-	if h[a].ratio != h[b].ratio {
-		return h[a].ratio > h[b].ratio
-	}
-	return h[a].col < h[b].col
-}
-func (h coverHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *coverHeap) Push(x any)   { *h = append(*h, x.(coverCand)) }
-func (h *coverHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
 }

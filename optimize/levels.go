@@ -397,19 +397,6 @@ func norm(pi []float64) {
 // the most value(D)/D can be inside it.
 type levelRange struct{ a, b, vb, top float64 }
 
-type levelHeap []levelRange
-
-func (h levelHeap) Len() int           { return len(h) }
-func (h levelHeap) Less(i, j int) bool { return h[i].top > h[j].top }
-func (h levelHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *levelHeap) Push(x any)        { *h = append(*h, x.(levelRange)) }
-func (h *levelHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // ratio is R = max over every length D of value(D)/D at pi (see the top
 // of the file), an upper bound within levelTolerance of it.
 func (ls *levelSearch) ratio(pi []float64, stop func() bool) (float64, bool) {
@@ -429,26 +416,26 @@ func (ls *levelSearch) ratio(pi []float64, stop func() bool) (float64, bool) {
 	// most the last, so the first length and the intervals between grid
 	// lengths cover them all.
 	attained := vals[0] / g[0]
-	h := levelHeap{}
+	h := &heapOf[levelRange]{before: func(a, b levelRange) bool { return a.top > b.top }}
 	for l := 1; l < len(g); l++ {
 		attained = max(attained, vals[l]/g[l])
-		h = append(h, levelRange{g[l-1], g[l], vals[l], vals[l] / g[l-1]})
+		h.items = append(h.items, levelRange{g[l-1], g[l], vals[l], vals[l] / g[l-1]})
 	}
-	heap.Init(&h)
-	for priced := 0; len(h) > 0; priced++ {
-		top := h[0]
+	heap.Init(h)
+	for priced := 0; h.Len() > 0; priced++ {
+		top := h.items[0]
 		if top.top <= attained*(1+levelTolerance) || top.b <= top.a*(1+levelNarrow) {
 			return max(top.top, attained), true
 		}
 		if priced%16 == 0 && stop != nil && stop() {
 			return 0, false
 		}
-		heap.Pop(&h)
+		heap.Pop(h)
 		mid := math.Sqrt(top.a * top.b)
 		vm := at(mid)
 		attained = max(attained, vm/mid)
-		heap.Push(&h, levelRange{top.a, mid, vm, vm / top.a})
-		heap.Push(&h, levelRange{mid, top.b, top.vb, top.vb / mid})
+		heap.Push(h, levelRange{top.a, mid, vm, vm / top.a})
+		heap.Push(h, levelRange{mid, top.b, top.vb, top.vb / mid})
 	}
 	return attained, true
 }
