@@ -20,7 +20,8 @@ import (
 const MaxExactJobs = 18
 
 // AutoExactJobs is the largest M for which `auto` picks the exact solver: up
-// to here it answers in well under a second.
+// to here it answers in well under a second (where runtimes zigzag, each
+// round of re-pricing, Exact, costs another pass over the partitions).
 const AutoExactJobs = 16
 
 // ErrTooManyJobs is returned by Exact when M exceeds MaxExactJobs.
@@ -33,21 +34,21 @@ type ExactResult struct {
 	Schedule model.Schedule
 	Makespan float64
 	// Bound is the optimum the search proved: Makespan, unless some job's
-	// runtimes zigzag over VM counts (zigzag.go), when it is the optimum
-	// of the valley-shaped relaxation, at most the true optimum, and the
-	// schedule is the best the mended relaxed plan gives, not proven
-	// optimal unless Makespan equals Bound.
+	// runtimes zigzag over VM counts (zigzag.go) and the re-pricing rounds
+	// did not reach a plan of the relaxation's optimum; then it is that
+	// optimum (phases priced on the valley envelopes, the chosen ones
+	// re-priced on measured times), at most the true optimum, and the
+	// schedule is not proven optimal.
 	Bound float64
-	// Zigzag are the jobs whose runtimes zigzag; Mended how many phases
-	// were re-solved on their measured times.
+	// Zigzag are the jobs whose runtimes zigzag.
 	Zigzag []int
-	Mended int
 }
 
 // Exact finds a schedule of least makespan for the packing paper's phase model
 // (section 5.2, typos corrected), overcommitting included, and proves it
-// optimal by exhaustion. It returns an error wrapping ErrTooManyJobs when
-// M > MaxExactJobs rather than run for hours.
+// optimal by exhaustion (where runtimes zigzag, see ExactResult.Bound). It
+// returns an error wrapping ErrTooManyJobs when M > MaxExactJobs rather
+// than run for hours.
 //
 // Method: the best duration of every subset S of jobs run as one phase is
 // computed by phaseSolver, choosing the roles too; then
@@ -83,25 +84,23 @@ func Exact(p *model.Problem) (ExactResult, error) {
 	var fixed map[uint32]model.Phase // subsets re-solved on their measured times
 	for round := 0; ; round++ {
 		var sched model.Schedule
-		var loose []uint32 // chosen subsets still priced by the relaxation
-		mended := 0
+		// Chosen subsets whose phase on measured times lasts longer than
+		// the relaxation priced it: re-pricing can only raise those.
+		var loose []uint32
 		for s := full; s != 0; s &^= choice[s] {
 			c := choice[s]
 			if ph, ok := fixed[c]; ok {
 				sched.Phases = append(sched.Phases, ph)
 				continue
 			}
-			ph, ok := ps.mendPhase(p, ps.buildPhase(c, roles[c], d[c]))
-			if ok {
-				mended++
-			}
+			ph, _ := ps.mendPhase(p, ps.buildPhase(c, roles[c], d[c]))
 			sched.Phases = append(sched.Phases, ph)
-			if ps.hasZigzag(c) && bits.OnesCount32(c) <= exactSubsetJobs {
+			if p.PhaseDuration(ph) > d[c] && bits.OnesCount32(c) <= exactSubsetJobs {
 				loose = append(loose, c)
 			}
 		}
 		if ms := p.Makespan(sched); ms < res.Makespan {
-			res.Schedule, res.Makespan, res.Mended = sched, ms, mended
+			res.Schedule, res.Makespan = sched, ms
 		}
 		// Lazy correction: d stays at most each subset's true best, so f
 		// stays a bound; once the partition it picks is priced on the
@@ -112,7 +111,7 @@ func Exact(p *model.Problem) (ExactResult, error) {
 			res.Bound = res.Makespan
 			break
 		}
-		if len(loose) == 0 || round == exactRounds {
+		if len(loose) == 0 || round == exactRounds() {
 			break
 		}
 		if fixed == nil {
@@ -133,8 +132,8 @@ func Exact(p *model.Problem) (ExactResult, error) {
 // exactRounds is how many times Exact re-prices the subsets its partition
 // chose where runtimes zigzag: each round re-runs the partition search
 // (3^M steps), and on random zigzag tables one or two rounds reach the
-// optimum.
-const exactRounds = 8
+// optimum. A function so that a test can take the rounds away.
+var exactRounds = func() int { return 8 }
 
 // exactSubsetJobs is the most jobs a phase may hold for Exact to re-price
 // it on measured times: exactSubset tries all 2^|S| role choices. A larger
@@ -164,16 +163,6 @@ func partitions(d, f []float64, choice []uint32) {
 	}
 }
 
-// hasZigzag reports whether subset s holds a job whose runtimes zigzag.
-func (ps *phaseSolver) hasZigzag(s uint32) bool {
-	for _, j := range ps.zigzag {
-		if s&(1<<j) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // exactSubset is subset s's shortest phase on the problem's measured
 // runtimes over every choice of roles (exactPhase for each), and that
 // phase.
@@ -186,6 +175,7 @@ func (ps *phaseSolver) exactSubset(p *model.Problem, s uint32) (float64, model.P
 	ph := model.Phase{Jobs: make([]model.Assignment, len(jobs))}
 	for over := uint32(0); over < 1<<len(jobs); over++ {
 		ok := true
+		var used [3]bool
 		for k, j := range jobs {
 			role := rolePrimary
 			if over&(1<<k) != 0 {
@@ -193,12 +183,13 @@ func (ps *phaseSolver) exactSubset(p *model.Problem, s uint32) (float64, model.P
 					ok = false // this job has no overcommit role
 				}
 			}
+			used[role] = true
 			ph.Jobs[k] = model.Assignment{Job: j, VMs: 1, Role: roleOf[role]}
 		}
-		if !ok {
-			continue
+		if !ok || used[roleHost] != used[roleExtra] {
+			continue // hosts need extras beside them, and extras hosts
 		}
-		if np, ok := exactPhase(p, ps, ph); ok {
+		if np, ok := exactPhase(p, ps, ph, math.Inf(1)); ok {
 			if v := p.PhaseDuration(np); v < best {
 				best, bestPh = v, np
 			}

@@ -105,10 +105,9 @@ func (ps *phaseSolver) span(j, role int, T float64) (lo, hi int) {
 	// Two binary searches, written out: sort.Search called its predicate
 	// through a closure at every step, which took about half of span's
 	// time, and span is most of what the local search (fits) spends. They
-	// probe the counts sort.Search probed, so a table whose runtimes are
-	// not valley-shaped gets the same answer as before too
-	// (TestSpanMatchesSortSearch). lo is the first count in [1, x] with
-	// t ≤ T (t[x] is one), hi the last in [x, m].
+	// probe the counts sort.Search would (TestSpanMatchesSortSearch). lo
+	// is the first count in [1, x] with t ≤ T (t[x] is one), hi the last
+	// in [x, m].
 	l, h := 1, x+1
 	for l < h {
 		if mid := int(uint(l+h) >> 1); t[mid] <= T {

@@ -370,9 +370,8 @@ func Solve(p *model.Problem, method Method, settings *Settings) (*Result, error)
 		// exact solver mends its own plans, and pair and sequential read
 		// the runtimes as they are.
 		if ps := set.shared.solver(); len(ps.zigzag) > 0 {
-			var mended int
-			s, mended = mendSchedule(p, ps, s)
-			sol.Notes = append(sol.Notes, zigzagNote(p, ps.zigzag, mended))
+			s = mendSchedule(p, ps, s)
+			sol.Notes = append(sol.Notes, zigzagNote(p, ps.zigzag))
 		}
 	}
 	if set.WithinMeasured {
@@ -431,7 +430,7 @@ func exactOptimum(p *model.Problem, sol *model.Solution) (model.Schedule, error)
 		return model.Schedule{}, err
 	}
 	if len(res.Zigzag) > 0 {
-		sol.Notes = append(sol.Notes, zigzagNote(p, res.Zigzag, res.Mended))
+		sol.Notes = append(sol.Notes, zigzagNote(p, res.Zigzag))
 	}
 	if res.Makespan > res.Bound {
 		sol.LowerBound = &res.Bound

@@ -47,48 +47,43 @@ func valleyEnvelope(t []float64) bool {
 	return changed
 }
 
-// zigzagNote says which jobs' runtimes zigzag, how the plan and bound read
-// them, and how many of the plan's phases were re-solved.
-func zigzagNote(p *model.Problem, jobs []int, mended int) string {
+// zigzagNote names the jobs whose runtimes zigzag and says how the plan
+// and its optimum or bound read them.
+func zigzagNote(p *model.Problem, jobs []int) string {
 	names := make([]string, 0, 3)
 	for _, j := range jobs[:min(3, len(jobs))] {
 		names = append(names, p.Jobs[j].Name)
 	}
-	list := strings.Join(names, ", ")
+	list, verb, its := strings.Join(names, ", "), "runs", "its"
 	if len(jobs) > 3 {
 		list += fmt.Sprintf(" and %d more", len(jobs)-3)
 	}
-	mend := "no phase of this plan holds such a count"
-	if mended > 0 {
-		mend = fmt.Sprintf("%s holding such a count %s re-solved on the measured times", plural(mended, "phase"), map[bool]string{true: "was", false: "were"}[mended == 1])
+	if len(jobs) > 1 {
+		verb, its = "run", "their"
 	}
-	return fmt.Sprintf("runtimes that zigzag: %s run slower on some VM counts than on fewer (or, past their fastest count, than on more); the solver planned and bounded as if they ran there at that faster time, which never overstates, so the bound holds for the measured times; %s",
-		list, mend)
+	return fmt.Sprintf("runtimes that zigzag: %s %s slower on some VM counts than on fewer (or, past %s fastest count, than on more); the search used the faster time there, never above the measured one, so the optimum or bound holds for the measured times; a phase that gave such a job such a count was re-solved on the measured times, and the makespan is the measured one",
+		list, verb, its)
 }
 
 // mendSchedule re-solves, on the problem's own runtimes, every phase of s in
-// which some job runs longer than the phase solver believed (mendPhase). It
-// returns how many phases it re-solved.
-func mendSchedule(p *model.Problem, ps *phaseSolver, s model.Schedule) (model.Schedule, int) {
+// which some job runs longer than the phase solver believed (mendPhase).
+func mendSchedule(p *model.Problem, ps *phaseSolver, s model.Schedule) model.Schedule {
 	if len(ps.zigzag) == 0 {
-		return s, 0
+		return s
 	}
 	out := model.Schedule{Phases: make([]model.Phase, len(s.Phases))}
-	mended := 0
 	for i, ph := range s.Phases {
-		var ok bool
-		if out.Phases[i], ok = ps.mendPhase(p, ph); ok {
-			mended++
-		}
+		out.Phases[i], _ = ps.mendPhase(p, ph)
 	}
-	return out, mended
+	return out
 }
 
 // mendPhase re-solves ph on the problem's own runtimes if some job in it
 // runs longer than the phase solver believed (its table is not
 // valley-shaped and it sits on a count the envelope filled in): the phase
-// keeps its jobs and roles and gets the VM counts exactPhase finds, never
-// a longer phase. It reports whether it re-solved ph.
+// keeps its jobs and roles and takes the VM counts exactPhase finds if they
+// make it shorter. (At equal length it keeps its own, which assign spread
+// over the jobs for their completion times.) It reports whether it did.
 func (ps *phaseSolver) mendPhase(p *model.Problem, ph model.Phase) (model.Phase, bool) {
 	if len(ps.zigzag) == 0 {
 		return ph, false
@@ -102,7 +97,8 @@ func (ps *phaseSolver) mendPhase(p *model.Problem, ph model.Phase) (model.Phase,
 	if !wrong {
 		return ph, false
 	}
-	if np, ok := exactPhase(p, ps, ph); ok && p.PhaseDuration(np) <= p.PhaseDuration(ph) {
+	d := p.PhaseDuration(ph)
+	if np, ok := exactPhase(p, ps, ph, d); ok && p.PhaseDuration(np) < d {
 		return np, true
 	}
 	return ph, false
@@ -127,18 +123,26 @@ func roleIndex(r model.Role) int {
 // (bitset sums, one shift-or per run of consecutive counts), and for each
 // extra total E the least host total H ≥ r·E decides (totalsOK; more host
 // VMs only need more machines). Whether T can be met is monotone in T, so
-// a binary search over the jobs' runtimes finds the least.
-func exactPhase(p *model.Problem, ps *phaseSolver, ph model.Phase) (model.Phase, bool) {
+// a binary search over the jobs' runtimes up to limit finds the least; it
+// reports false if none up to limit can be met.
+func exactPhase(p *model.Problem, ps *phaseSolver, ph model.Phase, limit float64) (model.Phase, bool) {
 	jobs := make([]phaseJob, len(ph.Jobs))
 	var cands []float64
 	for k, a := range ph.Jobs {
 		role := roleIndex(a.Role)
-		t := make([]float64, len(ps.rt[a.Job][role]))
-		for x := 1; x < len(t); x++ {
-			t[x] = p.Runtime(a.Job, x, a.Role)
+		t := ps.rt[a.Job][role] // the measured times where they are a valley
+		if _, zig := slices.BinarySearch(ps.zigzag, a.Job); zig {
+			t = make([]float64, len(t))
+			for x := 1; x < len(t); x++ {
+				t[x] = p.Runtime(a.Job, x, a.Role)
+			}
 		}
 		jobs[k] = phaseJob{job: a.Job, role: role, t: t}
-		cands = append(cands, t[1:]...)
+		for _, v := range t[1:] {
+			if v <= limit {
+				cands = append(cands, v)
+			}
+		}
 	}
 	sort.Float64s(cands)
 	cands = slices.Compact(cands)
@@ -194,12 +198,17 @@ func (s *phaseSums) feasible(ps *phaseSolver, jobs []phaseJob, T float64) bool {
 		return s.prim <= ps.n
 	}
 	hs, es := s.host[len(s.host)-1], s.extra[len(s.extra)-1]
+	h := -1 // the least host total ≥ r·e, which only rises with e
 	for e := 1; e <= ps.emax; e++ {
 		if !bitAt(es, e) {
 			continue
 		}
-		h := nextBit(hs, ps.r*e)
-		if h < 0 || h > ps.k*e {
+		if h < ps.r*e {
+			if h = nextBit(hs, ps.r*e); h < 0 {
+				break
+			}
+		}
+		if h > ps.k*e {
 			continue
 		}
 		if ps.totalsOK(s.prim, h, e) {

@@ -117,15 +117,16 @@ func TestSumWithMatchesSets(t *testing.T) {
 					t.Fatalf("limit %d, sum %d: bitset %v, sets %v", limit, v, bitAt(got, v), reach[v])
 				}
 			}
+			from := rng.IntN(limit + 1)
 			first := -1
-			for v := 0; v <= limit; v++ {
+			for v := from; v <= limit; v++ {
 				if reach[v] {
 					first = v
 					break
 				}
 			}
-			if got := nextBit(got, 0); got != first {
-				t.Fatalf("nextBit: %d, want %d", got, first)
+			if got := nextBit(got, from); got != first {
+				t.Fatalf("nextBit from %d: %d, want %d", from, got, first)
 			}
 		}
 	}
@@ -167,13 +168,27 @@ func bruteForceRoles(p *model.Problem, ph model.Phase) float64 {
 // TestExactPhaseMatchesBruteForce: on phases of jobs whose tables zigzag, in
 // random roles, exactPhase's phase is feasible, keeps the roles, and is as
 // short as brute force over every VM count finds, and it finds none where
-// brute force finds none.
+// brute force finds none. One case in five has up to three jobs on a
+// cluster of 70 to 90 primary VMs, so that host and extra totals cross
+// the bitsets' 64-bit words.
 func TestExactPhaseMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	feasible, overcommitted := 0, 0
+	feasible, overcommitted, wide := 0, 0, 0
 	for i := range 1000 {
 		m := 1 + i%5
 		p := zigzagProblem(t, rng, uint64(500+i), m)
+		if i%5 == 4 {
+			m = 1 + rng.IntN(3)
+			w := RandomWorkload(uint64(500+i), m)
+			for j := range m {
+				w.Jobs[j].Model = zigzagTable(rng)
+			}
+			var err error
+			c := model.Cluster{Hosts: 35 + rng.IntN(11), DisksPerHost: 2, ExtraRatio: 1 + rng.IntN(2), Alpha: 1.2}
+			if p, err = model.NewProblem(w, c.WithDefaults()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		ps := newPhaseSolver(p)
 		var ph model.Phase
 		for j := range m {
@@ -184,7 +199,7 @@ func TestExactPhaseMatchesBruteForce(t *testing.T) {
 			ph.Jobs = append(ph.Jobs, model.Assignment{Job: j, VMs: 1, Role: roleOf[role]})
 		}
 		want := bruteForceRoles(p, ph)
-		got, ok := exactPhase(p, ps, ph)
+		got, ok := exactPhase(p, ps, ph, math.Inf(1))
 		if ok != !math.IsInf(want, 1) {
 			t.Fatalf("case %d: exactPhase ok %v, brute force %v", i, ok, want)
 		}
@@ -194,6 +209,9 @@ func TestExactPhaseMatchesBruteForce(t *testing.T) {
 		feasible++
 		if slices.ContainsFunc(got.Jobs, func(a model.Assignment) bool { return a.Role.Overcommitted() }) {
 			overcommitted++
+			if ps.n > 64 {
+				wide++
+			}
 		}
 		if err := p.Check(model.Schedule{Phases: []model.Phase{got}}); err != nil {
 			t.Fatalf("case %d: %v", i, err)
@@ -207,8 +225,8 @@ func TestExactPhaseMatchesBruteForce(t *testing.T) {
 			t.Fatalf("case %d: exactPhase %v, brute force %v (%+v)", i, d, want, got)
 		}
 	}
-	t.Logf("%d of 1000 phases feasible, %d overcommitted", feasible, overcommitted)
-	if feasible < 300 || overcommitted < 60 {
+	t.Logf("%d of 1000 phases feasible, %d overcommitted, %d of those past 64 VMs", feasible, overcommitted, wide)
+	if feasible < 300 || overcommitted < 60 || wide < 15 {
 		t.Fatalf("%d of 1000 phases feasible, %d overcommitted: the test barely checks counts", feasible, overcommitted)
 	}
 }
@@ -216,16 +234,16 @@ func TestExactPhaseMatchesBruteForce(t *testing.T) {
 // TestExactZigzag: where tables zigzag, Exact's bound is at most the optimum
 // brute force finds and its plan at least it, and on every one of these
 // cases the plan is the optimum (re-pricing the chosen phases on measured
-// times reaches it; mending alone missed 4 of 3,000). Without the
-// envelope the phase solver's intervals overstate fewest VMs and the
-// "optimum" exceeds brute force's on about one case in ten.
+// times reaches it; TestExactZigzagBound takes the rounds away). The
+// phase solver's intervals on the raw tables would overstate fewest VMs,
+// and the "optimum" exceed brute force's.
 func TestExactZigzag(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	cases := 3000
 	if testing.Short() {
 		cases = 600
 	}
-	zig, optimal, repriced := 0, 0, 0
+	zig, optimal := 0, 0
 	for i := range cases {
 		p := zigzagProblem(t, rng, uint64(300+i), 1+i%5)
 		ex, err := Exact(p)
@@ -246,14 +264,49 @@ func TestExactZigzag(t *testing.T) {
 		if ex.Makespan <= want*(1+1e-12) {
 			optimal++
 		}
-		if ex.Mended > 0 {
-			repriced++
-		}
 	}
 	if zig < cases/3 || optimal < zig {
 		t.Fatalf("%d of %d cases zigzag, %d of them solved to optimality", zig, cases, optimal)
 	}
-	t.Logf("%d cases zigzag, %d optimal, %d mended", zig, optimal, repriced)
+	t.Logf("%d cases zigzag, %d optimal", zig, optimal)
+}
+
+// TestExactZigzagBound: with no rounds of re-pricing, Exact's partition
+// search prices the phases it chose on the envelopes alone and misses the
+// optimum on a few of TestExactZigzag's cases; there its Bound stays below
+// the plan and at most brute force's optimum, and Solve records it as a
+// lower bound with a note, not as an optimum.
+func TestExactZigzagBound(t *testing.T) {
+	defer func(f func() int) { exactRounds = f }(exactRounds)
+	exactRounds = func() int { return 0 }
+	rng := rand.New(rand.NewPCG(5, 5))
+	short := 0
+	for i := range 3000 {
+		p := zigzagProblem(t, rng, uint64(300+i), 1+i%5)
+		ex, err := Exact(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Makespan <= ex.Bound {
+			continue
+		}
+		short++
+		if want := bruteForce(p); ex.Bound > want*(1+1e-12) {
+			t.Fatalf("case %d: bound %v above the optimum %v", i, ex.Bound, want)
+		}
+		res, err := Solve(p, MethodExact, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol := res.Solution
+		if sol.Optimum != nil || sol.LowerBound == nil || *sol.LowerBound != ex.Bound ||
+			!slices.ContainsFunc(sol.Notes, func(n string) bool { return strings.Contains(n, "not proven optimal") }) {
+			t.Fatalf("case %d: optimum %v, bound %v (want %v), notes %q", i, sol.Optimum, sol.LowerBound, ex.Bound, sol.Notes)
+		}
+	}
+	if short == 0 {
+		t.Fatal("no case left the plan above the bound: the test checks nothing")
+	}
 }
 
 // TestSolveZigzag: auto (exact), column generation and the swarm on small
@@ -293,9 +346,9 @@ func TestSolveZigzag(t *testing.T) {
 
 // TestMendPhase: phases of random jobs, roles and feasible VM counts on
 // zigzag tables. mendPhase keeps the jobs and roles and a feasible phase,
-// never lengthens it, re-solves exactly the phases holding a count whose
-// measured time exceeds the envelope's, and those it re-solves are as
-// short as any counts in their roles allow.
+// never lengthens it, changes only phases holding a count whose measured
+// time exceeds the envelope's, and leaves each of those as short as any
+// counts in its roles allow.
 func TestMendPhase(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	resolved := 0
@@ -320,8 +373,8 @@ func TestMendPhase(t *testing.T) {
 			return p.Runtime(a.Job, a.VMs, a.Role) > ps.rt[a.Job][roleIndex(a.Role)][a.VMs]
 		})
 		got, ok := ps.mendPhase(p, ph)
-		if ok != filled {
-			t.Fatalf("case %d: re-solved %v, holds a filled-in count %v", i, ok, filled)
+		if ok && !filled {
+			t.Fatalf("case %d: re-solved a phase on no filled-in count", i)
 		}
 		if err := p.Check(model.Schedule{Phases: []model.Phase{got}}); err != nil {
 			t.Fatalf("case %d: %v", i, err)
@@ -336,8 +389,10 @@ func TestMendPhase(t *testing.T) {
 		}
 		if ok {
 			resolved++
+		}
+		if filled {
 			if d, want := p.PhaseDuration(got), bruteForceRoles(p, ph); d != want {
-				t.Fatalf("case %d: re-solved phase lasts %v, its roles allow %v", i, d, want)
+				t.Fatalf("case %d: mended phase lasts %v, its roles allow %v", i, d, want)
 			}
 		}
 	}
