@@ -178,6 +178,16 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 	if failed > 0 {
 		warn("%d of %d runs failed and were not fitted", failed, len(obs))
 	}
+	if t, ok := choice.Model().(*model.Table); ok {
+		if at, than, more := zigzag(t); at >= 0 {
+			also := ""
+			if more > 0 {
+				also = fmt.Sprintf(", and %d more node count like it", more)
+			}
+			warn("the table's medians zigzag: slower at %d nodes (%.4g s) than at %d (%.4g s)%s; plans read the faster time there, so their bounds hold, but whether the slowdown is real or noise only more repeats tell",
+				t.Nodes[at], t.Times[at], t.Nodes[than], t.Times[than], also)
+		}
+	}
 
 	cpu, cpuExact, cpuOK := atReference(measured, th.ReferenceNodes, func(n NodeSummary) *float64 { return n.CPUUtil })
 	io, ioExact, ioOK := atReference(measured, th.ReferenceNodes, func(n NodeSummary) *float64 { return n.IOMBps })
@@ -221,6 +231,41 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 		Profile:      p,
 	}
 	return r, nil
+}
+
+// zigzag finds where a table's medians are not valley-shaped: the first
+// node count slower than a smaller one before the fastest count, or than a
+// larger one after it (at, and the fastest such other count than), and how
+// many more counts are; at is −1 where the medians fall and then rise.
+func zigzag(t *model.Table) (at, than, more int) {
+	low := 0
+	for i, v := range t.Times {
+		if v < t.Times[low] {
+			low = i
+		}
+	}
+	at, than = -1, -1
+	for i := range t.Times {
+		w := -1 // the fastest count on the far side of i from low
+		lo, hi := 0, i
+		if i > low {
+			lo, hi = i+1, len(t.Times)
+		}
+		for k := lo; k < hi; k++ {
+			if w < 0 || t.Times[k] < t.Times[w] {
+				w = k
+			}
+		}
+		if w < 0 || t.Times[w] >= t.Times[i] {
+			continue
+		}
+		if at < 0 {
+			at, than = i, w
+		} else {
+			more++
+		}
+	}
+	return at, than, more
 }
 
 // summarise groups observations by node count, in increasing order.

@@ -88,9 +88,21 @@ func TestAnalyzeWarnings(t *testing.T) {
 		// Measured at 1 and 2 nodes only: 6 is outside.
 		{"reference outside", []model.Observation{obs(1, 10, 0.5, 10), obs(2, 6, 0.5, 10), obs(3, 4, 0.5, 10)}, "outside the measured range 1–3"},
 		{"no cpu", []model.Observation{{Nodes: 2, Seconds: 10}, {Nodes: 6, Seconds: 5}, {Nodes: 8, Seconds: 4}}, "no CPU utilisation measured"},
+		// C3O's sort r4.2xlarge 9530 medians: 112 s at 6 nodes after 96 s
+		// at 4, and 110 s at 10 after 78 s at 8, before the fastest, 72 s
+		// at 12.
+		{"zigzag", []model.Observation{obs(2, 194, 0.5, 10), obs(4, 96, 0.5, 10), obs(6, 112, 0.5, 10), obs(8, 78, 0.5, 10), obs(10, 110, 0.5, 10), obs(12, 72, 0.5, 10)},
+			"the table's medians zigzag: slower at 6 nodes (112 s) than at 4 (96 s), and 1 more node count like it"},
+		// Past the fastest count: 60 s at 8 after 50 s at 6, 55 s at 10.
+		{"zigzag past the fastest", []model.Observation{obs(2, 100, 0.5, 10), obs(4, 60, 0.5, 10), obs(6, 50, 0.5, 10), obs(8, 60, 0.5, 10), obs(10, 55, 0.5, 10)},
+			"slower at 8 nodes (60 s) than at 10 (55 s);"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Analyze("j", tc.in, nil)
+			set := &Settings{}
+			if strings.HasPrefix(tc.name, "zigzag") {
+				set.Form = model.KindTable
+			}
+			r, err := Analyze("j", tc.in, set)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,13 +111,16 @@ func TestAnalyzeWarnings(t *testing.T) {
 			}
 		})
 	}
-	// A clean profile has no warnings.
-	r, err := Analyze("j", []model.Observation{obs(2, 50, 0.7, 120), obs(4, 25, 0.7, 120), obs(6, 50.0/3, 0.7, 120)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Warnings) != 0 || r.Job.Class() != "cpu+io" || !r.Job.Profile.ReferenceMeasured {
-		t.Errorf("warnings %q, class %q; want none, cpu+io", r.Warnings, r.Job.Class())
+	// A clean profile has no warnings, as a table too (falling, then
+	// rising past the fastest count: a valley).
+	for _, form := range []model.Kind{"", model.KindTable} {
+		r, err := Analyze("j", []model.Observation{obs(2, 50, 0.7, 120), obs(4, 25, 0.7, 120), obs(6, 50.0/3, 0.7, 120), obs(8, 17, 0.7, 120)}, &Settings{Form: form})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Warnings) != 0 || r.Job.Class() != "cpu+io" || !r.Job.Profile.ReferenceMeasured {
+			t.Errorf("form %q: warnings %q, class %q; want none, cpu+io", form, r.Warnings, r.Job.Class())
+		}
 	}
 }
 
