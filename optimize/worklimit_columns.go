@@ -171,11 +171,12 @@ func (cp *checkpoints) note(set *Settings, swarmed bool) string {
 	// bound, which no limit changes.
 	weak := cp.makespan > cp.bound*(1+weakGap) && !level
 	if cp.started == 0 {
-		// Where the swarm took the limit, say how much it takes: a limit
-		// in work units picked as a round number can land there.
+		// Where the swarm took the work limit, say about how much it
+		// takes (an evaluation a unit, and a few units besides): a limit
+		// picked as a round number can land there.
 		swarm := ""
-		if p := set.shared.p; swarmed {
-			swarm = fmt.Sprintf("; auto's swarm alone takes %d work units, so only a --work-limit well above that leaves column generation any", AutoSwarmEvaluations(len(p.Jobs), p.Cluster, set.Swarm))
+		if p := set.shared.p; swarmed && set.clock.reason.Load() == endedWork {
+			swarm = fmt.Sprintf("; auto's swarm alone takes about %d work units, so only a --work-limit well above that leaves column generation any", AutoSwarmEvaluations(len(p.Jobs), p.Cluster, set.Swarm))
 		}
 		return fmt.Sprintf("column generation: the limit ended the search before it began: the plan is the best it would have started from, the bound %s (%s); %s%s",
 			model.FormatSeconds(cp.bound), "the area and longest-job bound", from, swarm)

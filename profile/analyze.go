@@ -184,7 +184,7 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 			if more > 0 {
 				also = fmt.Sprintf(", and %d more node count like it", more)
 			}
-			warn("the table's medians zigzag: slower at %d nodes (%.4g s) than at %d (%.4g s)%s; plans read the faster time there, so their bounds hold, but whether the slowdown is real or noise only more repeats tell",
+			warn("the table's medians zigzag: slower at %d nodes (%.4g s) than at %d (%.4g s)%s; plan searches with the faster time there, so its bounds hold, and reports plans at the measured times; whether the slowdown is real or noise only more repeats tell",
 				t.Nodes[at], t.Times[at], t.Nodes[than], t.Times[than], also)
 		}
 	}
