@@ -178,15 +178,8 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 	if failed > 0 {
 		warn("%d of %d runs failed and were not fitted", failed, len(obs))
 	}
-	if t, ok := choice.Model().(*model.Table); ok {
-		if at, than, more := zigzag(t); at >= 0 {
-			also := ""
-			if more > 0 {
-				also = fmt.Sprintf(", and %d more node count like it", more)
-			}
-			warn("the table's medians zigzag: slower at %d nodes (%.4g s) than at %d (%.4g s)%s; plan searches with the faster time there, so its bounds hold, and reports plans at the measured times; whether the slowdown is real or noise only more repeats tell",
-				t.Nodes[at], t.Times[at], t.Nodes[than], t.Times[than], also)
-		}
+	if w := zigzagWarning(choice.Model()); w != "" {
+		warn("%s", w)
 	}
 
 	cpu, cpuExact, cpuOK := atReference(measured, th.ReferenceNodes, func(n NodeSummary) *float64 { return n.CPUUtil })
@@ -231,6 +224,25 @@ func Analyze(job string, obs []model.Observation, s *Settings) (*Result, error) 
 		Profile:      p,
 	}
 	return r, nil
+}
+
+// zigzagWarning is the warning for a fitted table whose medians zigzag,
+// "" for any other model.
+func zigzagWarning(m model.Model) string {
+	t, ok := m.(*model.Table)
+	if !ok {
+		return ""
+	}
+	at, than, more := zigzag(t)
+	if at < 0 {
+		return ""
+	}
+	also := ""
+	if more > 0 {
+		also = fmt.Sprintf(", and %d more node count like it", more)
+	}
+	return fmt.Sprintf("the table's medians zigzag: slower at %d nodes (%.4g s) than at %d (%.4g s)%s; plan searches with the faster time there, so its bounds hold, and reports plans at the measured times; whether the slowdown is real or noise only more repeats tell",
+		t.Nodes[at], t.Times[at], t.Nodes[than], t.Times[than], also)
 }
 
 // zigzag finds where a table's medians are not valley-shaped: the first
