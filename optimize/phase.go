@@ -77,11 +77,12 @@ func newPhaseSolver(p *model.Problem) *phaseSolver {
 			for x := 1; x <= limit; x++ {
 				t[x] = p.Runtime(j, x, roleOf[role])
 			}
-			if valleyEnvelope(t) && (len(ps.zigzag) == 0 || ps.zigzag[len(ps.zigzag)-1] != j) {
+			low, changed := valleyEnvelope(t)
+			if changed && (len(ps.zigzag) == 0 || ps.zigzag[len(ps.zigzag)-1] != j) {
 				ps.zigzag = append(ps.zigzag, j)
 			}
 			ps.cands = append(ps.cands, t[1:]...)
-			ps.rt[j][role], ps.low[j][role] = t, lowest(t)
+			ps.rt[j][role], ps.low[j][role] = t, low
 		}
 	}
 	sort.Float64s(ps.cands)

@@ -27,13 +27,13 @@ import (
 // solver's counts read honestly.
 
 // valleyEnvelope replaces t[1..] by its lower valley envelope in place and
-// reports whether anything changed (t was not valley-shaped).
-func valleyEnvelope(t []float64) bool {
-	low := lowest(t)
+// returns its fastest count (lowest, the same before and after) and whether
+// anything changed (t was not valley-shaped).
+func valleyEnvelope(t []float64) (low int, changed bool) {
+	low = lowest(t)
 	if low == 0 {
-		return false
+		return 0, false
 	}
-	changed := false
 	for x := 2; x < low; x++ {
 		if t[x-1] < t[x] {
 			t[x], changed = t[x-1], true
@@ -44,7 +44,7 @@ func valleyEnvelope(t []float64) bool {
 			t[x], changed = t[x+1], true
 		}
 	}
-	return changed
+	return low, changed
 }
 
 // zigzagNote names the jobs whose runtimes zigzag and says how the plan

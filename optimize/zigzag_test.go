@@ -54,7 +54,7 @@ func TestValleyEnvelope(t *testing.T) {
 		{[]float64{0}, []float64{0}, false},
 	} {
 		got := slices.Clone(c.in)
-		if changed := valleyEnvelope(got); changed != c.changed || !slices.Equal(got, c.want) {
+		if _, changed := valleyEnvelope(got); changed != c.changed || !slices.Equal(got, c.want) {
 			t.Errorf("valleyEnvelope(%v) = %v, %v; want %v, %v", c.in, got, changed, c.want, c.changed)
 		}
 	}
@@ -65,7 +65,7 @@ func TestValleyEnvelope(t *testing.T) {
 			in[x] = float64(1 + rng.IntN(9))
 		}
 		env := slices.Clone(in)
-		changed := valleyEnvelope(env)
+		_, changed := valleyEnvelope(env)
 		low := lowest(in)
 		valley := true
 		for x := 2; x < len(in); x++ {
