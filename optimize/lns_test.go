@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/packer-sched/packer/model"
@@ -125,7 +126,7 @@ func TestRepackAgainstBruteForce(t *testing.T) {
 				if rng.IntN(2) == 0 {
 					free = append(free, a.Job)
 				} else {
-					keep = append(keep, looseJob{a.Job, roleIndex(a.Role)})
+					keep = append(keep, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
 				}
 			}
 			anchors = append(anchors, keep)
@@ -294,7 +295,7 @@ func TestBestFromEqualsBest(t *testing.T) {
 				if len(free) < 10 && rng.IntN(3) > 0 {
 					free = append(free, a.Job)
 				} else {
-					keep = append(keep, looseJob{a.Job, roleIndex(a.Role)})
+					keep = append(keep, looseJob{a.Job, slices.Index(roleOf[:], a.Role)})
 				}
 			}
 			anchors = append(anchors, keep)

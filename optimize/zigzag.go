@@ -90,7 +90,7 @@ func (ps *phaseSolver) mendPhase(p *model.Problem, ph model.Phase) (model.Phase,
 	}
 	wrong := false
 	for _, a := range ph.Jobs {
-		if p.Runtime(a.Job, a.VMs, a.Role) > ps.rt[a.Job][roleIndex(a.Role)][a.VMs] {
+		if p.Runtime(a.Job, a.VMs, a.Role) > ps.rt[a.Job][slices.Index(roleOf[:], a.Role)][a.VMs] {
 			wrong = true
 		}
 	}
@@ -102,17 +102,6 @@ func (ps *phaseSolver) mendPhase(p *model.Problem, ph model.Phase) (model.Phase,
 		return np, true
 	}
 	return ph, false
-}
-
-// roleIndex is the phase solver's index of a model.Role.
-func roleIndex(r model.Role) int {
-	switch r {
-	case model.Host:
-		return roleHost
-	case model.Extra:
-		return roleExtra
-	}
-	return rolePrimary
 }
 
 // exactPhase finds, for the jobs of ph in their roles, the VM counts that
@@ -129,7 +118,7 @@ func exactPhase(p *model.Problem, ps *phaseSolver, ph model.Phase, limit float64
 	jobs := make([]phaseJob, len(ph.Jobs))
 	var cands []float64
 	for k, a := range ph.Jobs {
-		role := roleIndex(a.Role)
+		role := slices.Index(roleOf[:], a.Role)
 		t := ps.rt[a.Job][role] // the measured times where they are a valley
 		if _, zig := slices.BinarySearch(ps.zigzag, a.Job); zig {
 			t = make([]float64, len(t))

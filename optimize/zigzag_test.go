@@ -370,7 +370,7 @@ func TestMendPhase(t *testing.T) {
 			continue
 		}
 		filled := slices.ContainsFunc(ph.Jobs, func(a model.Assignment) bool {
-			return p.Runtime(a.Job, a.VMs, a.Role) > ps.rt[a.Job][roleIndex(a.Role)][a.VMs]
+			return p.Runtime(a.Job, a.VMs, a.Role) > ps.rt[a.Job][slices.Index(roleOf[:], a.Role)][a.VMs]
 		})
 		got, ok := ps.mendPhase(p, ph)
 		if ok && !filled {
