@@ -38,6 +38,7 @@ type loosePhase struct {
 	T       float64
 	without []float64
 	id      uint64
+	sums    *[memoSlots]*sumsMemo // per goroutine of scanShared (memo)
 }
 
 // loosePhaseIDs numbers the phases newLoosePhase builds. Only equality of
@@ -48,7 +49,7 @@ var loosePhaseIDs atomic.Uint64
 // newLoosePhase prices jobs (price) and each job's absence.
 func (ps *phaseSolver) newLoosePhase(jobs []looseJob) loosePhase {
 	jobs, T := ps.price(jobs, math.Inf(1))
-	lp := loosePhase{jobs: jobs, T: T, without: make([]float64, len(jobs)), id: loosePhaseIDs.Add(1)}
+	lp := loosePhase{jobs: jobs, T: T, without: make([]float64, len(jobs)), id: loosePhaseIDs.Add(1), sums: new([memoSlots]*sumsMemo)}
 	for i := range jobs {
 		_, lp.without[i] = ps.price(slices.Delete(slices.Clone(jobs), i, i+1), T)
 	}
@@ -229,48 +230,40 @@ type pairScan struct {
 	bestB []looseJob
 	// tick counts a change priced and reports whether the search goes on.
 	tick func() bool
-	// sums are the sums of pa without its job sumsOf, at the last
-	// candidate below sumsAt (mayFit).
-	sums   spanSums
-	sumsOf int
-	sumsAt float64
+	// sa and sb are pa's and pb's memos of sums, which every change is
+	// priced against.
+	sa, sb *sumsMemo
 }
 
 // newPairScan starts a search of pa and pb's changes, above a gain of 1e-9
-// of their length.
-func (ps *phaseSolver) newPairScan(pa, pb loosePhase, swaps bool, tick func() bool) pairScan {
+// of their length, on the phases' memos of sums in slot w (the goroutine's
+// of scanShared).
+func (ps *phaseSolver) newPairScan(pa, pb loosePhase, swaps bool, tick func() bool, w int) pairScan {
 	was := pa.T + pb.T
-	return pairScan{ps: ps, pa: pa, pb: pb, swaps: swaps, was: was, slack: 1e-12 * was, gain: 1e-9 * was, tick: tick, sumsOf: -1, sumsAt: math.NaN()}
+	return pairScan{ps: ps, pa: pa, pb: pb, swaps: swaps, was: was, slack: 1e-12 * was, gain: 1e-9 * was, tick: tick,
+		sa: pa.memo(w), sb: pb.memo(w)}
 }
 
-// eval prices a change; ta, if not NaN, is na's duration, known already.
-// Only a gain above the best so far is taken, so of equal gains the first
-// priced is kept.
-func (sc *pairScan) eval(na, nb []looseJob, ta float64) {
+// eval prices a change, na of pa and nb of pb; ta, if not NaN, is na's
+// duration, known already. Only a gain above the best so far is taken, so
+// of equal gains the first priced is kept. A change whose na cannot beat
+// the first limit (many swaps) costs one test of na.
+func (sc *pairScan) eval(na, nb change, ta float64) {
 	limit := sc.was - sc.gain + sc.slack
 	if math.IsNaN(ta) {
-		_, ta = sc.ps.price(na, limit)
+		ta = na.price(sc.ps, limit)
 	}
 	if ta >= limit {
 		return
 	}
-	_, tb := sc.ps.price(nb, sc.was-sc.gain-ta+sc.slack)
+	tb := nb.price(sc.ps, sc.was-sc.gain-ta+sc.slack)
 	if g := sc.was - ta - tb; g > sc.gain {
-		sc.gain, sc.bestA, sc.bestB = g, na, nb
+		sc.gain, sc.bestA, sc.bestB = g, na.jobs(), nb.jobs()
 	}
 }
 
-// mayFit reports whether a swap of pa's job i for z may beat eval's first
-// limit (spanSums' fitsWith): many do not, and once the sums of pa without
-// the job leaving are built, that test costs the entering job's two spans
-// (its role and primary), where price's first test alone costs every job's.
-func (sc *pairScan) mayFit(i int, z looseJob) bool {
-	if limit := sc.was - sc.gain + sc.slack; i != sc.sumsOf || limit != sc.sumsAt {
-		sc.sumsOf, sc.sumsAt = i, limit
-		sc.sums = sc.ps.sumsBelow(sc.pa.jobs, i, limit)
-	}
-	return sc.sums.fitsWith(sc.ps, z)
-}
+// noJob is a change's in where none enters.
+var noJob = looseJob{-1, rolePrimary}
 
 // scan tries the changes at places from..to−1 (places), in order, until
 // tick says stop.
@@ -280,15 +273,10 @@ func (sc *pairScan) scan(from, to int) {
 	if sc.swaps {
 		per += len(pb.jobs)
 	}
-	var rest []looseJob // pa without its job restOf
-	restOf := -1
 	for pos := from; pos < to; pos++ {
 		i, k := pos/per, pos%per-1 // k: −1 for x's moves, else the job of pb it swaps with
 		x := pa.jobs[i]
 		critical := pa.without[i] < pa.T
-		if i != restOf {
-			rest, restOf = slices.Delete(slices.Clone(pa.jobs), i, i+1), i
-		}
 		if k < 0 {
 			if !critical {
 				continue
@@ -297,7 +285,7 @@ func (sc *pairScan) scan(from, to int) {
 				if !sc.tick() {
 					return
 				}
-				sc.eval(rest, append(slices.Clone(pb.jobs), looseJob{x.job, r}), pa.without[i])
+				sc.eval(change{sc.sa, i, noJob, false}, change{sc.sb, -1, looseJob{x.job, r}, false}, pa.without[i])
 			}
 			continue
 		}
@@ -310,12 +298,7 @@ func (sc *pairScan) scan(from, to int) {
 				if !sc.tick() {
 					return
 				}
-				if !sc.mayFit(i, looseJob{z.job, rz}) {
-					continue
-				}
-				nb := slices.Clone(pb.jobs)
-				nb[k] = looseJob{x.job, rx}
-				sc.eval(append(slices.Clone(rest), looseJob{z.job, rz}), nb, math.NaN())
+				sc.eval(change{sc.sa, i, looseJob{z.job, rz}, false}, change{sc.sb, k, looseJob{x.job, rx}, true}, math.NaN())
 			}
 		}
 	}
@@ -346,94 +329,33 @@ func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, n, workers int,
 		return !cut.Load()
 	}
 	if workers <= 1 { // one scan in order, on this goroutine
-		best := ps.newPairScan(pa, pb, swaps, tick)
+		best := ps.newPairScan(pa, pb, swaps, tick, 0)
 		best.scan(0, n)
 		return best, cut.Load()
 	}
+	workers = min(workers, memoSlots)
 	runs := min(n, 4*workers)
 	scans := make([]pairScan, runs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, runs) {
+	for w := range min(workers, runs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for r := int(next.Add(1) - 1); r < runs && !cut.Load(); r = int(next.Add(1) - 1) {
-				scans[r] = ps.newPairScan(pa, pb, swaps, tick)
+				scans[r] = ps.newPairScan(pa, pb, swaps, tick, w)
 				scans[r].scan(r*n/runs, (r+1)*n/runs)
 			}
 		}()
 	}
 	wg.Wait()
-	best := ps.newPairScan(pa, pb, swaps, nil)
+	best := ps.newPairScan(pa, pb, swaps, nil, 0)
 	for _, sc := range scans {
 		if sc.gain > best.gain { // a run never started has gain 0
 			best = sc
 		}
 	}
 	return best, cut.Load()
-}
-
-// spanSums is what fits adds up over a phase's jobs at one duration T, in
-// their roles and all primary: with one job more, it decides whether price
-// could find the phase a duration of at most T (fitsWith).
-type spanSums struct {
-	ok      bool // T exists: some candidate lies below the limit
-	T       float64
-	roles   roleTotals // in their roles
-	allPrim int        // all primary: the fewest VMs
-	// bad: a job cannot meet T in its role; allBad: nor as primary;
-	// moved: a job is not primary.
-	bad, allBad, moved bool
-}
-
-// sumsBelow is the sums of jobs but jobs[skip] at the last candidate
-// duration below limit, price's first test.
-func (ps *phaseSolver) sumsBelow(jobs []looseJob, skip int, limit float64) spanSums {
-	top := sort.SearchFloat64s(ps.cands, limit) - 1
-	if top < 0 {
-		return spanSums{}
-	}
-	s := spanSums{ok: true, T: ps.cands[top]}
-	for k, x := range jobs {
-		if k != skip {
-			s.add(ps, x)
-		}
-	}
-	return s
-}
-
-// add adds job x in its role.
-func (s *spanSums) add(ps *phaseSolver, x looseJob) {
-	l, h := ps.span(x.job, x.role, s.T)
-	if l > h {
-		s.bad = true
-	} else {
-		s.roles.add(x.role, l, h)
-	}
-	if x.role != rolePrimary {
-		s.moved = true
-		l, h = ps.span(x.job, rolePrimary, s.T)
-	}
-	if l > h {
-		s.allBad = true
-	} else {
-		s.allPrim += l
-	}
-}
-
-// fitsWith reports whether price(jobs with x, limit) is finite, for the
-// jobs and limit of s: whether they fit at T in their roles (fits) or, with
-// a job not primary, all primary, which is what price tries.
-func (s spanSums) fitsWith(ps *phaseSolver, x looseJob) bool {
-	if !s.ok {
-		return false
-	}
-	s.add(ps, x)
-	if !s.bad && s.roles.fit(ps) {
-		return true
-	}
-	return s.moved && !s.allBad && s.allPrim <= ps.n
 }
 
 // swapTick is how many changes moveOrSwap prices between two checks of its

@@ -284,15 +284,16 @@ func bestChange(ps *phaseSolver, pa, pb loosePhase, swaps bool) (na, nb []looseJ
 	return na, nb
 }
 
-// TestSwapFitsAgreesWithPrice: the swap test (sumsBelow, fitsWith) says a
-// phase with one job left out and another added may beat a limit exactly
-// when price finds it a duration below that limit, on random phases (roles
-// each job's class allows, hosts without extras and the reverse included)
-// on small and 50-host clusters and limits from below the shortest
-// candidate to above the longest.
-func TestSwapFitsAgreesWithPrice(t *testing.T) {
+// TestPriceChangeAgreesWithPrice: a change priced against a phase's
+// memo of sums (change.price) lasts what price finds for its jobs, to the
+// bit, on random phases (roles each job's class allows, hosts without
+// extras and the reverse included) on small and 50-host clusters, for a
+// job taken out, put in, both, and swapped in place, with limits from
+// below the shortest candidate to above the longest; the memo is reused
+// across the changes of a phase, as a pair's search reuses it.
+func TestPriceChangeAgreesWithPrice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 51))
-	fit, miss := 0, 0
+	finite, inf := 0, 0
 	for i := range 300 {
 		m := 3 + rng.IntN(12)
 		c := randomSmallCluster(rng)
@@ -314,30 +315,50 @@ func TestSwapFitsAgreesWithPrice(t *testing.T) {
 		for _, j := range perm[:n] {
 			jobs = append(jobs, pick(j))
 		}
-		z := pick(perm[n])
+		memo := newSumsMemo(jobs)
 		cands := ps.cands
-		for range 8 {
+		for range 16 {
+			ch := change{base: memo, out: -1, in: noJob}
+			switch rng.IntN(4) {
+			case 0:
+				ch.out = rng.IntN(n)
+			case 1:
+				ch.in = pick(perm[n])
+			default:
+				ch.out, ch.in, ch.swap = rng.IntN(n), pick(perm[n]), rng.IntN(2) == 0
+			}
 			limit := cands[0] * (0.5 + rng.Float64())
 			if rng.IntN(4) > 0 {
 				limit = cands[rng.IntN(len(cands))] * (1 + 1e-3*(rng.Float64()-0.5))
 			}
-			skip := rng.IntN(len(jobs))
-			with := append(append([]looseJob(nil), jobs[:skip]...), jobs[skip+1:]...)
-			with = append(with, z)
-			_, T := ps.price(with, limit)
-			want := !math.IsInf(T, 1)
-			if got := ps.sumsBelow(jobs, skip, limit).fitsWith(ps, z); got != want {
-				t.Fatalf("case %d: jobs %v without %d with %v, limit %v: swap test %v, price %v", i, jobs, skip, z, limit, got, T)
+			want := append([]looseJob(nil), jobs...)
+			switch {
+			case ch.swap:
+				want[ch.out] = ch.in
+			case ch.out >= 0:
+				want = slices.Delete(want, ch.out, ch.out+1)
+				if ch.in.job >= 0 {
+					want = append(want, ch.in)
+				}
+			default:
+				want = append(want, ch.in)
 			}
-			if want {
-				fit++
+			if got := ch.jobs(); !slices.Equal(got, want) {
+				t.Fatalf("case %d: jobs %v, change out %d in %v swap %v: %v, want %v", i, jobs, ch.out, ch.in, ch.swap, got, want)
+			}
+			_, T := ps.price(want, limit)
+			if got := ch.price(ps, limit); got != T {
+				t.Fatalf("case %d: %v at limit %v: change.price %v, price %v", i, want, limit, got, T)
+			}
+			if math.IsInf(T, 1) {
+				inf++
 			} else {
-				miss++
+				finite++
 			}
 		}
 	}
-	if fit < 200 || miss < 200 {
-		t.Errorf("the cases are lopsided: %d fit, %d do not", fit, miss)
+	if finite < 400 || inf < 400 {
+		t.Errorf("the cases are lopsided: %d finite, %d not", finite, inf)
 	}
 }
 
