@@ -270,7 +270,8 @@ func (ps *phaseSolver) newPairScan(pa, pb loosePhase, swaps bool, tick func() bo
 // eval prices a change, na of pa and nb of pb; ta, if not NaN, is na's
 // duration, known already. Only a gain above the best so far is taken, so
 // of equal gains the first priced is kept. A change whose na cannot beat
-// the first limit (many swaps) costs one test of na.
+// the first limit (many swaps) costs na's first test (two, where a job is
+// not primary).
 func (sc *pairScan) eval(na, nb change, ta float64) {
 	limit := sc.was - sc.gain + sc.slack
 	if math.IsNaN(ta) {
@@ -383,7 +384,8 @@ func (ps *phaseSolver) scanShared(pa, pb loosePhase, swaps bool, n, workers int,
 
 // swapTick is how many changes moveOrSwap prices between two checks of its
 // stop: more than two phases of 15 jobs offer (15·15 swaps in two roles
-// each), so up to those sizes a pair costs one check, as it always did.
+// each), so up to those sizes a pair costs no check of its own beside
+// localSearch's (one a pair, or one per pairTick pairs).
 const swapTick = 1024
 
 // roles lists the roles job j may take: primary, and host or extra when its
