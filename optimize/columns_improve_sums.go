@@ -9,15 +9,15 @@ import (
 // moveOrSwap prices is a phase of the pair with one of its jobs taken out,
 // one put in, or both, and price tests such a phase at a binary search's
 // candidate durations, each test adding up every job's span (fits). Past a
-// hundred jobs a phase that sum was nearly all of improve's time: at 1,000
-// jobs on 200 hosts (seed 1, the plan of the fourth run: 188 phases, 146 of
-// one job beside phases of 70 to 243) 30 s of improve took it from
-// 12,941.3 s to 12,832.7 s. The sums of a phase at a candidate do not
-// depend on the change, so each phase keeps those it has been tested at
-// (sumsMemo), and a change is priced by taking one job's span out and
-// adding one: the same tests, so the same durations, bit for bit
-// (TestPriceChangeAgreesWithPrice), the same changes taken and the same
-// plans; the same 30 s now reach 12,439.3 s.
+// hundred jobs a phase that sum is nearly all of improve's time. The sums
+// of a phase at a candidate do not depend on the change, so each phase
+// keeps those it has been tested at (sumsMemo), and a change is priced by
+// taking one job's span out and adding one: the same tests, so the same
+// durations, bit for bit (TestPriceChangeAgreesWithPrice), the same
+// changes taken and the same plans, sooner. At 1,000 jobs on 200 hosts
+// (seed 1, the plan of the fourth run: 188 phases, 146 of one job beside
+// phases of 70 to 243) 30 s of improve shorten the plan from 12,941.3 s to
+// 12,439.3 s this way, to 12,832.7 s adding up every job's span.
 
 // candSums is what fits and price's all-primary test add up over a phase's
 // jobs at one candidate duration, as counts, so that a job can be taken out
@@ -80,10 +80,12 @@ type sumsMemo struct {
 	at    map[int]candSums // made on first use, emptied past memoEntries
 }
 
-// memoEntries bounds a memo: a pure cache, emptied when full, so that a
-// phase tested at ever new limits holds at most this many sums (a few MB)
-// per goroutine. At 1,000 jobs on 200 hosts the largest memo after 30 s of
-// improve on one plan held 12,124 (the process 57 MB in all).
+// memoEntries bounds a memo, a pure cache emptied when full: its keys are
+// candidate indices, and a phase of many jobs tested over a long search
+// could otherwise hold sums at most of the candidates (every job's runtime
+// at every VM count), a few MB per memo at this bound. At 1,000 jobs on 200
+// hosts the largest memo after 30 s of improve on one plan held 12,124
+// (the process 57 MB), under the bound.
 const memoEntries = 16384
 
 // memoJobs is the fewest jobs of a phase whose changes are priced against

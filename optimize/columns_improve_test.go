@@ -365,8 +365,9 @@ func TestPriceChangeAgreesWithPrice(t *testing.T) {
 				t.Fatalf("case %d: jobs %v, change out %d in %v swap %v: %v, want %v", i, jobs, ch.out, ch.in, ch.swap, got, want)
 			}
 			for range 2 {
-				// A job taken out of the memo's sums leaves what adding
-				// up the rest gives, every field.
+				// The memo's sums with the change's job taken out and
+				// its job put in are its jobs' sums added up afresh,
+				// every field.
 				k := rng.IntN(len(cands))
 				got, fresh := memo.sums(ps, k), candSums{}
 				if ch.out >= 0 {
