@@ -282,13 +282,19 @@ func readmeWalkthrough(t *testing.T) []walkStep {
 
 // keptHosts opens each host once and keeps it for the test, as a libvirtd
 // keeps its domains between commands; the test driver forgets everything
-// when a connection closes.
+// when a connection closes. Commands connect to several hosts at once
+// (each connection on a goroutine of its own, WithTimeout), so mu guards
+// conns: unguarded, two first connections wrote the map together and the
+// runtime ended the test binary ("concurrent map writes").
 type keptHosts struct {
 	t     *testing.T
+	mu    sync.Mutex
 	conns map[string]*xenlibvirt.Conn
 }
 
 func (k *keptHosts) Connect(h xenlibvirt.InventoryHost) (xenlibvirt.Hypervisor, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if c, ok := k.conns[h.URI]; ok {
 		return sharedConn{c}, nil
 	}
