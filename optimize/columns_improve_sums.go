@@ -20,29 +20,21 @@ import (
 // 12,439.3 s this way, to 12,832.7 s adding up every job's span.
 
 // candSums is what fits and price's all-primary test add up over a phase's
-// jobs at one candidate duration, as counts, so that a job can be taken out
-// again: in the jobs' roles the fewest primary VMs, the fewest and most
-// host and extra VMs, how many jobs are hosts and extras, and how many
-// cannot meet the duration (bad); all primary the fewest VMs, and how many
-// cannot meet it as primary (allBad).
+// jobs at one candidate duration: fits' totals in the jobs' roles, how many
+// jobs cannot meet the duration in their role (bad), and with every job
+// primary the fewest VMs and how many cannot meet it so (allBad).
 type candSums struct {
-	prim, hLo, hHi, eLo, eHi int
-	hosts, extras, bad       int
-	allPrim, allBad          int
+	roleTotals
+	bad, allPrim, allBad int
 }
 
 // add adds job x at duration T to s, sign +1, or takes it out, sign −1.
 func (s *candSums) add(ps *phaseSolver, x looseJob, T float64, sign int) {
 	l, h := ps.span(x.job, x.role, T)
-	switch {
-	case l > h:
+	if l > h {
 		s.bad += sign
-	case x.role == rolePrimary:
-		s.prim += sign * l
-	case x.role == roleHost:
-		s.hLo, s.hHi, s.hosts = s.hLo+sign*l, s.hHi+sign*h, s.hosts+sign
-	default:
-		s.eLo, s.eHi, s.extras = s.eLo+sign*l, s.eHi+sign*h, s.extras+sign
+	} else {
+		s.roleTotals.add(x.role, l, h, sign)
 	}
 	if x.role != rolePrimary {
 		l, h = ps.span(x.job, rolePrimary, T)
@@ -57,7 +49,7 @@ func (s *candSums) add(ps *phaseSolver, x looseJob, T float64, sign int) {
 // fitRoles is fits' answer: every job meets the duration in its role, and
 // the totals fit.
 func (s *candSums) fitRoles(ps *phaseSolver) bool {
-	return s.bad == 0 && ps.totalsFit(s.prim, s.hLo, s.hHi, s.eLo, s.eHi, s.hosts > 0, s.extras > 0)
+	return s.bad == 0 && s.fit(ps)
 }
 
 // fitPrimary is fits' answer with every job primary.
@@ -150,18 +142,12 @@ type change struct {
 // when a job is not primary and that is shorter; +Inf if none; 0 for no
 // jobs.
 func (ch change) price(ps *phaseSolver, limit float64) float64 {
-	jobs, moved := len(ch.base.jobs), ch.base.moved
+	jobs := len(ch.base.jobs)
 	if ch.out >= 0 {
 		jobs--
-		if ch.base.jobs[ch.out].role != rolePrimary {
-			moved--
-		}
 	}
 	if ch.in.job >= 0 {
 		jobs++
-		if ch.in.role != rolePrimary {
-			moved++
-		}
 	}
 	if jobs == 0 {
 		return 0
@@ -169,6 +155,13 @@ func (ch change) price(ps *phaseSolver, limit float64) float64 {
 	if len(ch.base.jobs) < memoJobs {
 		_, T := ps.price(ch.jobs(), limit)
 		return T
+	}
+	moved := ch.base.moved
+	if ch.out >= 0 && ch.base.jobs[ch.out].role != rolePrimary {
+		moved--
+	}
+	if ch.in.job >= 0 && ch.in.role != rolePrimary {
+		moved++
 	}
 	top := sort.SearchFloat64s(ps.cands, limit) - 1 // the last candidate below limit
 	if top < 0 {

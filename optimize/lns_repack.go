@@ -304,7 +304,7 @@ func (ps *phaseSolver) anchorTotals(jobs []looseJob, T float64) anchorSum {
 		if l > h {
 			return anchorSum{}
 		}
-		as.add(x.role, l, h)
+		as.add(x.role, l, h, 1)
 	}
 	return as
 }
@@ -354,7 +354,7 @@ func (sub *lnsSub) fitsAt(a int, s uint32, t int) (uint32, bool) {
 			}
 		}
 	}
-	if ps.totalsFit(prim, base.hLo, base.hHi, base.eLo, base.eHi, base.hosts, base.extras) {
+	if ps.totalsFit(prim, base.hLo, base.hHi, base.eLo, base.eHi, base.hosts > 0, base.extras > 0) {
 		return 0, true
 	}
 	// Overcommitting frees at most the primary VMs of the jobs that may
@@ -382,7 +382,7 @@ func (sub *lnsSub) fitsAt(a int, s uint32, t int) (uint32, bool) {
 				continue
 			}
 			q, hLo, hHi, hm := moveSpans(spans, hostK[:nh], hs, p, base.hLo, base.hHi, mask)
-			if ps.totalsFit(q, hLo, hHi, eLo, eHi, base.hosts || hs != 0, base.extras || es != 0) {
+			if ps.totalsFit(q, hLo, hHi, eLo, eHi, base.hosts > 0 || hs != 0, base.extras > 0 || es != 0) {
 				return hm, true
 			}
 		}

@@ -159,35 +159,37 @@ func (ps *phaseSolver) fits(jobs, roles []int, T float64, lo, hi []int) bool {
 			return false
 		}
 		lo[k], hi[k] = l, h
-		t.add(roles[k], l, h)
+		t.add(roles[k], l, h, 1)
 	}
 	return t.fit(ps)
 }
 
 // roleTotals is what fits adds up over a phase's jobs, each job's interval
 // [l, h] of VM counts in its role: the fewest primary VMs, the fewest and
-// most host and extra VMs, and whether any job is a host or an extra.
+// most host and extra VMs, and how many jobs are hosts and extras. Counts,
+// not flags, so that a job can be taken out again (candSums).
 type roleTotals struct {
 	prim, hLo, hHi, eLo, eHi int
-	hosts, extras            bool
+	hosts, extras            int
 }
 
-// add adds a job in role with VM counts [l, h].
-func (t *roleTotals) add(role, l, h int) {
+// add adds a job in role with VM counts [l, h], sign +1, or takes it out,
+// sign −1.
+func (t *roleTotals) add(role, l, h, sign int) {
 	switch role {
 	case rolePrimary:
-		t.prim += l
+		t.prim += sign * l
 	case roleHost:
-		t.hLo, t.hHi, t.hosts = t.hLo+l, t.hHi+h, true
+		t.hLo, t.hHi, t.hosts = t.hLo+sign*l, t.hHi+sign*h, t.hosts+sign
 	case roleExtra:
-		t.eLo, t.eHi, t.extras = t.eLo+l, t.eHi+h, true
+		t.eLo, t.eHi, t.extras = t.eLo+sign*l, t.eHi+sign*h, t.extras+sign
 	}
 }
 
 // fit reports whether some choice of VM counts in the intervals is a
 // feasible phase (totalsFit).
 func (t roleTotals) fit(ps *phaseSolver) bool {
-	return ps.totalsFit(t.prim, t.hLo, t.hHi, t.eLo, t.eHi, t.hosts, t.extras)
+	return ps.totalsFit(t.prim, t.hLo, t.hHi, t.eLo, t.eHi, t.hosts > 0, t.extras > 0)
 }
 
 // totalsFit reports whether a phase can have prim primary VMs, between hLo
