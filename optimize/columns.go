@@ -49,7 +49,7 @@ type ColumnsOptions struct {
 	// (tests starve its refinement with it).
 	splits int
 	// integerWork, when not 0, is the work units the integer search may
-	// spend (a checkpoint run's: half its pricing work); the dive is fine
+	// spend (a checkpoint run's: integerShare); the dive is fine
 	// only if they are enough for it (fineDive).
 	integerWork int64
 	// noFinalBound skips the final bound round (tests measure what it adds).

@@ -241,7 +241,7 @@ var withinMeasuredFlag = &cli.BoolFlag{Name: "within-measured",
 	Usage: "give every job only VM counts inside the range it was measured on (measured_range); the optimum or bound then holds for that restricted model"}
 
 // timeLimitFlag bounds the solvers that search (plan, and each plan of compare).
-var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 45s at 1,000 jobs",
+var timeLimitFlag = &cli.DurationFlag{Name: "time-limit", DefaultText: "10s up to 200 jobs, rising to 60s at 1,000 jobs",
 	Usage: "pso, columns, auto: stop after `D` with the best plan and bound so far (0: no limit)"}
 
 // workLimitFlag bounds plan's search in work units instead of seconds.

@@ -68,7 +68,7 @@ func (b *bencher) planning() error {
 	if b.quick {
 		rows, seeds = []planningRow{{20, 9}}, 2
 	}
-	limits := "the default time limit (10 s up to 200 jobs, 45 s at 1,000) and 60 s"
+	limits := "the default time limit (10 s up to 200 jobs, 60 s at 1,000) and 60 s"
 	if b.quick {
 		limits = "work limits of 100,000 and 200,000 units"
 	}
