@@ -10,7 +10,7 @@ import (
 // argument on the master LP's duals π: every phase of length D holds jobs
 // worth at most R·D in π for R = max_D value(D)/D, so every plan lasts at
 // least Σπ/R. The duals are only as good as the LP, and at 1,000 jobs on
-// 200 hosts the LP is far from converged when the default limit ends it
+// 200 hosts the LP is far from converged when a limit of a minute ends it
 // (random-m1000-seed1: bound 10,581 s after 45 s, 10,992 s after 300 s).
 // The argument holds for any π ≥ 0, though, and for any value(D) that is
 // at least the most a phase of length ≤ D can hold; the level bound

@@ -140,9 +140,10 @@ type Settings struct {
 // 50, where 200 jobs go from 1.016–1.033 to 1.006–1.011, which
 // docs/planning.md tells planners), then
 // rising linearly to 60 s at 1,000 jobs and beyond, where each pricing
-// round takes seconds and the fourth run's plan needs the integer search
-// its pricing leaves time for only past 45 s (1,000 jobs on 200 hosts,
-// seeds 1–5: median plan ÷ bound 1.1056 at 45 s, 1.0868 at 60 s).
+// round takes seconds and the fourth run's pricing ends at about 41 s, so
+// that its integer search (integerShare) has time only under a longer
+// limit (1,000 jobs on 200 hosts, seeds 1–5: median plan ÷ bound 1.1056
+// at 45 s, 1.0868 at 60 s).
 func DefaultTimeLimit(jobs int) time.Duration {
 	const lo, hi, from, to = 10 * time.Second, 60 * time.Second, 200, 1000
 	switch {

@@ -26,8 +26,8 @@ import (
 // leaves the seeds' plan and the area bound, and no run begins). Column
 // generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
-// columns, an eighth more on the final bound round, and half as much again
-// on the integer search, twice as much past largeDive jobs (integerShare:
+// columns, an eighth more on the final bound round, and half the pricing's
+// units on the integer search, twice them past largeDive jobs (integerShare:
 // its dives and local improvement make the plan; with an eighth, 1,000 jobs
 // on 200 hosts kept the swarm's plan; with as much again as the pricing,
 // fewer runs completed and 200 jobs on 50 hosts ended further from the

@@ -132,13 +132,16 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 // whose pricing may spend work gets: half as much up to largeDive jobs,
 // twice as much past them. There the dive is mostly the plain rounding,
 // and local improvement (improve) makes the plan, at a few milliseconds a
-// unit: on 1,000 jobs on 200 hosts the fourth run's rounding was 12,944 s
-// on seed 1, and improve took it to 12,800 s in its half share and to
-// 12,611 s in 6 s unhindered. Seeds 1–5 at 60 s, median (worst) plan ÷
-// bound: half 1.1141 (1.1783), once 1.1052 (1.1280), twice 1.0868
-// (1.1383), three times 1.1372 (1.1561), where the second and third
-// runs' improve delayed the fourth run's pricing past the limit; 600 jobs
-// on 50 hosts at 28 s, 1.1533 (1.1835) half, 1.1577 (1.1763) twice.
+// unit: on 1,000 jobs on 200 hosts at 60 s the fourth run's rounding is
+// 12,944 s on seed 1, which improve shortens to 12,800 s in half the
+// pricing's units and to 12,611 s in 6 s unhindered. Seeds 1–5, Solve
+// called one after another at 60 s, median (worst) plan ÷ bound: half
+// 1.1141 (1.1783), once 1.1052 (1.1280), twice 1.0868 (1.1383), three
+// times 1.1372 (1.1561), where the second and third runs' improve
+// delayed the fourth run's pricing past the limit: twice is the best
+// median, not the best worst. Between 400 and 1,000 jobs the rule rests
+// on this row: 600 jobs on 50 hosts at 28 s gave 1.1533 (1.1835) half,
+// 1.1577 (1.1763) twice.
 func integerShare(m int, work int64) int64 {
 	if m > largeDive {
 		return 2 * work
