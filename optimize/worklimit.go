@@ -27,11 +27,11 @@ import (
 // generation then runs in
 // checkpoints: run i may spend columnsFirstWork·2^i units generating
 // columns, an eighth more on the final bound round, and half the pricing's
-// units on the integer search, twice them past largeDive jobs (integerShare:
-// its dives and local improvement make the plan; with an eighth, 1,000 jobs
-// on 200 hosts kept the swarm's plan; with as much again as the pricing,
-// fewer runs completed and 200 jobs on 50 hosts ended further from the
-// bound). A run starts from the best plan so
+// units on the integer search, twice them from integerJobs jobs
+// (integerShare: its dives and local improvement make the plan; with an
+// eighth, 1,000 jobs on 200 hosts kept the swarm's plan, and with as many
+// units as the pricing, fewer runs completed and 200 jobs on 50 hosts
+// ended further from the bound). A run starts from the best plan so
 // far and the last whole run's columns and LP basis, so it goes on with that
 // run's LP; after a run whose bound came within the tolerance of its LP, it
 // prices to half that tolerance (minTolerance). A run that ends by itself,

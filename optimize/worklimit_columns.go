@@ -129,25 +129,34 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 }
 
 // integerShare is the work units the integer search of a run of m jobs
-// whose pricing may spend work gets: half as much up to largeDive jobs,
-// twice as much past them. There the dive is mostly the plain rounding,
-// and local improvement (improve) makes the plan, at a few milliseconds a
-// unit: on 1,000 jobs on 200 hosts at 60 s the fourth run's rounding is
-// 12,944 s on seed 1, which improve shortens to 12,800 s in half the
-// pricing's units and to 12,611 s in 6 s unhindered. Seeds 1–5, Solve
-// called one after another at 60 s, median (worst) plan ÷ bound: half
-// 1.1141 (1.1783), once 1.1052 (1.1280), twice 1.0868 (1.1383), three
-// times 1.1372 (1.1561), where the second and third runs' improve
-// delayed the fourth run's pricing past the limit: twice is the best
-// median, not the best worst. Between 400 and 1,000 jobs the rule rests
-// on this row: 600 jobs on 50 hosts at 28 s gave 1.1533 (1.1835) half,
-// 1.1577 (1.1763) twice.
+// whose pricing may spend work gets: half as much below integerJobs jobs,
+// twice as much from them. There the dive is the plain rounding (past
+// largeDive jobs), and local improvement (improve) makes the plan, at a
+// few milliseconds a unit: on 1,000 jobs on 200 hosts at 60 s the fourth
+// run's rounding is 12,944 s on seed 1, which improve shortens to
+// 12,800 s in half the pricing's units and to 12,611 s in 6 s unhindered.
+// Seeds 1–5, Solve called one after another, median (worst) plan ÷ bound:
+//
+//	jobs, hosts, limit   half             once             twice            thrice
+//	1,000, 200, 60 s     1.1141 (1.1783)  1.1052 (1.1280)  1.0868 (1.1383)  1.1372 (1.1561)
+//	1,000, 200, 45 s                                       1.1056 (1.1411)
+//	1,000, 50, 60 s      1.1989 (1.2363)                   1.1834 (1.2134)
+//	600, 50, 35 s        1.1406 (1.1714)                   1.1545 (1.1738)
+//	600, 50, 28 s        1.1533 (1.1835)                   1.1577 (1.1763)
+//
+// (thrice: the second and third runs' improve delayed the fourth run's
+// pricing past the limit). Twice is the best median at 1,000 jobs, not
+// always the best worst, and worse at 600, so jobs between keep half.
 func integerShare(m int, work int64) int64 {
-	if m > largeDive {
+	if m >= integerJobs {
 		return 2 * work
 	}
 	return work / 2
 }
+
+// integerJobs is the fewest jobs whose runs give the integer search twice
+// their pricing's units (integerShare).
+const integerJobs = 1000
 
 // minTolerance is the least tolerance a run prices to. A run that ends
 // with its bound within the tolerance of its LP leaves the next run, which
