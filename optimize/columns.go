@@ -27,8 +27,9 @@ type ColumnsOptions struct {
 	BranchStop func() bool
 	// BoundStop, when set, is asked during the final bound round that
 	// follows a stopped column generation; true ends it with the bound so far.
-	// nil means BranchStop. Solve gives it half the time left to the integer
-	// search: at 1,000 jobs that round alone can take all of it.
+	// nil means BranchStop. Solve gives it an eighth of a run's pricing
+	// units, apart from the integer search's: at 1,000 jobs that round alone
+	// could take all of the integer search's.
 	BoundStop func() bool
 	// Progress, when set, is called after every round with the best plan's
 	// makespan and the best proven bound so far.

@@ -183,13 +183,13 @@ const maxImprovePasses = 50
 // phases of a large plan take microseconds: at 1,000 jobs on 200 hosts a
 // pass looks at 35,000 pairs, 21,000 of them between two phases of one
 // job, and with one question a pair a unit of improve took 0.24 ms against
-// about 12 ms for one of pricing, so a run's integer search (then half its
-// pricing's units) gave improve well under a second. At 64 a unit there
+// about 12 ms for one of pricing, so a run's integer search, at half its
+// pricing's units, gave improve well under a second. At 64 a unit there
 // takes 4.9 ms (10 s of improve on one plan: 2,043 units). Measured with
 // the integer search at half the pricing's units, seeds 1–5, median plan ÷
 // bound, 64 a unit against one a pair: 1,000 jobs on 200 hosts at 45 s
-// 1.1279 against 1.1366; at the default limit
-// 200 jobs on 50 hosts 1.0202, 1.0202, 1.0202 and 1.0251 in four runs
+// 1.1279 against 1.1366; at the default limit 200 jobs on 50 hosts
+// 1.0202, 1.0202, 1.0202 and 1.0251 in four runs
 // against 1.0225 and 1.0222 in two; but 200 jobs on 9 hosts, where a unit
 // of pricing takes a third of one on 50, 1.0279, 1.0236, 1.0253 and 1.0239
 // against 1.0176 and 1.0174, so small clusters keep one a pair. The

@@ -135,15 +135,15 @@ type Settings struct {
 
 // DefaultTimeLimit is the time limit the command line gives a problem of
 // the given number of jobs unless told otherwise: 10 s up to 200 jobs (a
-// planner waits for those at a prompt; at 60 s column generation's plan ÷
-// bound moves by at most 2.1 % on the packing paper's 9 hosts and 2.7 % on
-// 50, where 200 jobs go from 1.016–1.033 to 1.006–1.011, which
-// docs/planning.md tells planners), then
+// planner waits for those at a prompt; 60 s take 200 jobs' median plan ÷
+// bound from 1.0252 to 1.0163 on the packing paper's 9 hosts and from
+// 1.0178 to 1.0100 on 50, which docs/planning.md tells planners), then
 // rising linearly to 60 s at 1,000 jobs and beyond, where each pricing
-// round takes seconds and the fourth run's pricing ends at about 41 s, so
-// that its integer search (integerShare) has time only under a longer
-// limit (1,000 jobs on 200 hosts, seeds 1–5: median plan ÷ bound 1.1056
-// at 45 s, 1.0868 at 60 s).
+// round takes seconds and the fourth run's integer search (integerShare)
+// begins after at most about 8,400 units, 40–60 s on a 2-core machine,
+// which does 140–220 units a second there (1,000 jobs on 200 hosts, seeds
+// 1–5, median plan ÷ bound: Solve called one after another, 1.1056 at
+// 45 s and 1.0868 at 60 s; packer bench --step 7, 1.0961 at 60 s).
 func DefaultTimeLimit(jobs int) time.Duration {
 	const lo, hi, from, to = 10 * time.Second, 60 * time.Second, 200, 1000
 	switch {

@@ -6,7 +6,7 @@
 // (plan against its proven bound) beside the swarm, cbc given the exported
 // 20-job LP for 120 s (its incumbent and bound beside auto's), and auto as
 // `packer plan` runs it on the instances of the planning acceptance, at the
-// default time limit and at 60 s.
+// default time limit and, where that is shorter, at 60 s.
 //
 // Unlike optimize itself it reads the clock and runs a process (cbc, when it
 // is installed): it is the harness around the pure solvers, kept out of them.
