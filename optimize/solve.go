@@ -135,16 +135,17 @@ type Settings struct {
 
 // DefaultTimeLimit is the time limit the command line gives a problem of
 // the given number of jobs unless told otherwise: 10 s up to 200 jobs (a
-// planner waits for those at a prompt; on an idle 2-core machine 15 s
-// take 200 jobs' median plan ÷ bound on the packing paper's 9 hosts from
-// 1.0169 to 1.0163, as 60 s do, and on 50 hosts 60 s take it from 1.0164
-// to 1.0100, which docs/planning.md tells planners), then rising linearly
-// to 60 s at 1,000 jobs and beyond, where each pricing round takes seconds
-// and the fourth run's integer search (integerShare) begins after at most
-// about 8,400 units, 40–60 s on a 2-core machine, which does 140–220 units
-// a second there (1,000 jobs on 200 hosts, seeds 1–5, median plan ÷
-// bound: Solve called one after another, 1.1056 at 45 s and 1.0868 at
-// 60 s; packer bench --step 7, 1.0836 at 60 s).
+// planner waits for those at a prompt, and more buys little on an idle
+// 2-core machine: 200 jobs' median plan ÷ bound, seeds 1–5, on the packing
+// paper's 9 hosts 1.0169 at 10 s, 1.0163 at 15 s and at 60 s; on 50 hosts
+// 1.0164, 1.0112 and 1.0100, which docs/planning.md tells planners), then
+// rising linearly to 60 s at 1,000 jobs and beyond, where each pricing
+// round takes seconds and the fourth run's integer search (integerShare)
+// begins after at most about 8,400 units: 35–60 s on a 2-core machine,
+// which does about 230 units a second there idle and 140 under load
+// (1,000 jobs on 200 hosts, seeds 1–5, median plan ÷ bound: Solve called
+// one after another under load, 1.1056 at 45 s and 1.0868 at 60 s; packer
+// bench --step 7 idle, 1.0836 at 60 s).
 func DefaultTimeLimit(jobs int) time.Duration {
 	const lo, hi, from, to = 10 * time.Second, 60 * time.Second, 200, 1000
 	switch {
