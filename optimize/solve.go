@@ -140,12 +140,10 @@ type Settings struct {
 // paper's 9 hosts 1.0169 at 10 s, 1.0163 at 15 s and at 60 s; on 50 hosts
 // 1.0164, 1.0112 and 1.0100, which docs/planning.md tells planners), then
 // rising linearly to 60 s at 1,000 jobs and beyond, where each pricing
-// round takes seconds and the fourth run's integer search (integerShare)
-// begins after at most about 8,400 units: 35–60 s on a 2-core machine,
-// which does about 230 units a second there idle and 140 under load
-// (1,000 jobs on 200 hosts, seeds 1–5, median plan ÷ bound: Solve called
-// one after another under load, 1.1056 at 45 s and 1.0868 at 60 s; packer
-// bench --step 7 idle, 1.0836 at 60 s).
+// round takes seconds and the fourth run's integer search begins after at
+// most about 8,400 units: 35–60 s on a 2-core machine, which does about
+// 230 units a second there idle and 140 under load (integerShare has what
+// 45 and 60 s give 1,000 jobs on 200 hosts).
 func DefaultTimeLimit(jobs int) time.Duration {
 	const lo, hi, from, to = 10 * time.Second, 60 * time.Second, 200, 1000
 	switch {
