@@ -53,6 +53,11 @@ type ColumnsOptions struct {
 	// spend (a checkpoint run's: integerShare); the dive is fine
 	// only if they are enough for it (fineDive).
 	integerWork int64
+	// improver, if not nil, is the last run's improve (ColumnsResult's),
+	// which this run's goes on with when it starts from the plan that one
+	// returned, so improve's search continues from run to run instead of
+	// starting over.
+	improver *improver
 	// noFinalBound skips the final bound round (tests measure what it adds).
 	noFinalBound bool
 	// noTransfers leaves the dual-optimal inequalities' transfers out of
@@ -187,6 +192,9 @@ type ColumnsResult struct {
 	// pricing is the pricing state after the final bound round (which may
 	// grow the grid), for a next run's ColumnsOptions.pricing.
 	pricing pricingState
+	// improver is the integer search's last improve, for a next run's
+	// ColumnsOptions.improver.
+	improver *improver
 }
 
 // Why column generation ended (ColumnsResult.Ended).
@@ -433,9 +441,16 @@ func (cg *columnGen) integerPlan(res *ColumnsResult, opt ColumnsOptions) {
 			res.uncut = res.Schedule
 		}
 	}
+	// improveFrom goes on with the last run's improve (opt.improver) where
+	// s is the plan it returned, else starts one on s.
 	improveFrom := func(s model.Schedule) {
 		began := beforeLimit()
-		take(cg.ps.improve(s, cg.workers, stop), began)
+		im := opt.improver
+		if !im.holds(s) {
+			im = cg.ps.newImprover(s, cleanPairs{})
+		}
+		res.improver = im
+		take(im.run(cg.ps, cg.workers, stop), began)
 	}
 	cg.stop, cg.cut = stop, false
 	// Stop may have cut the last LP short, and the dive follows its values:

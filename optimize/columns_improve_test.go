@@ -511,3 +511,81 @@ func BenchmarkImprove(b *testing.B) {
 		})
 	}
 }
+
+// TestImproverGoesOn: an improver cut by stop goes on where it stood when
+// run again on the plan it returned. From the pair plan of 60 jobs on 9
+// hosts, cut after 40 questions, then run to its end: each plan is valid
+// and no longer than the one before, the improver holds the plan it
+// returned and not the one it started from, and at its end its record of
+// clean pairs covers every pair, so moves and swaps look at none again,
+// where a search started afresh on that plan looks at them all.
+func TestImproverGoesOn(t *testing.T) {
+	p, pr := randomPairPlan(t, 2, 60, model.PaperCluster())
+	ps := newPhaseSolver(p)
+	im := ps.newImprover(pr.Schedule, cleanPairs{})
+	n := 0
+	cut := im.run(ps, 1, func() bool { n++; return n > 40 })
+	end := im.run(ps, 1, nil)
+	last := p.Makespan(pr.Schedule)
+	for k, s := range []model.Schedule{cut, end} {
+		if err := p.Check(s); err != nil {
+			t.Fatalf("plan %d: %v", k, err)
+		}
+		if ms := p.Makespan(s); ms > last*(1+1e-12) {
+			t.Errorf("plan %d is %v s, longer than the %v s before it", k, ms, last)
+		} else {
+			last = ms
+		}
+	}
+	if p.Makespan(cut) >= p.Makespan(pr.Schedule) || p.Makespan(end) >= p.Makespan(cut) {
+		t.Errorf("%v → %v → %v s: the cut and the rest should each gain, or the test compares nothing",
+			p.Makespan(pr.Schedule), p.Makespan(cut), p.Makespan(end))
+	}
+	if !im.holds(model.Normalize(end)) || im.holds(pr.Schedule) {
+		t.Errorf("holds: %v on the plan it returned (want true), %v on the pair plan (want false)", im.holds(end), im.holds(pr.Schedule))
+	}
+	asks := func(clean cleanPairs) (k int) {
+		phases := slices.Clone(im.phases)
+		ps.localSearch(phases, clean, 1, func() bool { k++; return false })
+		return k
+	}
+	if kept, fresh := asks(im.clean), asks(cleanPairs{}); kept != 0 || fresh < len(end.Phases)*(len(end.Phases)-1) {
+		t.Errorf("moves and swaps looked at %d pairs with the improver's record, %d afresh; want 0 and at least %d",
+			kept, fresh, len(end.Phases)*(len(end.Phases)-1))
+	}
+}
+
+// TestColumnsResumesImprover: a run of Columns that follows another as
+// runCheckpoints' runs do (its columns, basis, pricing state and improver,
+// its plan among the seeds) goes on with that run's improver (returns it)
+// and ends no longer; a run from another plan starts an improver of its own.
+func TestColumnsResumesImprover(t *testing.T) {
+	p, pr := randomPairPlan(t, 4, 60, model.PaperCluster())
+	first, err := Columns(p, []model.Schedule{pr.Schedule}, ColumnsOptions{Rounds: 2, noFinalBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.improver == nil || !first.improver.holds(first.Schedule) {
+		t.Fatalf("the first run's improver is %v; want one holding its plan", first.improver)
+	}
+	opt := ColumnsOptions{Rounds: 1, noFinalBound: true, columns: first.phases, basis: first.basis, lpValue: first.basisValue,
+		pricing: &first.pricing, improver: first.improver}
+	next, err := Columns(p, []model.Schedule{pr.Schedule, first.Schedule}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.improver != first.improver {
+		t.Errorf("the second run started a new improver on the first run's plan")
+	}
+	if next.Makespan > first.Makespan {
+		t.Errorf("the second run's plan %v s is longer than the first's %v s", next.Makespan, first.Makespan)
+	}
+	other := ColumnsOptions{Rounds: 2, noFinalBound: true, improver: first.improver}
+	seq, err := Columns(p, []model.Schedule{model.Sequential(p)}, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seq.improver == first.improver {
+		t.Errorf("a run from another plan went on with an improver that does not hold it")
+	}
+}

@@ -70,21 +70,24 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		// with that run's LP rather than pricing it all again: at 200 jobs
 		// on 50 hosts the LP takes hundreds of rounds. It starts from that
 		// run's pricing state too (pricingState): its grid and smoothing
-		// centre. Only whole runs are followed, which keeps the course the
-		// same whatever the limit.
+		// centre, and with its integer search (improver). Only whole runs
+		// are followed, which keeps the course the same whatever the
+		// limit: a cut run leaves the improver it went on with changed,
+		// but the loop ends after a cut, so no run follows it.
 		var columns []model.Phase
 		var basis []int
 		var lpValue float64
 		var pricing *pricingState
+		var im *improver
 		if cp.last != nil {
 			columns, basis, lpValue = cp.last.phases, cp.last.basis, cp.last.basisValue
-			pricing = &cp.last.pricing
+			pricing, im = &cp.last.pricing, cp.last.improver
 		}
 		integer := integerShare(len(p.Jobs), work)
 		res, err := Columns(p, append(slices.Clone(seeds), cp.best), ColumnsOptions{Tolerance: tol,
 			Stop: clock.stage(base+work, &hit[0]), BoundStop: clock.stage(base+work*9/8, &hit[1]),
 			BranchStop: clock.stage(base+work*9/8+integer, &hit[2]), Progress: progress, shared: set.shared,
-			columns: columns, basis: basis, lpValue: lpValue, pricing: pricing, workers: set.workers, ended: clock.ended, integerWork: integer})
+			columns: columns, basis: basis, lpValue: lpValue, pricing: pricing, improver: im, workers: set.workers, ended: clock.ended, integerWork: integer})
 		if err != nil {
 			return nil, err
 		}
