@@ -165,14 +165,17 @@ func TestMoveOrSwapAsksStop(t *testing.T) {
 // sixty to 45 against 45, with the roles each job's class allows,
 // on 9 and 50 hosts, moveOrSwap makes the change a plain search makes
 // (bestChange: every move and swap priced in full, in order, the first of
-// the best gains kept), on one goroutine and on 2, 3 and 8; it asks stop
-// as many times on each, and with a stop that says yes at its k-th
-// question it asks k times on each and leaves both phases as they were.
+// the best gains kept; the best move first on pairs of movesFirst places
+// or more, such as 40 against 30), on one goroutine and on 2, 3 and 8; it
+// asks stop as many times on each, and with a stop that says yes at its
+// k-th question it asks k times on each and leaves both phases as they
+// were. Some of the moves taken first must differ from the best of moves
+// and swaps together, or the test would not tell the two apart.
 func TestMoveOrSwapShared(t *testing.T) {
 	rng := rand.New(rand.NewPCG(36, 77))
-	sizes := []struct{ hosts, a, b int }{{50, 1, 60}, {50, 60, 1}, {50, 30, 30}, {50, 45, 45}, {50, 20, 5}, {9, 6, 6}, {9, 1, 12}, {9, 12, 2}}
-	shared, changes, asked := 0, 0, 0
-	for trial := range 80 {
+	sizes := []struct{ hosts, a, b int }{{50, 1, 60}, {50, 60, 1}, {50, 30, 30}, {50, 45, 45}, {50, 20, 5}, {9, 6, 6}, {9, 1, 12}, {9, 12, 2}, {50, 40, 30}, {50, 30, 40}}
+	shared, changes, asked, movedFirst, differs := 0, 0, 0, 0, 0
+	for trial := range 100 {
 		c := sizes[trial%len(sizes)]
 		p := randomOnHosts(t, uint64(trial), c.a+c.b, c.hosts)
 		ps := newPhaseSolver(p)
@@ -194,6 +197,14 @@ func TestMoveOrSwapShared(t *testing.T) {
 		wantA, wantB := bestChange(ps, start[a], start[b], a < b)
 		if wantA != nil {
 			changes++
+		}
+		if a < b && places(start[a], start[b], true) >= movesFirst {
+			if na, _ := bestChangeOf(ps, start[a], start[b], false); na != nil {
+				movedFirst++
+				if oa, ob := bestChangeOf(ps, start[a], start[b], true); !slices.Equal(oa, wantA) || !slices.Equal(ob, wantB) {
+					differs++
+				}
+			}
 		}
 		if places(start[a], start[b], a < b) >= parallelSwaps {
 			shared++
@@ -231,9 +242,11 @@ func TestMoveOrSwapShared(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d pairs with enough places to be shared out, %d changes made, %d pairs asking stop twice or more", shared, changes, asked)
-	if shared < 30 || changes < 20 || asked < 8 {
-		t.Errorf("only %d pairs searched on several goroutines, %d changes made and %d pairs asking stop twice: the test is too weak", shared, changes, asked)
+	t.Logf("%d pairs with enough places to be shared out, %d changes made, %d of them moves taken before swaps (%d not the best of moves and swaps), %d pairs asking stop twice or more",
+		shared, changes, movedFirst, differs, asked)
+	if shared < 30 || changes < 20 || movedFirst < 5 || differs < 3 || asked < 8 {
+		t.Errorf("only %d pairs searched on several goroutines, %d changes made, %d moves taken before swaps (%d not the best of all) and %d pairs asking stop twice: the test is too weak",
+			shared, changes, movedFirst, differs, asked)
 	}
 }
 
@@ -242,8 +255,19 @@ func TestMoveOrSwapShared(t *testing.T) {
 // of a job of pa with one of pb where one of the two is such a job (the
 // changes moveOrSwap looks at), in every role, priced without limits, in
 // moveOrSwap's order; the first whose gain is the largest, if it is above
-// 1e-9 of the pair's length.
+// 1e-9 of the pair's length. Where the pair has movesFirst places or more,
+// the best move if one gains, else the best change.
 func bestChange(ps *phaseSolver, pa, pb loosePhase, swaps bool) (na, nb []looseJob) {
+	if swaps && len(pa.jobs)*(len(pb.jobs)+1) >= movesFirst {
+		if na, nb := bestChangeOf(ps, pa, pb, false); na != nil {
+			return na, nb
+		}
+	}
+	return bestChangeOf(ps, pa, pb, swaps)
+}
+
+// bestChangeOf is bestChange's search, over moves and, if swaps, swaps.
+func bestChangeOf(ps *phaseSolver, pa, pb loosePhase, swaps bool) (na, nb []looseJob) {
 	was := pa.T + pb.T
 	best := 1e-9 * was
 	try := func(a, b []looseJob) {

@@ -151,12 +151,14 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 // pricing past the limit). Twice is the best median at 1,000 jobs, not
 // always the best worst, and worse at 600, so jobs between keep half.
 // On an idle machine, `packer plan -w random-m1000-seedS --hosts 200` at
-// 60 s, seeds 1–5, median (worst): 1.0836 (1.1260) at 2, 1.0878 (1.1352)
-// at 4, 1.0877 (1.1355) at 6 and 1.0884 (1.1307) at 10 times the units.
-// More than twice takes seed 5 from 1.126 to 1.088 (its improve had not
-// converged) but seed 2 from 1.084 to 1.131–1.135: its plan at twice
-// came from the fourth run's rounding of a better LP, a run the larger
-// share leaves unfinished at 60 s.
+// 60 s, seeds 1–5, median (worst), before improve went on across runs
+// (improver) and took moves first (movesFirst): 1.0836 (1.1260) at 2,
+// 1.0878 (1.1352) at 4, 1.0877 (1.1355) at 6 and 1.0884 (1.1307) at 10
+// times the units. More than twice took seed 5 from 1.126 to 1.088 (its
+// improve had not converged) but seed 2 from 1.084 to 1.131–1.135: its
+// plan at twice came from the fourth run's rounding of a better LP, a run
+// the larger share leaves unfinished at 60 s. With both, twice gives
+// 1.0824 (1.0963), seed 5 1.091.
 func integerShare(m int, work int64) int64 {
 	if m >= integerJobs {
 		return 2 * work
