@@ -66,14 +66,12 @@ func runCheckpoints(p *model.Problem, seeds []model.Schedule, set *Settings) (*c
 		work := int64(columnsFirstWork) << min(i, 40)
 		base := clock.used.Load()
 		var hit [3]bool
-		// A run starts from the last whole run's columns, so it goes on
-		// with that run's LP rather than pricing it all again: at 200 jobs
-		// on 50 hosts the LP takes hundreds of rounds. It starts from that
-		// run's pricing state too (pricingState): its grid and smoothing
-		// centre, and with its integer search (improver). Only whole runs
-		// are followed, which keeps the course the same whatever the
-		// limit: a cut run leaves the improver it went on with changed,
-		// but the loop ends after a cut, so no run follows it.
+		// A run goes on from the last whole run's columns, so with its LP
+		// rather than pricing it all again (at 200 jobs on 50 hosts the LP
+		// takes hundreds of rounds), its pricing state (pricingState: grid
+		// and smoothing centre) and its integer search (improver). Only
+		// whole runs are followed, which keeps the course the same whatever
+		// the limit: the loop ends after a cut run, whose improver changed.
 		var columns []model.Phase
 		var basis []int
 		var lpValue float64
